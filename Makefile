@@ -1,0 +1,34 @@
+# The two set-up commands of the README.  Both create .venv on first use.
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+EXAMPLE ?= examples/gemm_loop.s
+
+.PHONY: demo test venv venv-test bench clean
+
+$(BIN)/stinkywait: pyproject.toml
+	$(PY) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e .
+	@touch $@
+
+$(VENV)/.test-deps: $(BIN)/stinkywait
+	$(BIN)/pip install -q -e '.[test]'
+	@touch $@
+
+venv: $(BIN)/stinkywait
+venv-test: $(VENV)/.test-deps
+
+demo: $(BIN)/stinkywait
+	$(BIN)/stinkywait plan $(EXAMPLE)
+	@echo
+	$(BIN)/stinkywait insert --explain $(EXAMPLE) -o -
+
+test: $(VENV)/.test-deps
+	$(BIN)/python -m pytest -q -p no:cacheprovider $(PYTEST_ARGS)
+
+bench: $(BIN)/stinkywait
+	$(BIN)/python benchmarks/run_all.py
+
+clean:
+	rm -rf $(VENV) build *.egg-info

@@ -1,0 +1,31 @@
+"""Syntax layer: the STIR and AMDGPU-asm front ends and their printers.
+
+`parse` picks the front end from the language id or the file extension.
+"""
+
+from __future__ import annotations
+
+from ..ir import Module
+
+STIR_EXTENSIONS = (".stir",)
+ASM_EXTENSIONS = (".s", ".asm", ".amdgcn", ".S")
+
+
+def language_for(path: str, language: str | None = None) -> str:
+    """'stir' or 'asm' from an LSP language id or a path."""
+    if language:
+        lid = language.lower()
+        if lid == "stir":
+            return "stir"
+        if lid in ("amdgpu-asm", "asm", "amdgcn", "gas"):
+            return "asm"
+    return "stir" if path.endswith(STIR_EXTENSIONS) else "asm"
+
+
+def parse(text: str, path: str = "<input>", language: str | None = None) -> Module:
+    """Parse a whole file; never raises on bad input (errors are Module.diagnostics)."""
+    if language_for(path, language) == "stir":
+        from .stir_parser import parse_stir
+        return parse_stir(text, path)
+    from .asm_parser import parse_asm
+    return parse_asm(text, path)
