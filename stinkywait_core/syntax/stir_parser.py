@@ -1,0 +1,698 @@
+"""The STIR front end (formats.md sections 3-4): text -> `Module` with located diagnostics.
+
+The parser is built for an editor that re-parses on every keystroke.  The file's structure
+(``st.func`` headers, ``^block:`` headers, ``Successors:`` lines, labels, closing braces) is
+recognised line by line by a small state machine, and each line is analysed by
+`analyze_line`, a pure function of the line's text memoised in a bounded LRU cache.  The
+cache holds only immutable data, which `parse_stir` turns into fresh IR objects, so an edit
+re-runs the LALR parser only for the lines that changed.
+
+Bad input never raises: every problem becomes a `Diagnostic` located at its line and column,
+and the lines around it still parse.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+from lark import Lark, Token, Transformer
+from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedEOF, UnexpectedToken
+
+from ..diagnostics import ERROR, WARNING, Diagnostic
+from ..ir import Block, FloatImm, Function, Imm, Instruction, Modifier, Module, Operand, Reg, Span, Special, Str
+from ..ir.operands import NAMED_SPECIALS, PAIR_SPECIALS
+
+# --- line kinds -------------------------------------------------------------------------------
+
+BLANK = "blank"
+FUNC = "func"
+FUNC_END = "func_end"
+BLOCK = "block"
+SUCCS = "succs"
+LABEL = "label"
+INSTR = "instr"
+BAD = "bad"
+
+#: deeper bracket nesting than this is refused up front, so no later step can recurse deeply
+MAX_NESTING = 64
+#: distinct lines remembered by the per-line cache (a 30k-line file fits)
+LINE_CACHE_SIZE = 65536
+
+#: register prefixes of the STIR parser, longest first so that `acc`/`ttmp` beat `a`/`t`
+_REG_PREFIXES = ("ttmp", "acc", "LDS", "SCC", "v", "s", "a", "m")
+_REG_KIND = {"ttmp": "ttmp", "acc": "a", "LDS": "LDS", "SCC": "SCC", "v": "v", "s": "s", "a": "a",
+             "m": "m"}
+_REG_SINGLE_RE = re.compile(r"(ttmp|acc|LDS|SCC|v|s|a|m)(\d+)\Z")
+
+_NAME = r"[A-Za-z0-9_.+$\-]+"
+_FUNC_RE = re.compile(r"st\.func\s*@(" + _NAME + r")?\s*\(\s*\)\s*\{\Z")
+_BLOCK_RE = re.compile(r"\^(" + _NAME + r")\s*:\Z")
+_LABEL_RE = re.compile(r"([A-Za-z_.$][A-Za-z0-9_.$]*)\s*:\Z")
+_SUCC_ITEM_RE = re.compile(r"\s*\^(" + _NAME + r")\s*(,|\Z)")
+#: a string literal (possibly unterminated) or the start of a line comment
+_LINE_COMMENT_RE = re.compile(r'"(?:[^"\\]|\\.)*"|#|//')
+#: strings, line comments and block comments over a whole text (block comments are blanked)
+_BLOCK_COMMENT_RE = re.compile(r'"(?:[^"\\\n]|\\.)*"|#[^\n]*|//[^\n]*|/\*.*?\*/|/\*.*\Z', re.S)
+_NEWLINE_RE = re.compile(r"\r\n|\r|\n")
+
+
+# --- immutable per-line results ----------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class FrozenMap:
+    """A nested `{ key = value }` modifier value, immutable so it can live in the line cache."""
+
+    items: tuple[tuple[str, Any], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """A diagnostic of one line; columns are 0-based offsets into the line, end exclusive."""
+
+    severity: str
+    message: str
+    start: int
+    end: int
+
+
+@dataclass(frozen=True, slots=True)
+class ModData:
+    kind: str
+    fields: tuple[tuple[str, Any], ...]
+    raw: str
+
+
+@dataclass(frozen=True, slots=True)
+class InstrData:
+    """What one instruction line says, before it becomes an `Instruction`."""
+
+    mnemonic: str
+    dsts: tuple[Operand, ...]
+    srcs: tuple[Operand, ...]
+    mods: tuple[ModData, ...]
+    issue: int | None
+    latency: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class LineInfo:
+    """The analysis of one source line (see `analyze_line`)."""
+
+    kind: str
+    start: int = 0
+    end: int = 0
+    name: str = ""
+    name_start: int = 0
+    name_end: int = 0
+    succs: tuple[tuple[str, int, int], ...] = ()
+    instr: InstrData | None = None
+    problems: tuple[Problem, ...] = ()
+
+
+class _LineError(Exception):
+    """Raised inside the per-line parse; becomes a `Problem` (never escapes this module)."""
+
+    def __init__(self, message: str, start: int, end: int):
+        super().__init__(message)
+        self.start = start
+        self.end = end
+
+
+# --- the LALR parser and its tree callbacks ----------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class _RawOp:
+    """An operand as the grammar saw it; resolved into an `Operand` once the line is known."""
+
+    form: str
+    start: int
+    end: int
+    parts: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class _RawDict:
+    items: tuple[tuple[str, Any, int, int], ...]
+    start: int
+    end: int
+
+
+def _unquote(tok: str) -> str:
+    """Strip the quotes of a string token; escapes stay as written (as upstream does)."""
+    return tok[1:-1]
+
+
+class _Callbacks(Transformer):
+    """Inline LALR callbacks: build small immutable records, no tree is ever materialised."""
+
+    def _op(self, form: str, children: list[Any]) -> _RawOp:
+        toks = [c for c in children if isinstance(c, Token)]
+        return _RawOp(form, toks[0].start_pos, toks[-1].end_pos,
+                      tuple(str(t) for t in toks if t.type not in ("LPAR", "RPAR", "MINUS")))
+
+    def op_ident(self, c: list[Any]) -> _RawOp:
+        return self._op("ident", c)
+
+    def op_range(self, c: list[Any]) -> _RawOp:
+        return self._op("range", c)
+
+    def op_index(self, c: list[Any]) -> _RawOp:
+        return self._op("index", c)
+
+    def op_spaced(self, c: list[Any]) -> _RawOp:
+        return self._op("index", c)
+
+    def op_neg(self, c: list[Any]) -> _RawOp:
+        return self._op("neg", c)
+
+    def op_neg_range(self, c: list[Any]) -> _RawOp:
+        return self._op("negrange", c)
+
+    def op_call(self, c: list[Any]) -> _RawOp:
+        return _RawOp("call", c[0].start_pos, c[-1].end_pos, (str(c[0]),))
+
+    def callargs(self, c: list[Any]) -> None:
+        return None
+
+    def op_int(self, c: list[Any]) -> _RawOp:
+        return self._op("int", c)
+
+    def op_hex(self, c: list[Any]) -> _RawOp:
+        return self._op("hex", c)
+
+    def op_float(self, c: list[Any]) -> _RawOp:
+        return self._op("float", c)
+
+    def op_string(self, c: list[Any]) -> _RawOp:
+        return self._op("string", c)
+
+    def dsts(self, c: list[Any]) -> tuple[_RawOp, ...]:
+        return tuple(c)
+
+    def args(self, c: list[Any]) -> tuple[_RawOp, ...]:
+        return tuple(x for x in c if isinstance(x, _RawOp))
+
+    def mnemonic(self, c: list[Any]) -> Token:
+        return c[0]
+
+    def v_int(self, c: list[Any]) -> int:
+        return int(c[0])
+
+    def v_hex(self, c: list[Any]) -> int:
+        return int(str(c[0]), 16)
+
+    def v_float(self, c: list[Any]) -> float:
+        return float(c[0])
+
+    def v_string(self, c: list[Any]) -> str:
+        return _unquote(str(c[0]))
+
+    def v_ident(self, c: list[Any]) -> bool | str:
+        s = str(c[0])
+        if s == "true":
+            return True
+        if s == "false":
+            return False
+        return s
+
+    def v_list(self, c: list[Any]) -> tuple[Any, ...]:
+        return tuple(_plain(x) for x in c if x is not None)
+
+    def v_dict(self, c: list[Any]) -> _RawDict:
+        items = tuple(x for x in c if isinstance(x, tuple))
+        return _RawDict(items, c[0].start_pos, c[-1].end_pos)
+
+    def field(self, c: list[Any]) -> tuple[str, Any, int, int]:
+        return (str(c[0]), c[1], c[0].start_pos, c[0].end_pos)
+
+    attr = field
+
+    def attrs(self, c: list[Any]) -> tuple[tuple[str, Any, int, int], ...]:
+        return tuple(x for x in c if isinstance(x, tuple))
+
+    def start(self, c: list[Any]) -> tuple[Any, ...]:
+        return tuple(c)
+
+
+def _plain(value: Any) -> Any:
+    """A modifier value without positions: nested dictionaries become `FrozenMap`s."""
+    if isinstance(value, _RawDict):
+        return FrozenMap(tuple((k, _plain(v)) for k, v, _s, _e in value.items))
+    return value
+
+
+@lru_cache(maxsize=1)
+def _lark() -> Lark:
+    """The instruction-line parser (built once; grammar shipped as package data)."""
+    grammar = resources.files(__package__).joinpath("stir_grammar.lark").read_text(encoding="utf-8")
+    return Lark(grammar, parser="lalr", lexer="contextual", transformer=_Callbacks(),
+                maybe_placeholders=True)
+
+
+# --- operand resolution ------------------------------------------------------------------------
+
+def _register(name: str, lo: int, hi: int, spelling: str, neg: bool, start: int, end: int) -> Reg:
+    if name not in _REG_KIND:
+        raise _LineError(f"unknown register type '{name}'", start, end)
+    if hi < lo:
+        raise _LineError(f"register range {spelling} has its upper bound below the lower one",
+                         start, end)
+    return Reg(_REG_KIND[name], lo, hi, neg, spelling)
+
+
+def _ident_operand(name: str, spelling: str, neg: bool, start: int, end: int) -> Operand:
+    """A bare identifier: a register when it names one, otherwise a special operand."""
+    low = name.lower()
+    if low in PAIR_SPECIALS:
+        kind, lo, hi = PAIR_SPECIALS[low]
+        return Reg(kind, lo, hi, neg, spelling)
+    if name in NAMED_SPECIALS or low in ("scc", "m0"):
+        kind, lo, hi = NAMED_SPECIALS[low]
+        return Reg(kind, lo, hi, neg, spelling)
+    m = _REG_SINGLE_RE.match(name)
+    if m:
+        n = int(m.group(2))
+        return Reg(_REG_KIND[m.group(1)], n, n, neg, spelling)
+    if neg:
+        raise _LineError(f"'-' applies to registers only, not to '{name}'", start, end)
+    if name.startswith("label_"):
+        return Str(name, spelling)
+    return Special(spelling)
+
+
+def _operand(raw: _RawOp, line: str) -> Operand:
+    spelling = line[raw.start:raw.end]
+    p = raw.parts
+    if raw.form == "ident":
+        return _ident_operand(p[0], spelling, False, raw.start, raw.end)
+    if raw.form == "neg":
+        return _ident_operand(p[0], spelling, True, raw.start, raw.end)
+    if raw.form == "range":
+        return _register(p[0], int(p[1]), int(p[2]), spelling, False, raw.start, raw.end)
+    if raw.form == "negrange":
+        return _register(p[0], int(p[1]), int(p[2]), spelling, True, raw.start, raw.end)
+    if raw.form == "index":
+        return _register(p[0], int(p[1]), int(p[1]), spelling, False, raw.start, raw.end)
+    if raw.form == "int":
+        return Imm(int(p[0]), spelling)
+    if raw.form == "hex":
+        return Imm(int(p[0], 16), spelling)
+    if raw.form == "float":
+        return FloatImm(float(p[0]), spelling)
+    if raw.form == "string":
+        return Str(_unquote(p[0]), spelling)
+    return Special(spelling)  # call form: hwreg(...), sendmsg(...)
+
+
+# --- one line ----------------------------------------------------------------------------------
+
+def _strip_line_comment(line: str) -> str:
+    """The line without its `#` / `//` comment (comment markers inside strings do not count)."""
+    for m in _LINE_COMMENT_RE.finditer(line):
+        if m.group(0) in ("#", "//"):
+            return line[:m.start()]
+    return line
+
+
+def _nesting_too_deep(text: str) -> int:
+    """Offset where bracket nesting first exceeds MAX_NESTING, or -1 (strings skipped)."""
+    depth = 0
+    in_str = False
+    esc = False
+    for i, ch in enumerate(text):
+        if in_str:
+            if esc:
+                esc = False
+            elif ch == "\\":
+                esc = True
+            elif ch == '"':
+                in_str = False
+        elif ch == '"':
+            in_str = True
+        elif ch in "[{(":
+            depth += 1
+            if depth > MAX_NESTING:
+                return i
+        elif ch in "]})":
+            depth -= 1
+    return -1
+
+
+def _describe_lark_error(err: LarkError, length: int) -> tuple[str, int, int]:
+    if isinstance(err, UnexpectedCharacters):
+        pos = err.pos_in_stream
+        return f"unexpected character {err.char!r}", pos, pos + 1
+    if isinstance(err, UnexpectedEOF):
+        return "unexpected end of line", length, length
+    if isinstance(err, UnexpectedToken):
+        tok = err.token
+        if tok.type == "$END":
+            return "unexpected end of line", length, length
+        text = str(tok)
+        shown = text if len(text) <= 40 else text[:37] + "..."
+        return f"unexpected '{shown}'", tok.start_pos or 0, tok.end_pos or (tok.start_pos or 0) + 1
+    return "syntax error", 0, length
+
+
+def _cycle_value(key: str, value: Any, start: int, end: int, problems: list[Problem]) -> int | None:
+    """An `issueCycles`/`latencyCycles` value; non-positive values fall back to the default."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        problems.append(Problem(WARNING, f"{key} must be an integer; the default cost is used",
+                                start, end))
+        return None
+    return value if value > 0 else None
+
+
+def _instruction(content: str, offset: int, problems: list[Problem]) -> InstrData:
+    """Parse one instruction (`content` is the line from `offset` on, comment removed)."""
+    try:
+        dsts_raw, mnem_tok, srcs_raw, attrs = _lark().parse(content)
+    except LarkError as err:
+        msg, s, e = _describe_lark_error(err, len(content))
+        raise _LineError(msg, s + offset, e + offset) from None
+    line = " " * offset + content
+
+    def shift(raw: _RawOp) -> _RawOp:
+        return _RawOp(raw.form, raw.start + offset, raw.end + offset, raw.parts)
+
+    dsts = tuple(_operand(shift(r), line) for r in (dsts_raw or ()))
+    for op, raw in zip(dsts, dsts_raw or ()):
+        if not isinstance(op, Reg):
+            raise _LineError(f"destination '{line[raw.start + offset:raw.end + offset]}' is not a register",
+                             raw.start + offset, raw.end + offset)
+    srcs = tuple(_operand(shift(r), line) for r in (srcs_raw or ()))
+    quoted = _unquote(str(mnem_tok))
+    namespace, dot, mnemonic = quoted.partition(".")
+    if not dot:
+        mnemonic = quoted
+        problems.append(Problem(WARNING, f"mnemonic '{quoted}' has no namespace (expected \"st.{quoted}\")",
+                                mnem_tok.start_pos + offset, mnem_tok.end_pos + offset))
+    if not mnemonic:
+        raise _LineError("empty mnemonic", mnem_tok.start_pos + offset, mnem_tok.end_pos + offset)
+    issue = latency = None
+    mods: list[ModData] = []
+    for key, value, ks, ke in attrs or ():
+        ks, ke = ks + offset, ke + offset
+        if key == "issueCycles":
+            issue = _cycle_value(key, value, ks, ke, problems)
+        elif key == "latencyCycles":
+            latency = _cycle_value(key, value, ks, ke, problems)
+        elif key.startswith("mod.") and len(key) > 4:
+            if not isinstance(value, _RawDict):
+                raise _LineError(f"{key} must be a dictionary {{ key = value, ... }}", ks, ke)
+            fields = tuple((k, _plain(v)) for k, v, _s, _e in value.items)
+            mods.append(ModData(key[4:], fields, content[value.start:value.end]))
+        else:
+            problems.append(Problem(WARNING, f"unknown attribute '{key}' ignored", ks, ke))
+    return InstrData(mnemonic, dsts, srcs, tuple(mods), issue, latency)
+
+
+def _successors(content: str, offset: int) -> tuple[tuple[str, int, int], ...]:
+    pos = len("Successors:")
+    rest = content[pos:]
+    if not rest.strip():
+        return ()
+    out: list[tuple[str, int, int]] = []
+    i = 0
+    while i < len(rest):
+        m = _SUCC_ITEM_RE.match(rest, i)
+        if m is None:
+            col = offset + pos + i + (len(rest[i:]) - len(rest[i:].lstrip()))
+            raise _LineError("expected '^label' in Successors: list", col, offset + len(content))
+        out.append((m.group(1), offset + pos + m.start(1) - 1, offset + pos + m.end(1)))
+        i = m.end()
+        if m.group(2) == "" and i < len(rest):
+            raise _LineError("expected ',' between successors", offset + pos + i, offset + len(content))
+    if content.rstrip().endswith(","):
+        raise _LineError("trailing ',' in Successors: list", offset + len(content) - 1, offset + len(content))
+    return tuple(out)
+
+
+@lru_cache(maxsize=LINE_CACHE_SIZE)
+def analyze_line(line: str) -> LineInfo:
+    """Classify and parse one line (block comments already blanked).  Pure and memoised."""
+    code = _strip_line_comment(line).rstrip()
+    body = code.lstrip()
+    if not body:
+        return LineInfo(BLANK)
+    start = len(code) - len(body)
+    end = len(code)
+    deep = _nesting_too_deep(body)
+    if deep >= 0:
+        return LineInfo(BAD, start, end, problems=(
+            Problem(ERROR, f"brackets nested deeper than {MAX_NESTING} levels", start + deep, start + deep + 1),))
+    try:
+        if body.startswith("st.func"):
+            m = _FUNC_RE.match(body)
+            if m is None:
+                raise _LineError("malformed function header; expected 'st.func @name() {'", start, end)
+            name = m.group(1) or ""
+            ns = start + (m.start(1) if m.group(1) is not None else body.index("@") + 1)
+            return LineInfo(FUNC, start, end, name, ns, ns + len(name))
+        if body == "}":
+            return LineInfo(FUNC_END, start, end)
+        if body.startswith("^"):
+            m = _BLOCK_RE.match(body)
+            if m is None:
+                raise _LineError("malformed block header; expected '^name:'", start, end)
+            return LineInfo(BLOCK, start, end, m.group(1), start + 1, start + 1 + len(m.group(1)))
+        if body.startswith("Successors:"):
+            return LineInfo(SUCCS, start, end, succs=_successors(body, start))
+        m = _LABEL_RE.match(body)
+        if m is not None:
+            return LineInfo(LABEL, start, end, m.group(1), start, start + len(m.group(1)))
+        problems: list[Problem] = []
+        instr = _instruction(body, start, problems)
+        return LineInfo(INSTR, start, end, instr=instr, problems=tuple(problems))
+    except _LineError as err:
+        return LineInfo(BAD, start, end, problems=(Problem(ERROR, str(err), err.start, max(err.end, err.start)),))
+    except (LarkError, ValueError, RecursionError) as err:  # defensive: never escape the front end
+        return LineInfo(BAD, start, end, problems=(Problem(ERROR, f"cannot parse line: {err}", start, end),))
+
+
+# --- materialising IR from cached line data ----------------------------------------------------
+
+def _thaw(value: Any) -> Any:
+    """Cached modifier values -> the mutable shapes the IR documents (lists, dicts)."""
+    if isinstance(value, tuple):
+        return [_thaw(v) for v in value]
+    if isinstance(value, FrozenMap):
+        return {k: _thaw(v) for k, v in value.items}
+    return value
+
+
+def _make_instruction(data: InstrData, span: Span, text: str) -> Instruction:
+    from .stir_printer import default_cycles
+
+    cycles = None
+    if data.issue is not None or data.latency is not None:
+        d_issue, d_lat = default_cycles(data.mnemonic)
+        cycles = (data.issue if data.issue is not None else d_issue,
+                  data.latency if data.latency is not None else d_lat)
+    mods = {m.kind: Modifier(m.kind, {k: _thaw(v) for k, v in m.fields}, m.raw) for m in data.mods}
+    return Instruction(data.mnemonic, list(data.dsts), list(data.srcs), mods, span, text, cycles)
+
+
+def blank_block_comments(text: str) -> tuple[str, list[tuple[int, int]]]:
+    """`text` with every `/* ... */` replaced by spaces (newlines kept, so positions hold).
+
+    Also returns the offsets of unterminated block comments, which are reported as errors.
+    """
+    if "/*" not in text:
+        return text, []
+    parts: list[str] = []
+    unterminated: list[tuple[int, int]] = []
+    last = 0
+    for m in _BLOCK_COMMENT_RE.finditer(text):
+        tok = m.group(0)
+        if not tok.startswith("/*"):
+            continue
+        parts.append(text[last:m.start()])
+        parts.append(re.sub(r"[^\r\n]", " ", tok))
+        if not tok.endswith("*/") or len(tok) < 4:
+            unterminated.append((m.start(), m.end()))
+        last = m.end()
+    parts.append(text[last:])
+    return "".join(parts), unterminated
+
+
+@dataclass
+class _Scan:
+    """Mutable state of the structure scan over one file."""
+
+    module: Module
+    flat: bool
+    func: Function | None = None
+    func_line: int = 0
+    block: Block | None = None
+    block_closed: bool = False
+    labels: set[str] = field(default_factory=set)
+    succ_refs: list[tuple[Function, str, int, int, int]] = field(default_factory=list)
+    last_line: int = 0
+    last_end: int = 1
+
+    def diag(self, severity: str, message: str, line: int, start: int, end: int) -> None:
+        self.module.diagnostics.append(Diagnostic(
+            severity, "parse-error" if severity == ERROR else "parse-warning", message,
+            line, start + 1, line, max(end, start) + 1,
+            function=self.func.name if self.func is not None else None))
+
+    def touch(self, lineno: int, end: int) -> None:
+        """Extend the current block's span to a line that belongs to it."""
+        self.last_line, self.last_end = lineno, end + 1
+        if self.block is not None and self.block.span is not None:
+            s = self.block.span
+            self.block.span = Span(s.line, s.col, lineno, end + 1)
+
+    def open_block(self, label: str, lineno: int, start: int, end: int) -> Block:
+        assert self.func is not None
+        if label in self.labels:
+            self.diag(ERROR, f"duplicate block label '^{label}'", lineno, start, end)
+        self.labels.add(label)
+        self.block = Block(label, span=Span(lineno, start + 1, lineno, end + 1))
+        self.block_closed = False
+        self.func.blocks.append(self.block)
+        return self.block
+
+    def ensure_block(self, lineno: int, start: int, end: int) -> Block:
+        """The block a content line belongs to, opening an implicit `entry` when needed."""
+        if self.func is None:
+            self.open_function("", lineno, start, end, None)
+        if self.block is None:
+            if not self.flat:
+                self.diag(ERROR, "instruction outside a block; expected a '^name:' header first",
+                          lineno, start, end)
+            self.open_block("entry", lineno, start, end)
+        elif self.block_closed:
+            self.diag(ERROR, "instruction after the block's Successors: line", lineno, start, end)
+            self.block_closed = False
+        assert self.block is not None
+        return self.block
+
+    def open_function(self, name: str, lineno: int, start: int, end: int, name_span: Span | None) -> None:
+        self.func = Function(name, span=Span(lineno, start + 1, lineno, end + 1), name_span=name_span)
+        self.func_line = lineno
+        self.block = None
+        self.block_closed = False
+        self.labels = set()
+        self.module.functions.append(self.func)
+
+    def close_function(self, end_line: int, end_col: int) -> None:
+        if self.func is not None and self.func.span is not None:
+            s = self.func.span
+            self.func.span = Span(s.line, s.col, end_line, end_col)
+        self.func = None
+        self.block = None
+
+
+def parse_stir(text: str, path: str) -> Module:
+    """Parse STIR text into a linked `Module` (kind "stir"); never raises."""
+    module = Module(path=path, kind="stir", text=text)
+    try:
+        _scan(module, text)
+    except RecursionError:  # pragma: no cover - nesting is bounded per line; belt and braces
+        module.diagnostics.append(Diagnostic(ERROR, "parse-error", "input nested too deeply"))
+    return module
+
+
+def _line_starts(text: str) -> list[tuple[int, str]]:
+    out: list[tuple[int, str]] = []
+    pos = 0
+    for m in _NEWLINE_RE.finditer(text):
+        out.append((pos, text[pos:m.start()]))
+        pos = m.end()
+    out.append((pos, text[pos:]))
+    return out
+
+
+def _scan(module: Module, text: str) -> None:
+    clean, unterminated = blank_block_comments(text)
+    lines = _line_starts(clean)
+    infos = [analyze_line(line) for _pos, line in lines]
+    flat = not any(info.kind == FUNC for info in infos)
+    st = _Scan(module, flat)
+    for start, _end in unterminated:
+        line_no = text.count("\n", 0, start) + 1
+        col = start - (text.rfind("\n", 0, start) + 1)
+        st.diag(ERROR, "unterminated block comment", line_no, col, col + 2)
+    if flat:
+        st.open_function("", 1, 0, 0, None)
+        st.func_line = 0
+    for idx, info in enumerate(infos):
+        lineno = idx + 1
+        raw_line = lines[idx][1]
+        for p in info.problems:
+            st.diag(p.severity, p.message, lineno, p.start, p.end)
+        _scan_line(st, info, lineno, raw_line, text, lines[idx][0])
+    if st.func is not None:
+        if not flat:
+            fn = st.func
+            st.diag(ERROR, f"missing closing '}}' of st.func @{fn.name}", st.func_line,
+                    fn.span.col - 1 if fn.span else 0, fn.span.end_col - 1 if fn.span else 1)
+        st.close_function(st.last_line or 1, st.last_end)
+    for fn in module.functions:
+        fn.link()
+    for fn, label, lineno, s, e in st.succ_refs:
+        if not any(b.label == label for b in fn.blocks):
+            module.diagnostics.append(Diagnostic(
+                ERROR, "unknown-successor", f"unknown successor block '^{label}'",
+                lineno, s + 1, lineno, e + 1, function=fn.name))
+
+
+def _scan_line(st: _Scan, info: LineInfo, lineno: int, line: str, text: str, pos: int) -> None:
+    """Advance the structure state machine by one analysed line."""
+    kind = info.kind
+    if kind == BLANK:
+        return
+    if kind == FUNC:
+        if st.func is not None:
+            st.diag(ERROR, f"missing closing '}}' before the next st.func (st.func @{st.func.name})",
+                    lineno, info.start, info.end)
+            st.close_function(st.last_line or lineno, st.last_end)
+        st.open_function(info.name, lineno, info.start, info.end,
+                         Span(lineno, info.name_start + 1, lineno, info.name_end + 1))
+        st.last_line, st.last_end = lineno, info.end + 1
+        return
+    if kind == FUNC_END:
+        if st.func is None or st.flat:
+            st.diag(ERROR, "'}' without an open st.func", lineno, info.start, info.end)
+            return
+        st.close_function(lineno, info.end + 1)
+        return
+    if st.func is None:
+        if kind != BAD:
+            st.diag(WARNING, "text outside st.func is ignored", lineno, info.start, info.end)
+        return
+    if kind == BLOCK:
+        st.open_block(info.name, lineno, info.start, info.end)
+        st.last_line, st.last_end = lineno, info.end + 1
+        return
+    if kind == BAD:
+        if st.block is not None:
+            st.touch(lineno, info.end)
+        return
+    if kind == SUCCS:
+        if st.block is None:
+            st.diag(ERROR, "Successors: line outside a block", lineno, info.start, info.end)
+            return
+        block = st.block
+        if block.succ_span is not None:
+            st.diag(ERROR, f"block '^{block.label}' already has a Successors: line", lineno, info.start, info.end)
+        block.succ_labels = [name for name, _s, _e in info.succs]
+        block.succ_span = Span(lineno, info.start + 1, lineno, info.end + 1)
+        st.succ_refs.extend((st.func, name, lineno, s, e) for name, s, e in info.succs)
+        st.touch(lineno, info.end)
+        st.block_closed = True
+        return
+    block = st.ensure_block(lineno, info.start, info.end)
+    span = Span(lineno, info.start + 1, lineno, info.end + 1)
+    source = text[pos + info.start:pos + info.end]
+    if kind == LABEL:
+        block.instrs.append(Instruction(info.name, span=span, text=source, is_label=True))
+    elif info.instr is not None:
+        block.instrs.append(_make_instruction(info.instr, span, source))
+    st.touch(lineno, info.end)
