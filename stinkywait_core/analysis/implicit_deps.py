@@ -1,0 +1,76 @@
+"""StinkyBuildImplicitDependencyPass: memtokens become LDS pseudo-register defs and uses.
+
+A `tensor_load_to_lds` writes an LDS region and a later `ds_load` of that region depends on
+it, but no architectural register links them.  This pass turns each MemTokenData token `t`
+into the pseudo register `LDS<t>` so the ordinary def-use builder threads those edges
+(upstream-algorithm.md s.3.1):
+
+* LDS writers (tensor loads, DS stores) define `LDS<t>`;
+* DS reads use `LDS<t>`;
+* fencing barriers (`s_barrier`, split barriers on id -1) use and re-define `LDS<t>`;
+  other split barriers (cluster -3, named barriers) get nothing.
+
+One divergence, recorded in docs/decisions.md: a tagged `global_store_async_from_lds_*`
+reads LDS, so it *uses* `LDS<t>` (upstream's debug build asserts, release ignores it).
+"""
+
+from __future__ import annotations
+
+from ..diagnostics import WARNING, Diagnostic
+from ..ir import Function, Imm, Instruction, Reg
+from . import classify as K
+
+
+def _add_unique(ops: list, reg: Reg) -> None:
+    for op in ops:
+        if isinstance(op, Reg) and op.kind == "LDS" and op.lo == reg.lo and op.hi == reg.hi:
+            return
+    ops.append(reg)
+
+
+def _barrier_gets_lds(inst: Instruction) -> bool:
+    if not K.is_barrier(inst):
+        return False
+    if K.is_barrier_signal(inst) or K.is_barrier_wait(inst):
+        first = inst.srcs[0] if inst.srcs else None
+        return isinstance(first, Imm) and first.value == -1
+    return True
+
+
+def build_implicit_dependencies(func: Function) -> list[Diagnostic]:
+    """Attach LDS pseudo registers; return warnings for blocks mixing tagged/untagged LDS ops."""
+    diags: list[Diagnostic] = []
+    for block in func.blocks:
+        tagged = untagged = 0
+        first_untagged: Instruction | None = None
+        for inst in block.instrs:
+            toks = inst.tokens
+            is_lds_op = K.is_tensor_load(inst) or K.is_ds_read(inst) or K.is_ds_store(inst)
+            if is_lds_op:
+                if toks:
+                    tagged += 1
+                else:
+                    untagged += 1
+                    first_untagged = first_untagged or inst
+            if not toks:
+                continue
+            regs = [Reg("LDS", t, t) for t in toks]
+            if K.is_tensor_load(inst) or K.is_ds_store(inst):
+                for r in regs:
+                    _add_unique(inst.dsts, r)
+            elif K.is_ds_read(inst) or K.is_async_op(inst.mnemonic) and "store" in inst.mnemonic:
+                for r in regs:
+                    _add_unique(inst.srcs, r)
+            elif _barrier_gets_lds(inst):
+                for r in regs:
+                    _add_unique(inst.dsts, r)
+                for r in regs:
+                    _add_unique(inst.srcs, r)
+        if tagged and untagged and first_untagged is not None:
+            sp = first_untagged.span
+            diags.append(Diagnostic(
+                WARNING, "mixed-memtokens",
+                f"block ^{block.name} mixes tagged and untagged LDS operations; untagged ones "
+                f"are handled by the conservative fallbacks",
+                sp.line if sp else 1, sp.col if sp else 1, function=func.name))
+    return diags

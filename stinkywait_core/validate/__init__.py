@@ -1,0 +1,1 @@
+"""Validation layer: upstream's WaitCntValidationCheckPass and the independent exact checker."""

@@ -1,0 +1,630 @@
+"""WaitDataflow: the forward fixed point over per-predecessor FIFOs, and finalizePlan.
+
+Spec: stinky-waitcnt-insertion-pass.md "WaitDataflow solver" / "finalizePlan";
+upstream-algorithm.md s.6-12 and s.15 (loop-carried and LDS-ring branches).
+
+`solve()` sweeps the RPO until no block's exit state changes (or the iteration cap), each
+block's `transfer` both *plans* waits (computeRequiredWaits + redundancy elision) and
+*simulates* them (trimQueues).  `finalize_plan()` re-runs the same walk driven by the
+post-optimizer plan so later anchors see what will really be emitted.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+from ..analysis import classify as K
+from ..analysis.cfg import CfgInfo
+from ..diagnostics import WARNING, Diagnostic
+from ..ir import Block, Function, Instruction, Reg
+from ..results import Options
+from .state import (EMPTY, K_MAX_TRIPS_BACK, CounterEmitState, DataflowState, PerPredQueue, QOp,
+                    WaitInsertionPlan, any_in_flight, append_to_all_paths, count_from, new_spec,
+                    trim_queues, wait_to_drain)
+
+CK_DS, CK_LOAD, CK_KM, CK_TENSOR, CK_ASYNC, CK_COUNT = (K.CK_DS, K.CK_LOAD, K.CK_KM, K.CK_TENSOR,
+                                                        K.CK_ASYNC, K.CK_COUNT)
+RING_READ, RING_WRITE, RING_PUBLISH, RING_PROTECT = 0, 1, 2, 3
+
+
+@dataclass(slots=True)
+class Contribution:
+    """Why a counter needs a wait at an anchor: one producer (or a fallback) and its depth."""
+
+    rule: str
+    wait: int
+    op: Instruction | None = None
+    pred: Block | None = None
+    count_from: int = 0
+    trips: int = 0
+
+
+@dataclass
+class InstInfo:
+    """Per-instruction facts computed once per solve (classification is hot)."""
+
+    counter: int
+    tokens: tuple[int, ...] | None
+    ring: list[tuple[int, int, int, int, int]]
+    advances: list[tuple[int, int]]
+    lc_war: tuple[tuple[int, ...], int] | None
+    lc_raw: tuple[tuple[int, ...], int] | None
+    is_wait: bool
+    tensor_anchor: bool
+    lds_writer: bool
+    fence: bool
+    ds_read_or_atomic: bool
+    tensor_raw: bool
+
+
+def _int_list(v) -> list[int]:
+    if isinstance(v, list):
+        return [x for x in v if isinstance(x, int)]
+    if isinstance(v, int):
+        return [v]
+    return []
+
+
+def _lc(inst: Instruction, kind: str) -> tuple[tuple[int, ...], int] | None:
+    m = inst.mods.get(kind)
+    if m is None:
+        return None
+    d = m.fields.get("distance", 1)
+    return tuple(_int_list(m.fields.get("tokens", []))), d if isinstance(d, int) else 1
+
+
+def _ring(inst: Instruction) -> tuple[list, list]:
+    m = inst.mods.get("lds_ring")
+    if m is None:
+        return [], []
+    acc = _int_list(m.fields.get("accesses", []))
+    adv = _int_list(m.fields.get("advances", []))
+    return ([tuple(acc[i:i + 5]) for i in range(0, len(acc) - 4, 5)],
+            [tuple(adv[i:i + 2]) for i in range(0, len(adv) - 1, 2)])
+
+
+class WaitDataflow:
+    """The solver for one function.  Counters are indexed CK_DS .. CK_ASYNC."""
+
+    def __init__(self, func: Function, cfg: CfgInfo, options: Options):
+        self.func = func
+        self.cfg = cfg
+        self.rpo = cfg.rpo
+        self.options = options
+        self.loop_carried = options.enable_loop_carried_token_deps
+        self.newest = options.count_from_instance == "newest"
+        self.cap = min(256, max(K.K_MAX_IN_FLIGHT + 8, 2 * len(self.rpo)))
+        self.info: dict[Instruction, InstInfo] = {}
+        self.track_trips = False
+        for b in self.rpo:
+            for inst in b.instrs:
+                self.info[inst] = self._make_info(inst)
+        self.keep_live = {b: self._needs_live_tensor_state(b) for b in self.rpo}
+        self.entry_state: dict[Block, DataflowState] = {}
+        self.exit_state: dict[Block, DataflowState] = {}
+        self.emit_plan: dict[Block, list[tuple[Instruction, list[int]]]] = {}
+        self.cap_hit = False
+        self.sweeps = 0
+        self.overflow_sites: dict[tuple[Block, int], Instruction] = {}
+        self.diagnostics: list[Diagnostic] = []
+        #: finalize outputs
+        self.final_entry: dict[Block, DataflowState] = {}
+        self.why: dict[Instruction, list[list[Contribution]]] = {}
+        self.snapshots: dict[Instruction, list[list[PerPredQueue]]] = {}
+        self.finalize_sweeps = 0
+        self.finalize_converged = True
+
+    # --- per-instruction facts ---------------------------------------------------------
+    def _make_info(self, inst: Instruction) -> InstInfo:
+        ring, adv = _ring(inst)
+        lc_war = _lc(inst, "loopcarriedwar")
+        lc_raw = _lc(inst, "loopcarriedraw")
+        if ring or adv or lc_war or lc_raw:
+            self.track_trips = True
+        nw = self.options.num_waves
+        dk = K.ds_kind(inst.mnemonic)
+        return InstInfo(
+            counter=K.classify_mem_op(inst), tokens=inst.tokens, ring=ring, advances=adv,
+            lc_war=lc_war, lc_raw=lc_raw, is_wait=K.is_wait(inst),
+            tensor_anchor=K.is_tensor_anchor(inst), lds_writer=K.is_lds_writer_anchor(inst),
+            fence=K.is_lds_fence_barrier(inst), ds_read_or_atomic=dk in ("read", "atomic"),
+            tensor_raw=(K.is_barrier(inst) and not K.is_cluster_split_barrier(inst)) or nw == 1)
+
+    def _needs_live_tensor_state(self, b: Block) -> bool:
+        """Blocks that keep live (unfrozen) tensor queues: untagged tensor anchors,
+        loop-carried RAW readers and LDS-ring annotated instructions."""
+        for inst in b.instrs:
+            if inst.is_phi or inst.is_label:
+                continue
+            inf = self.info[inst]
+            if inf.tensor_anchor and inf.tokens is None and not K.is_cluster_split_barrier(inst):
+                return True
+            if inf.lc_raw is not None or inf.ring:
+                return True
+        return False
+
+    def raw_needs_wait(self, c: int, inf: InstInfo) -> bool:
+        return inf.tensor_raw if c == CK_TENSOR else True
+
+    # --- join ------------------------------------------------------------------------------
+    def merge_from_predecessors(self, bb: Block, exits: dict[Block, DataflowState]) -> DataflowState:
+        entry = DataflowState()
+        for p in bb.preds:
+            ps = exits.get(p)
+            if ps is None:
+                continue
+            back = self.track_trips and self.cfg.is_back_edge(p, bb)
+            advances = self._advances(p) if back else []
+            for c in range(CK_COUNT):
+                dst = entry.queues[c]
+                for pq in ps.queues[c]:
+                    ops = pq.ops
+                    if back:
+                        ops = tuple(self._age(e, advances) for e in ops)
+                    q = PerPredQueue(p, ops, pq.sat, pq.ring_sat)
+                    if q not in dst:
+                        dst.append(q)
+        return entry
+
+    def _advances(self, p: Block) -> list[tuple[int, int]]:
+        term = p.terminator()
+        return self.info[term].advances if term is not None and term in self.info else []
+
+    def _age(self, e: QOp, advances: list[tuple[int, int]]) -> QOp:
+        deltas = e.deltas
+        if advances and deltas:
+            ring = self.info[e.op].ring
+            nd = list(deltas)
+            for i, acc in enumerate(ring):
+                for frame, amount in advances:
+                    if acc[1] == frame and acc[2] > 0:
+                        nd[i] = (nd[i] - amount) % acc[2]
+            deltas = tuple(nd)
+        return QOp(e.op, min(e.trips + 1, K_MAX_TRIPS_BACK), deltas)
+
+    # --- dependencies ----------------------------------------------------------------------
+    def compute_required_waits(self, inst: Instruction, state: DataflowState,
+                               record: bool = False) -> tuple[list[int], list[list[Contribution]] | None]:
+        inf = self.info[inst]
+        req = new_spec()
+        why: list[list[Contribution]] | None = [[] for _ in range(CK_COUNT)] if record else None
+        queues = state.queues
+        newest = self.newest
+
+        def tighten(c: int, w: int, rule: str, op=None, pred=None, n=0, trips=0) -> None:
+            if w < 0:
+                return
+            if req[c] == -1 or w < req[c]:
+                req[c] = w
+            if why is not None:
+                why[c].append(Contribution(rule, w, op, pred, n, trips))
+
+        # 1. RAW from SSA sources (ring-annotated anchors rely on the ring scans for tensors)
+        for src in inst.sources:
+            if src is None:
+                continue
+            if src.is_phi:
+                for c in range(CK_COUNT):
+                    if c == CK_TENSOR and inf.ring:
+                        continue
+                    if self.raw_needs_wait(c, inf) and queues[c]:
+                        self._phi_wait(src, c, queues[c], set(), tighten)
+                continue
+            c = self.info[src].counter if src in self.info else K.classify_mem_op(src)
+            if c == CK_COUNT or not self.raw_needs_wait(c, inf) or (c == CK_TENSOR and inf.ring):
+                continue
+            for q in queues[c]:
+                n = count_from(q, src, newest)
+                if n > 0:
+                    tighten(c, wait_to_drain(c, n), "raw", src, q.pred, n, self._trips(q, src))
+        # 2. tensor-descriptor WAR (opt-in)
+        if self.options.enable_tensor_descriptor_war and not inf.is_wait and inst.dsts:
+            self._descriptor_war(inst, queues[CK_TENSOR], tighten)
+        # B2 ring scans (before the DS anti-dep scan; not gated by rawNeedsWait)
+        if inf.ring:
+            self._ring_scans(inst, inf, queues, tighten)
+        # 3. DS anti-dependencies
+        toks = inf.tokens
+        if toks:
+            if inf.lds_writer:
+                self._scan_ds_anti(inst, toks, queues[CK_DS], False, tighten, 0)
+            if inf.fence:
+                self._scan_ds_anti(inst, toks, queues[CK_DS], True, tighten, 0)
+        # B1 loop-carried hazards
+        if inf.lc_war is not None:
+            wtoks, dist = inf.lc_war
+            self._scan_ds_anti(inst, wtoks, queues[CK_DS], False, tighten, max(1, dist), "loop-carried-war")
+        if inf.lc_raw is not None:
+            rtoks, dist = inf.lc_raw
+            need = max(1, dist)
+            for q in queues[CK_TENSOR]:
+                n = len(q.ops)
+                for idx in range(n - 1, -1, -1):
+                    e = q.ops[idx]
+                    if e.op is inst or e.trips < need:
+                        continue
+                    et = self.info[e.op].tokens
+                    if et is None or K.has_token_overlap(et, rtoks):
+                        tighten(CK_TENSOR, wait_to_drain(CK_TENSOR, n - idx), "loop-carried-raw", e.op, q.pred, n - idx, e.trips)
+                        break
+        # 4. untagged tensor producers at tagged tensor anchors
+        if inf.tensor_anchor and toks:
+            for q in queues[CK_TENSOR]:
+                n = len(q.ops)
+                for idx in range(n - 1, -1, -1):
+                    e = q.ops[idx]
+                    if e.op is not inst and self.info[e.op].tokens is None:
+                        tighten(CK_TENSOR, wait_to_drain(CK_TENSOR, n - idx), "untagged-tensor", e.op, q.pred, n - idx, e.trips)
+                        break
+        # 5. async anti-dependencies
+        if (inf.lds_writer or inf.fence) and toks:
+            for q in queues[CK_ASYNC]:
+                n = len(q.ops)
+                for idx in range(n - 1, -1, -1):
+                    e = q.ops[idx]
+                    if e.op is inst:
+                        continue
+                    et = self.info[e.op].tokens
+                    if et is None or K.has_token_overlap(et, toks):
+                        tighten(CK_ASYNC, wait_to_drain(CK_ASYNC, n - idx), "async-war", e.op, q.pred, n - idx, e.trips)
+                        break
+        # 6. conservative fallbacks
+        if inf.tensor_anchor and toks is None and any_in_flight(queues[CK_TENSOR]):
+            self._force_zero(req, why, CK_TENSOR, "fallback-untagged-tensor-anchor")
+        if (inf.lds_writer or inf.fence) and toks is None and any_in_flight(queues[CK_ASYNC]):
+            self._force_zero(req, why, CK_ASYNC, "fallback-untagged-lds-writer")
+        if inf.lds_writer and toks is None and any_in_flight(queues[CK_DS]) and not K.is_ds_store(inst):
+            self._force_zero(req, why, CK_DS, "fallback-untagged-lds-writer")
+        if inf.fence and any_in_flight(queues[CK_DS]):
+            if toks is None or any(self.info[e.op].tokens is None for q in queues[CK_DS] for e in q.ops):
+                self._force_zero(req, why, CK_DS, "fallback-barrier")
+        return req, why
+
+    @staticmethod
+    def _force_zero(req: list[int], why, c: int, rule: str) -> None:
+        req[c] = 0
+        if why is not None:
+            why[c].append(Contribution(rule, 0))
+
+    def _trips(self, q: PerPredQueue, op: Instruction) -> int:
+        for e in q.ops:
+            if e.op is op:
+                return e.trips
+        return 0
+
+    def _phi_wait(self, phi: Instruction, c: int, queues: list[PerPredQueue], seen: set, tighten) -> None:
+        """phiCurrentQueueWait: recurse through PHI inputs, scan the live queues."""
+        if id(phi) in seen:
+            return
+        seen.add(id(phi))
+        for s in phi.sources:
+            if s is None:
+                continue
+            if s.is_phi:
+                self._phi_wait(s, c, queues, seen, tighten)
+                continue
+            sc = self.info[s].counter if s in self.info else K.classify_mem_op(s)
+            if sc != c:
+                continue
+            for q in queues:
+                n = count_from(q, s, self.newest)
+                if n > 0:
+                    tighten(c, wait_to_drain(c, n), "raw", s, q.pred, n, self._trips(q, s))
+
+    def _scan_ds_anti(self, inst: Instruction, toks, queues: list[PerPredQueue], barrier_mode: bool,
+                      tighten, min_trips: int, rule: str | None = None) -> None:
+        inst_is_ds = self.info[inst].counter == CK_DS
+        rule = rule or ("barrier" if barrier_mode else "lds-war")
+        for q in queues:
+            n = len(q.ops)
+            for idx in range(n - 1, -1, -1):
+                e = q.ops[idx]
+                if e.op is inst or e.trips < min_trips:
+                    continue
+                oi = self.info[e.op]
+                if not barrier_mode and not oi.ds_read_or_atomic:
+                    continue
+                if inst_is_ds:  # same pipeline: ordered by the DS FIFO
+                    continue
+                if oi.tokens is None or K.has_token_overlap(oi.tokens, toks):
+                    tighten(CK_DS, wait_to_drain(CK_DS, n - idx), rule, e.op, q.pred, n - idx, e.trips)
+                    break
+
+    def _descriptor_war(self, inst: Instruction, queues: list[PerPredQueue], tighten) -> None:
+        dregs = [r for r in inst.dsts if isinstance(r, Reg)]
+        for q in queues:
+            n = len(q.ops)
+            for idx in range(n - 1, -1, -1):
+                op = q.ops[idx].op
+                if op is inst or not K.is_tensor_load(op):
+                    continue
+                if any(d.overlaps(s) for d in dregs for s in op.srcs if isinstance(s, Reg)):
+                    tighten(CK_TENSOR, min(n - idx - 1, K.K_MAX_WAIT_COUNT), "descriptor-war", op, q.pred, n - idx)
+                    break
+
+    def _ring_scans(self, inst: Instruction, inf: InstInfo, queues, tighten) -> None:
+        """Branch B2: rotating LDS-ring alias scans (anchor kind vs producer kind)."""
+        pairs = ((CK_TENSOR, RING_PUBLISH, RING_WRITE), (CK_DS, RING_PROTECT, RING_READ),
+                 (CK_TENSOR, RING_READ, RING_WRITE), (CK_DS, RING_WRITE, RING_READ))
+        for c, akind, pkind in pairs:
+            anchors = [a for a in inf.ring if a[4] == akind]
+            if not anchors:
+                continue
+            for q in queues[c]:
+                if q.ring_sat:
+                    tighten(c, 0, "ring-saturated", None, q.pred)
+                    continue
+                n = len(q.ops)
+                hit = False
+                for idx in range(n - 1, -1, -1):
+                    e = q.ops[idx]
+                    if e.op is inst:
+                        continue
+                    pring = self.info[e.op].ring
+                    for ai, pa in enumerate(pring):
+                        if pa[4] != pkind:
+                            continue
+                        delta = e.deltas[ai] if ai < len(e.deltas) else 0
+                        for ca in anchors:
+                            if (pa[0] == ca[0] and pa[1] == ca[1] and pa[2] == ca[2] and pa[2] > 0
+                                    and (delta + pa[3]) % pa[2] == ca[3] % pa[2]):
+                                tighten(c, wait_to_drain(c, n - idx), "lds-ring", e.op, q.pred, n - idx, e.trips)
+                                hit = True
+                                break
+                        if hit:
+                            break
+                    if hit:
+                        break
+
+    # --- transfer --------------------------------------------------------------------------
+    def _credit(self, inst: Instruction, state: DataflowState, emit: list[CounterEmitState]) -> None:
+        for c, w in credited_waits(inst):
+            if w < 0 or (c == CK_KM and w != 0):
+                continue
+            state.queues[c] = trim_queues(state.queues[c], w)
+            emit[c].record_emitted(w)
+
+    def _produce(self, inst: Instruction, inf: InstInfo, state: DataflowState, bb: Block,
+                 emit: list[CounterEmitState], sites: dict | None) -> None:
+        c = inf.counter
+        if c == CK_COUNT:
+            return
+        qop = QOp(inst, 0, (0,) * len(inf.ring))
+        state.queues[c], sat = append_to_all_paths(state.queues[c], qop)
+        if sat and sites is not None and (bb, c) not in sites:
+            sites[(bb, c)] = inst
+        emit[c].since += 1
+
+    def transfer_block(self, bb: Block, state: DataflowState) -> list[tuple[Instruction, list[int]]]:
+        plan: list[tuple[Instruction, list[int]]] = []
+        emit = [CounterEmitState() for _ in range(CK_COUNT)]
+        for inst in bb.instrs:
+            if inst.is_phi or inst.is_label:
+                continue
+            inf = self.info[inst]
+            if inf.is_wait:
+                self._credit(inst, state, emit)
+                continue
+            req, _ = self.compute_required_waits(inst, state)
+            spec = None
+            for c in range(CK_COUNT):
+                r = req[c]
+                if r == -1 or not emit[c].needs_new_wait(r):
+                    continue
+                if spec is None:
+                    spec = new_spec()
+                spec[c] = r
+                emit[c].record_emitted(r)
+                state.queues[c] = trim_queues(state.queues[c], r)
+            if spec is not None:
+                plan.append((inst, spec))
+            self._produce(inst, inf, state, bb, emit, self.overflow_sites)
+        return plan
+
+    def _restore_tensor(self, state: DataflowState, frozen: DataflowState | None, keep_live: bool) -> None:
+        if keep_live or frozen is None:
+            return
+        state.queues[CK_TENSOR] = list(frozen.queues[CK_TENSOR])
+
+    # --- solve -----------------------------------------------------------------------------
+    def solve(self) -> bool:
+        for b in self.rpo:
+            self.entry_state[b] = DataflowState()
+            self.exit_state[b] = DataflowState()
+        freeze = not self.loop_carried
+        for it in range(self.cap):
+            self.sweeps = it + 1
+            changed = False
+            self.overflow_sites = {}
+            for bb in self.rpo:
+                keep = self.keep_live[bb]
+                entry = self.merge_from_predecessors(bb, self.exit_state)
+                if freeze and it > 0:
+                    self._restore_tensor(entry, self.entry_state[bb], keep)
+                work = entry.copy()
+                self.emit_plan[bb] = self.transfer_block(bb, work)
+                if freeze and it > 0:
+                    self._restore_tensor(work, self.exit_state[bb], keep)
+                if work != self.exit_state[bb]:
+                    self.exit_state[bb] = work
+                    changed = True
+                self.entry_state[bb] = entry
+            if not changed:
+                self._report_overflow()
+                return True
+        self.cap_hit = True
+        anchor = self.func.blocks[0].instrs[0] if self.func.blocks and self.func.blocks[0].instrs else None
+        sp = anchor.span if anchor is not None else self.func.span
+        self.diagnostics.append(Diagnostic(
+            WARNING, "iteration-cap",
+            f"[WaitDataflow] iteration cap {self.cap} reached without convergence in @{self.func.name}; "
+            f"every anchor falls back to s_wait_* 0",
+            sp.line if sp else 1, sp.col if sp else 1, function=self.func.name))
+        return False
+
+    def _report_overflow(self) -> None:
+        for (bb, c), inst in self.overflow_sites.items():
+            if c == CK_KM:
+                continue
+            sp = inst.span
+            self.diagnostics.append(Diagnostic(
+                WARNING, "overflow",
+                f"[WaitDataflow] warning: block ^{bb.name} counter {K.COUNTER_DIAG_NAMES[c]} exceeds "
+                f"kMaxInFlight={K.K_MAX_IN_FLIGHT}; older producers are tracked at the maximum wait "
+                f"count {K.K_MAX_WAIT_COUNT} (confirm no deeper drain is needed)",
+                sp.line if sp else 1, sp.col if sp else 1, function=self.func.name,
+                data={"block": bb.name, "counter": K.COUNTER_NAMES[c]}))
+
+    def materialize_plan(self) -> WaitInsertionPlan:
+        plan = WaitInsertionPlan()
+        for bb in self.rpo:
+            for inst, spec in self.emit_plan.get(bb, []):
+                s = list(spec)
+                if self.cap_hit:
+                    s = [0 if v != -1 else -1 for v in s]
+                plan.anchor_waits[inst] = s
+        return plan
+
+    # --- finalize --------------------------------------------------------------------------
+    def finalize_plan(self, plan: WaitInsertionPlan) -> None:
+        """Replay the whole dataflow with the post-optimizer plan (min of planned, computed)."""
+        planned = {k: list(v) for k, v in plan.anchor_waits.items()}
+        tails: dict[Block, list[int]] = {}
+        for td in plan.tail_drains:
+            if td.pred not in tails and any(v != -1 for v in td.spec):
+                tails[td.pred] = td.spec
+        final_exit: dict[Block, DataflowState] = {}
+        final_entry: dict[Block, DataflowState] = {}
+        freeze = not self.loop_carried
+        converged = False
+        new_anchors: dict[Instruction, list[int]] = {}
+        tokens: dict[Instruction, list[int]] = {}
+        for it in range(self.cap):
+            self.finalize_sweeps = it + 1
+            changed = False
+            new_anchors = {}
+            tokens = {}
+            why_all: dict[Instruction, list[list[Contribution]]] = {}
+            snaps: dict[Instruction, list[list[PerPredQueue]]] = {}
+            for bb in self.rpo:
+                keep = self.keep_live[bb]
+                st = self.merge_from_predecessors(bb, final_exit)
+                for p in bb.preds:
+                    spec = tails.get(p)
+                    if spec is None:
+                        continue
+                    for c in range(CK_COUNT):
+                        if spec[c] != -1:
+                            st.queues[c] = [q for q in st.queues[c] if q.pred is not p] + \
+                                trim_queues([q for q in st.queues[c] if q.pred is p], spec[c])
+                if freeze and it > 0 and bb in final_entry:
+                    self._restore_tensor(st, final_entry[bb], keep)
+                final_entry[bb] = st.copy()
+                emit = [CounterEmitState() for _ in range(CK_COUNT)]
+                for inst in bb.instrs:
+                    if inst.is_phi or inst.is_label:
+                        continue
+                    inf = self.info[inst]
+                    snaps[inst] = [list(qs) for qs in st.queues]
+                    if inf.is_wait:
+                        self._credit(inst, st, emit)
+                        continue
+                    computed, why = self.compute_required_waits(inst, st, record=True)
+                    pl = planned.get(inst)
+                    apply = None
+                    for c in range(CK_COUNT):
+                        w = pl[c] if pl is not None else -1
+                        if computed[c] != -1:
+                            w = computed[c] if w == -1 else min(w, computed[c])
+                        if w == -1 or not emit[c].needs_new_wait(w):
+                            continue
+                        if apply is None:
+                            apply = new_spec()
+                        apply[c] = w
+                        emit[c].record_emitted(w)
+                    if apply is not None:
+                        if apply[CK_TENSOR] != -1:
+                            tokens[inst] = self._drained_tokens(st.queues[CK_TENSOR], apply[CK_TENSOR])
+                        for c in range(CK_COUNT):
+                            if apply[c] != -1:
+                                st.queues[c] = trim_queues(st.queues[c], apply[c])
+                        new_anchors[inst] = apply
+                        why_all[inst] = why
+                    self._produce(inst, inf, st, bb, emit, None)
+                if freeze and it > 0 and bb in final_exit:
+                    self._restore_tensor(st, final_exit[bb], keep)
+                if bb not in final_exit or final_exit[bb] != st:
+                    final_exit[bb] = st
+                    changed = True
+            self.why = why_all
+            self.snapshots = snaps
+            if not changed:
+                converged = True
+                break
+        self.final_entry = final_entry
+        self.final_exit = final_exit
+        self.finalize_converged = converged
+        if not converged:
+            sp = self.func.span
+            self.diagnostics.append(Diagnostic(
+                WARNING, "iteration-cap",
+                f"[WaitDataflow] finalizePlan iteration cap {self.cap} reached in @{self.func.name}",
+                sp.line if sp else 1, sp.col if sp else 1, function=self.func.name))
+        plan.anchor_waits = new_anchors
+        plan.tensor_tokens = tokens
+
+    def _drained_tokens(self, queues: list[PerPredQueue], keep: int) -> list[int]:
+        toks: set[int] = set()
+        for q in queues:
+            n = len(q.ops)
+            for e in q.ops[:max(0, n - keep)]:
+                t = self.info[e.op].tokens
+                if t:
+                    toks.update(t)
+        return sorted(toks)
+
+
+def credited_waits(inst: Instruction) -> list[tuple[int, int]]:
+    """What a pre-existing wait drains: [(counter, value)] (upstream-algorithm.md s.9)."""
+    mn = inst.mnemonic
+    lit = inst.first_literal()
+    sw = inst.mods.get("swaitcnt")
+
+    def field_val(*names: str) -> int:
+        vals = []
+        for src in (sw, inst.mods.get("swaittensorcnt"), inst.mods.get("swaitasynccnt")):
+            if src is None:
+                continue
+            for nm in names:
+                v = src.fields.get(nm)
+                if isinstance(v, int) and v >= 0:
+                    vals.append(v)
+        return min(vals) if vals else -1
+
+    def value(*names: str) -> int:
+        return lit if lit is not None else field_val(*names)
+
+    if mn == "s_wait_dscnt":
+        return [(CK_DS, value("dlcnt", "dscnt"))]
+    if mn == "s_wait_loadcnt":
+        return [(CK_LOAD, value("vlcnt"))]
+    if mn == "s_wait_kmcnt":
+        return [(CK_KM, value("kmcnt"))]
+    if mn == "s_wait_tensorcnt":
+        return [(CK_TENSOR, value("tlcnt"))]
+    if mn == "s_wait_asynccnt":
+        return [(CK_ASYNC, value("asynccnt"))]
+    if mn == "s_wait_loadcnt_dscnt" and lit is not None:
+        return [(CK_DS, lit & 0x3F), (CK_LOAD, (lit >> 8) & 0x3F)]
+    if mn == "s_wait_storecnt_dscnt" and lit is not None:
+        return [(CK_DS, lit & 0x3F)]
+    if mn == "s_waitcnt" and sw is not None and lit is None:
+        # legacy gfx9 form decoded by the asm front end (vmcnt/lgkmcnt); see docs/decisions.md
+        out = []
+        for c, nm in ((CK_DS, "dlcnt"), (CK_LOAD, "vlcnt"), (CK_KM, "kmcnt")):
+            v = sw.fields.get(nm)
+            if isinstance(v, int) and v >= 0:
+                out.append((c, v))
+        return out
+    return []

@@ -1,0 +1,337 @@
+"""StinkyWaitCntInsertionPass::run(): analyze -> optimize -> finalize -> emit, with provenance.
+
+`plan_function` runs the analysis stages and returns the plan plus everything the editor
+features need (why each wait exists, FIFO snapshots); it leaves the IR free of PHIs and
+inserts nothing.  `run_insertion` additionally emits the waits into the IR, which is what
+`stinkywait-opt --print-output` prints.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..analysis import classify as K
+from ..analysis.cfg import compute_cfg
+from ..analysis.ssa import build_use_def_chain, remove_phis
+from ..diagnostics import INFO, Diagnostic
+from ..ir import Block, Function, Instruction, Modifier
+from ..results import DepInfo, FunctionResult, Options, PlannedWait
+from .dataflow import Contribution, WaitDataflow
+from .emit import make_wait, tail_anchor
+from .promotion import ShallowPredPromotion
+from .state import PerPredQueue, WaitInsertionPlan
+
+RULE_CLASS = {"raw": "RAW", "lds-war": "WAR", "async-war": "WAR", "loop-carried-war": "WAR",
+              "descriptor-war": "WAR", "barrier": "barrier", "loop-carried-raw": "RAW",
+              "lds-ring": "RAW", "ring-saturated": "fallback", "untagged-tensor": "fallback",
+              "fallback-untagged-tensor-anchor": "fallback", "fallback-untagged-lds-writer": "fallback",
+              "fallback-barrier": "fallback"}
+
+
+@dataclass
+class PassOutput:
+    """Everything one run of the pass over one function decided."""
+
+    func: Function
+    df: WaitDataflow
+    plan: WaitInsertionPlan
+    relaxed: dict[Instruction, list[int]]
+    result: FunctionResult
+    #: anchor -> counter -> provenance text (LDS-ring / loop-carried kernels only)
+    provenance_text: dict[Instruction, dict[int, str]] = field(default_factory=dict)
+
+
+def _loc(inst: Instruction | None) -> tuple[int, int]:
+    if inst is None or inst.span is None:
+        return 0, 0
+    return inst.span.line, inst.span.col
+
+
+def _pred_name(p: Block | None) -> str | None:
+    return None if p is None else p.name
+
+
+def _deps(contribs: list[Contribution]) -> list[DepInfo]:
+    out: list[DepInfo] = []
+    seen: set = set()
+    for ct in contribs:
+        if ct.op is None:
+            continue
+        key = (id(ct.op), id(ct.pred), ct.count_from)
+        if key in seen:
+            continue
+        seen.add(key)
+        line, col = _loc(ct.op)
+        blk = ct.op.block.name if ct.op.block is not None else ""
+        out.append(DepInfo(line, col, ct.op.mnemonic, blk, _pred_name(ct.pred), ct.count_from))
+    return out
+
+
+def _describe(c: int, value: int, contribs: list[Contribution], relaxed: bool, cap_hit: bool,
+              options: Options) -> tuple[str, str, list[str]]:
+    """(rule, human reason, options that shaped it) for one planned counter wait."""
+    shaped: list[str] = []
+    if c == K.CK_TENSOR:
+        shaped.append(f"numWaves={options.num_waves}")
+        if options.enable_loop_carried_token_deps:
+            shaped.append("enableLoopCarriedTokenDeps")
+    binding = [ct for ct in contribs if ct.wait == value]
+    if relaxed:
+        shaped.append("ShallowPredPromotion")
+        rule = "promotion"
+        why = "relaxed to the deepest correctable path; shallower predecessors get tail drains"
+    elif cap_hit:
+        rule = "iteration-cap"
+        why = "iteration cap hit: forced full drain"
+    elif binding:
+        rule = RULE_CLASS.get(binding[0].rule, binding[0].rule)
+        ct = binding[0]
+        if ct.op is not None:
+            via = f" via ^{ct.pred.name}" if ct.pred is not None else ""
+            why = (f"{binding[0].rule}: {ct.op.mnemonic} (line {_loc(ct.op)[0]}) still in flight, "
+                   f"countFrom {ct.count_from}{via}")
+        else:
+            why = f"{binding[0].rule}: disjointness cannot be proved, drain everything"
+    else:
+        rule = "finalize"
+        why = "kept from the plan after replay (an earlier anchor's drain no longer covers it)"
+        if options.enable_tensor_descriptor_war:
+            shaped.append("enableTensorDescriptorWar")
+    return rule, why, shaped
+
+
+def _frame(trips: int) -> str:
+    return "frame k" if trips == 0 else f"frame k-{trips}"
+
+
+def _drained_sources(df: WaitDataflow, queues: list[PerPredQueue], keep: int, ring: bool) -> list[str]:
+    """Provenance entries for the ops a wait of `keep` retires.
+
+    Two upstream wordings: LDS-ring kernels say `token LDS0 from ^loop (frame k-1, ring slot
+    2)`; loop-carried (branch B1) kernels say `LDS0[k-1] via loop`.
+    """
+    out: list[str] = []
+    for q in queues:
+        n = len(q.ops)
+        if not ring:
+            where = q.pred.name if q.pred is not None else "local"
+            for e in q.ops[:max(0, n - keep)]:
+                for t in df.info[e.op].tokens or ():
+                    s = f"LDS{t}[{'k' if e.trips == 0 else f'k-{e.trips}'}] via {where}"
+                    if s not in out:
+                        out.append(s)
+            continue
+        where = f"^{q.pred.name}" if q.pred is not None else "local"
+        for e in q.ops[:max(0, n - keep)]:
+            inf = df.info[e.op]
+            toks = inf.tokens or ()
+            slot = ""
+            for ai, acc in enumerate(inf.ring):
+                if acc[2] > 0:
+                    d = e.deltas[ai] if ai < len(e.deltas) else 0
+                    slot = f", ring slot {(acc[3] + d) % acc[2]}"
+                    break
+            for t in toks:
+                s = f"token LDS{t} from {where} ({_frame(e.trips)}{slot})"
+                if s not in out:
+                    out.append(s)
+        for op in q.sat:
+            for t in df.info[op].tokens or ():
+                s = f"token LDS{t} from {where} (frame k-(N+))"
+                if s not in out:
+                    out.append(s)
+    return out
+
+
+def plan_function(func: Function, options: Options) -> PassOutput:
+    """Analyze and optimize one function; the IR is left unchanged apart from `sources`."""
+    cfg = compute_cfg(func)
+    build_use_def_chain(func, cfg)
+    df = WaitDataflow(func, cfg, options)
+    df.solve()
+    plan = df.materialize_plan()
+    relaxed: dict[Instruction, list[int]] = {}
+    if options.optimize and not (options.bounded and df.cap_hit):
+        relaxed = ShallowPredPromotion().rewrite(plan, df)
+    df.finalize_plan(plan)
+    remove_phis(func)
+    out = PassOutput(func, df, plan, relaxed, FunctionResult(func.name))
+    _build_result(out, options)
+    return out
+
+
+def _build_result(out: PassOutput, options: Options) -> None:
+    df, plan, res = out.df, out.plan, out.result
+    res.sweeps = df.sweeps
+    res.converged = not df.cap_hit
+    res.diagnostics.extend(df.diagnostics)
+    ring_kernel = any(inf.ring for inf in df.info.values())
+    lc_kernel = not ring_kernel and any(inf.lc_war or inf.lc_raw for inf in df.info.values())
+    for b in out.func.blocks:
+        for inst in b.instrs:
+            spec = plan.anchor_waits.get(inst)
+            srcs = [s for s in inst.sources if s is not None]
+            if srcs:
+                prods = _producers(inst)
+                if prods:
+                    res.producers[_loc(inst)[0]] = [_loc(p) for p in prods]
+            if spec is None:
+                continue
+            why = df.why.get(inst) or [[] for _ in range(K.CK_COUNT)]
+            for c in range(K.CK_COUNT):
+                if spec[c] == -1:
+                    continue
+                rule, reason, shaped = _describe(c, spec[c], why[c], c in out.relaxed.get(inst, ()),
+                                                 df.cap_hit, options)
+                line, col = _loc(inst)
+                res.waits.append(PlannedWait(
+                    out.func.name, b.name, line, col, "before", K.COUNTER_NAMES[c], spec[c],
+                    f"{K.WAIT_MNEMONIC[c]} {spec[c]}", rule, reason, _deps(why[c]), shaped))
+                text = None
+                if (ring_kernel or (lc_kernel and c in (K.CK_DS, K.CK_TENSOR))) and inst in df.snapshots:
+                    srcs_txt = _drained_sources(df, df.snapshots[inst][c], spec[c], ring_kernel)
+                    if srcs_txt:
+                        text = "drains " + ("; " if ring_kernel else ",").join(srcs_txt)
+                inf = df.info[inst]
+                if c == K.CK_DS and inf.lc_war is not None:
+                    toks = ",".join(f"LDS{t}" for t in inf.lc_war[0])
+                    d = inf.lc_war[1]
+                    text = f"covers loop-carried WAR on {toks} ({d} trip{'s' if d != 1 else ''} back)"
+                if text:
+                    out.provenance_text.setdefault(inst, {})[c] = text
+    for td in plan.tail_drains:
+        anchor = tail_anchor(td.pred)
+        last = anchor or td.pred.terminator()
+        line, col = _loc(last) if last is not None else (td.pred.span.line if td.pred.span else 0, 1)
+        for c in range(K.CK_COUNT):
+            if td.spec[c] == -1:
+                continue
+            res.waits.append(PlannedWait(
+                out.func.name, td.pred.name, line, col, "before" if anchor is not None else "after",
+                K.COUNTER_NAMES[c], td.spec[c], f"{K.WAIT_MNEMONIC[c]} {td.spec[c]}", "tail-drain",
+                "ShallowPredPromotion: pre-drain this shallow predecessor so the join's wait can relax",
+                [], ["ShallowPredPromotion"], tail_drain=True))
+    if df.cap_hit:
+        res.diagnostics.append(Diagnostic(
+            INFO, "forced-drain", "iteration cap hit: every planned wait in this function is forced to 0",
+            *(_loc(out.func.blocks[0].instrs[0]) if out.func.blocks and out.func.blocks[0].instrs else (1, 1)),
+            function=out.func.name))
+    res.fifo = FifoView(df)
+
+
+def _producers(inst: Instruction) -> list[Instruction]:
+    """Async producers a consumer's SSA sources reach (through PHIs)."""
+    out: list[Instruction] = []
+    seen: set[int] = set()
+    stack = [s for s in inst.sources if s is not None]
+    while stack:
+        s = stack.pop()
+        if id(s) in seen:
+            continue
+        seen.add(id(s))
+        if s.is_phi:
+            stack.extend(x for x in s.sources if x is not None)
+        elif K.classify_mem_op(s) != K.CK_COUNT:
+            out.append(s)
+    out.sort(key=lambda i: _loc(i))
+    return out
+
+
+class FifoView(dict):
+    """line -> {counter: [QueueView]}, converted lazily from the finalize snapshots."""
+
+    def __init__(self, df: WaitDataflow):
+        super().__init__()
+        self._by_line: dict[int, Instruction] = {}
+        for inst in df.snapshots:
+            if inst.span is not None:
+                self._by_line.setdefault(inst.span.line, inst)
+        self._df = df
+
+    def __contains__(self, line: object) -> bool:
+        return line in self._by_line
+
+    def __len__(self) -> int:
+        return len(self._by_line)
+
+    def __iter__(self):
+        return iter(sorted(self._by_line))
+
+    def keys(self):  # type: ignore[override]
+        return sorted(self._by_line)
+
+    def get(self, line, default=None):  # type: ignore[override]
+        return self[line] if line in self._by_line else default
+
+    def __getitem__(self, line: int):
+        from ..results import QueuedOpView, QueueView
+        inst = self._by_line[line]
+        snap = self._df.snapshots[inst]
+        view: dict[str, list[QueueView]] = {}
+        for c in range(K.CK_COUNT):
+            qs = [q for q in snap[c] if q.ops or q.sat]
+            if not qs:
+                continue
+            lst = []
+            for q in qs:
+                n = len(q.ops)
+                ops = tuple(QueuedOpView(_loc(e.op)[0], e.op.mnemonic, n - i, e.trips)
+                            for i, e in enumerate(q.ops))
+                lst.append(QueueView(_pred_name(q.pred), ops, len(q.sat)))
+            view[K.COUNTER_NAMES[c]] = lst
+        return view
+
+    def items(self):  # type: ignore[override]
+        return [(k, self[k]) for k in self.keys()]
+
+    def values(self):  # type: ignore[override]
+        return [self[k] for k in self.keys()]
+
+
+def emit_waits(po: PassOutput) -> list[Instruction]:
+    """Insert the plan's waits into the IR; returns the new instructions in program order."""
+    plan, df = po.plan, po.df
+    ring_text = po.provenance_text
+    new: list[Instruction] = []
+    for b in po.func.blocks:
+        out: list[Instruction] = []
+        for inst in b.instrs:
+            spec = plan.anchor_waits.get(inst)
+            if spec is not None:
+                for c in range(K.CK_COUNT):
+                    if spec[c] == -1:
+                        continue
+                    w = make_wait(c, spec[c], plan.tensor_tokens.get(inst) if c == K.CK_TENSOR else None)
+                    text = ring_text.get(inst, {}).get(c)
+                    if text:
+                        w.comment = text
+                        if c == K.CK_TENSOR:
+                            w.mods["wait_provenance"] = Modifier("wait_provenance", {"text": text})
+                    w.block = b
+                    out.append(w)
+                    new.append(w)
+            out.append(inst)
+        b.instrs = out
+    for td in plan.tail_drains:
+        b = td.pred
+        waits = []
+        for c in range(K.CK_COUNT):
+            if td.spec[c] != -1:
+                w = make_wait(c, td.spec[c])
+                w.block = b
+                waits.append(w)
+        anchor = tail_anchor(b)
+        if anchor is None:
+            b.instrs.extend(waits)
+        else:
+            i = b.instrs.index(anchor)
+            b.instrs[i:i] = waits
+        new.extend(waits)
+    return new
+
+
+def run_insertion(func: Function, options: Options) -> FunctionResult:
+    """The whole pass on one function, mutating it like upstream (used by stinkywait-opt)."""
+    po = plan_function(func, options)
+    emit_waits(po)
+    return po.result

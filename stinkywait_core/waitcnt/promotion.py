@@ -1,0 +1,90 @@
+"""ShallowPredPromotion: relax a join's wait to the deepest correctable path, drain the rest.
+
+At a join the solver's wait is sized for the shallowest constrained path (min over paths),
+which over-drains deeper paths.  For every anchor wait at a block with >= 2 predecessors this
+optimizer measures, per predecessor exit state, the wait that path alone needs; predecessors
+that are not the block itself and have this block as their only successor are *correctable*:
+they get a tail drain before their terminator so the anchor can relax to the deepest path's
+value (spec "ShallowPredPromotion"; upstream-algorithm.md s.11).
+"""
+
+from __future__ import annotations
+
+from ..analysis import classify as K
+from ..ir import Block, Instruction
+from .dataflow import WaitDataflow
+from .state import TailDrain, WaitInsertionPlan, count_from, new_spec, wait_to_drain
+
+
+def collect_mem_op_deps(consumer: Instruction, c: int) -> list[Instruction]:
+    """Concrete memops of counter c reachable from the consumer's sources through PHIs."""
+    out: list[Instruction] = []
+    seen: set[int] = set()
+    stack = [s for s in reversed(consumer.sources) if s is not None]
+    while stack:
+        s = stack.pop()
+        if id(s) in seen:
+            continue
+        seen.add(id(s))
+        if s.is_phi:
+            stack.extend(x for x in reversed(s.sources) if x is not None)
+        elif K.classify_mem_op(s) == c:
+            out.append(s)
+    return out
+
+
+class ShallowPredPromotion:
+    """The only shipped WaitPlanOptimizer."""
+
+    name = "ShallowPredPromotion"
+
+    def rewrite(self, plan: WaitInsertionPlan, df: WaitDataflow) -> dict[Instruction, list[int]]:
+        """Relax anchors in place, set plan.tail_drains; returns {anchor: counters relaxed}."""
+        tail_min: dict[Block, list[int]] = {}
+        relaxed: dict[Instruction, list[int]] = {}
+        for consumer, spec in plan.anchor_waits.items():
+            bb = consumer.block
+            if bb is None or len(bb.preds) < 2:
+                continue
+            for c in range(K.CK_COUNT):
+                if spec[c] == -1:
+                    continue
+                deps = collect_mem_op_deps(consumer, c)
+                if not deps:
+                    continue
+                infos: list[tuple[Block, int, bool]] = []
+                for p in bb.preds:
+                    ps = df.exit_state.get(p)
+                    if ps is None:
+                        continue
+                    w = -1
+                    for q in ps.queues[c]:
+                        for d in deps:
+                            n = count_from(q, d, df.newest)
+                            if n > 0:
+                                v = wait_to_drain(c, n)
+                                w = v if w == -1 else min(w, v)
+                    if w < 0:
+                        continue
+                    infos.append((p, w, p is not bb and len(p.succs) == 1))
+                if not infos:
+                    continue
+                corr = [w for _, w, ok in infos if ok]
+                unc = [w for _, w, ok in infos if not ok]
+                if not corr:
+                    anchor = min(unc)
+                elif not unc:
+                    anchor = max(corr)
+                else:
+                    anchor = min(max(corr), min(unc))
+                if anchor <= spec[c]:
+                    continue
+                for p, w, ok in infos:
+                    if ok and w < anchor:
+                        cur = tail_min.setdefault(p, new_spec())
+                        cur[c] = w if cur[c] == -1 else min(cur[c], w)
+                spec[c] = anchor
+                relaxed.setdefault(consumer, []).append(c)
+        plan.tail_drains = [TailDrain(p, tail_min[p])
+                            for p in sorted(tail_min, key=lambda b: (b.label, b.index))]
+        return relaxed
