@@ -373,7 +373,11 @@ class _Checker:
         return (bi, tuple(fifo_key), regs, lds)
 
     def _seen(self, bi: int, st: _State) -> bool:
-        """True when an explored state at this block had the same future and more budget."""
+        """True when an explored state at this block had the same future and more budget.
+
+        Checked before the trip bound, so a loop whose header state repeats is closed by
+        memoisation instead of being reported as cut.
+        """
         key = self._canon(bi, st)
         trips = tuple(sorted(st.trips.items()))
         prev = self.memo.setdefault(key, [])
@@ -441,6 +445,8 @@ class _Checker:
             if s is None or s not in st.entries:
                 continue
             e = st.entries[s]
+            if e.counter == CK_DS and is_barrier(inst):
+                continue  # the barrier-ordering rule below reports the same requirement
             if e.counter == CK_TENSOR:
                 if cfg.num_waves == 1 or is_lds_fence_barrier(inst):
                     hit(s, RULE_TENSOR_RAW, f"LDS token {t}")
@@ -520,28 +526,25 @@ class _Checker:
             if self._seen(bi, st):
                 res.paths += 1
                 continue
+            if st.trips.get(bi, 0) > self.cfg.max_trips:
+                res.trip_cut = True
+                res.paths += 1
+                continue
             res.states += 1
             block = self.blocks[bi]
             path = path + (block.label,)
             for inst in block.instrs:
                 self._execute(st, inst, path)
             res.steps += len(block.instrs)
-            nexts: list[tuple[int, _State, tuple[str, ...]]] = []
-            for v in self.succs[bi]:
-                trips = st.trips
-                if v in self.headers:
-                    n = trips.get(v, 0) + 1 if (bi, v) in self.retreating else 1
-                    if n > self.cfg.max_trips:
-                        res.trip_cut = True
-                        continue
-                nexts.append((v, st, path))
-            if not nexts:
+            succs = self.succs[bi]
+            if not succs:
                 res.paths += 1
-            for k, (v, _, p) in enumerate(nexts):
-                nst = st if k == len(nexts) - 1 else st.copy()
+            nexts: list[tuple[int, _State, tuple[str, ...]]] = []
+            for k, v in enumerate(succs):
+                nst = st if k == len(succs) - 1 else st.copy()
                 if v in self.headers:
                     nst.trips[v] = nst.trips.get(v, 0) + 1 if (bi, v) in self.retreating else 1
-                nexts[k] = (v, nst, p)
+                nexts.append((v, nst, path))
             # push in reverse so the first successor is explored first (deterministic reports)
             work.extend(reversed(nexts))
             if res.paths > self.cfg.max_paths or res.steps > self.cfg.max_steps:
