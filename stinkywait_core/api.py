@@ -1,0 +1,317 @@
+"""The library's front door: `analyze(text, path, options)` -> `Analysis`.
+
+Parses a `.stir` or `.s` file, runs the pass over every function (every kernel of an asm
+file), and keeps the plan with its provenance, the FIFO snapshots and the diagnostics.  The
+CLIs and the language server render exactly this; they never re-run parts of the pass.
+
+Results are cached per function by (function text, first line, options), so re-analysing a
+file after an edit recomputes only the functions whose text (or position) changed.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import OrderedDict
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from .analysis import classify as K
+from .analysis.implicit_deps import build_implicit_dependencies
+from .diagnostics import ERROR, HINT, WARNING, Diagnostic, Related
+from .ir import Function, Instruction, Module
+from .results import FunctionResult, Options, PlannedWait
+from .syntax import language_for, parse
+from .waitcnt.dataflow import credited_waits
+from .waitcnt.emit import make_wait
+from .waitcnt.pipeline import PassOutput, plan_function
+from .waitcnt.remove import should_remove
+
+
+@dataclass
+class Analysis:
+    """One analysed file."""
+
+    path: str
+    language: str
+    options: Options
+    module: Module
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    functions: list[FunctionResult] = field(default_factory=list)
+    #: 1-based lines of hand-written waits stripped by `replace_waits`
+    removed_lines: list[int] = field(default_factory=list)
+    outputs: list[PassOutput] = field(default_factory=list)
+    _check: list[Diagnostic] | None = None
+
+    def waits(self) -> list[PlannedWait]:
+        out = [w for f in self.functions for w in f.waits]
+        out.sort(key=lambda w: (w.insert_line, 0))
+        return out
+
+    def insertions(self, explain: bool = False) -> list[tuple[int, str]]:
+        ins: list[tuple[int, str]] = []
+        for w in self.waits():
+            text = w.insert_text
+            if explain:
+                text = _with_explanation(text, w, self.language)
+            ins.append((w.insert_line, text))
+        return ins
+
+    def inserted_text(self, explain: bool = False) -> str:
+        """The file with every planned wait inserted (and stripped waits removed)."""
+        return apply_insertions(self.module.text, self.insertions(explain), set(self.removed_lines))
+
+    def has_errors(self) -> bool:
+        return any(d.severity == ERROR for d in self.diagnostics)
+
+    def to_json(self) -> dict[str, Any]:
+        per_fn = {id(f): f for f in self.functions}
+        return {
+            "file": self.path,
+            "options": self.options.to_json(),
+            "diagnostics": [d.to_json() for d in self.diagnostics if d.function is None],
+            "functions": [{
+                "name": f.name,
+                "waits": [_wait_json(w) for w in sorted(f.waits, key=lambda w: w.insert_line)],
+                "diagnostics": [d.to_json() for d in f.diagnostics],
+            } for f in per_fn.values()],
+        }
+
+    def check_diagnostics(self) -> list[Diagnostic]:
+        """Review of the hand-written waits: missing (error), redundant (warning), stricter (hint)."""
+        if self._check is None:
+            self._check = _review(self)
+        return self._check
+
+
+def _wait_json(w: PlannedWait) -> dict[str, Any]:
+    reason = f"{w.rule}: {w.reason}"
+    if w.shaped_by:
+        reason += f" [{', '.join(w.shaped_by)}]"
+    return {"line": w.line, "column": w.column, "block": w.block, "placement": w.placement,
+            "instruction": w.instruction, "counter": w.counter, "count": w.count,
+            "reason": reason, "deps": [d.to_json() for d in w.deps]}
+
+
+def _with_explanation(text: str, w: PlannedWait, language: str) -> str:
+    body = text.rstrip("\r\n")
+    nl = text[len(body):] or "\n"
+    deps = ", ".join(f"{d.mnemonic}@{d.line}" + (f" via ^{d.pred}" if d.pred else "") +
+                     f" countFrom {d.count_from}" for d in w.deps)
+    why = f"stinkywait: {w.rule}" + (f" [{deps}]" if deps else f": {w.reason}")
+    return f"{body}  // {why}{nl}"
+
+
+def apply_insertions(text: str, insertions: list[tuple[int, str]], drop: set[int] = frozenset()) -> str:
+    """Insert whole lines before 1-based line numbers (stable), dropping the lines in `drop`."""
+    lines = text.splitlines(keepends=True)
+    nl = "\r\n" if lines and lines[0].endswith("\r\n") else "\n"
+    by_line: dict[int, list[str]] = {}
+    for ln, t in insertions:
+        by_line.setdefault(ln, []).append(t if t.endswith("\n") else t + nl)
+    out: list[str] = []
+    for i, line in enumerate(lines, start=1):
+        out.extend(by_line.get(i, ()))
+        if i not in drop:
+            out.append(line)
+    tail = by_line.get(len(lines) + 1, [])
+    if tail and out and not out[-1].endswith("\n"):
+        out[-1] = out[-1] + nl
+    out.extend(tail)
+    return "".join(out)
+
+
+class AnalysisCache:
+    """Per-function plan cache (bounded LRU); one per server or long-lived process."""
+
+    def __init__(self, size: int = 64):
+        self.size = size
+        self._d: OrderedDict[tuple, tuple] = OrderedDict()
+
+    def get(self, key: tuple):
+        v = self._d.get(key)
+        if v is not None:
+            self._d.move_to_end(key)
+        return v
+
+    def put(self, key: tuple, value: tuple) -> None:
+        self._d[key] = value
+        self._d.move_to_end(key)
+        while len(self._d) > self.size:
+            self._d.popitem(last=False)
+
+
+def _function_text_key(module: Module, func: Function) -> tuple:
+    lines = module.text.splitlines()
+    if func.span is None:
+        return (func.name, id(func))
+    a, b = func.span.line - 1, func.span.end_line
+    return (func.name, func.span.line, "\n".join(lines[a:b]))
+
+
+def analyze(text: str, path: str = "<input>", options: Options = Options(), language: str | None = None,
+            cache: AnalysisCache | None = None) -> Analysis:
+    """Parse and plan a whole file.  Never raises on bad input: errors become diagnostics."""
+    lang = language_for(path, language)
+    module = parse(text, path, lang)
+    an = Analysis(path, lang, options, module)
+    an.diagnostics.extend(module.diagnostics)
+    lines = text.splitlines()
+    for func in module.functions:
+        key = None
+        if cache is not None:
+            key = (_function_text_key(module, func), options)
+            hit = cache.get(key)
+            if hit is not None:
+                po, removed = hit
+                an.outputs.append(po)
+                an.functions.append(po.result)
+                an.removed_lines.extend(removed)
+                an.diagnostics.extend(po.result.diagnostics)
+                continue
+        removed: list[int] = []
+        if options.replace_waits:
+            for b in func.blocks:
+                keep = []
+                for inst in b.instrs:
+                    # both front ends put one instruction per line, so the whole line goes
+                    if not inst.is_label and should_remove(inst) and inst.span is not None:
+                        removed.append(inst.span.line)
+                        continue
+                    keep.append(inst)
+                b.instrs = keep
+        an.diagnostics.extend(build_implicit_dependencies(func))
+        try:
+            po = plan_function(func, options)
+        except RecursionError:  # pathological nesting: report, never crash
+            an.diagnostics.append(Diagnostic(ERROR, "internal", f"analysis of @{func.name} too deep",
+                                             func.span.line if func.span else 1, 1, function=func.name))
+            continue
+        _place_waits(po, module, lines, lang)
+        an.outputs.append(po)
+        an.functions.append(po.result)
+        an.removed_lines.extend(removed)
+        an.diagnostics.extend(po.result.diagnostics)
+        if cache is not None and key is not None:
+            cache.put(key, (po, removed))
+    return an
+
+
+def _indent_of(lines: list[str], line: int) -> str:
+    if 1 <= line <= len(lines):
+        s = lines[line - 1]
+        return s[:len(s) - len(s.lstrip(" \t"))]
+    return ""
+
+
+def _place_waits(po: PassOutput, module: Module, lines: list[str], lang: str) -> None:
+    """Fill each PlannedWait's insert_line/insert_text for the source format."""
+    func = po.func
+    by_block = {b.name: b for b in func.blocks}
+    for w in po.result.waits:
+        c = K.COUNTER_NAMES.index(w.counter)
+        if w.placement == "before":
+            line = w.line
+            indent = _indent_of(lines, line)
+        else:
+            b = by_block.get(w.block)
+            last = None
+            if b is not None:
+                real = [i for i in b.instrs if i.span is not None and not i.is_phi]
+                last = real[-1] if real else None
+            if last is not None:
+                line = last.span.end_line + 1
+                indent = _indent_of(lines, last.span.line)
+            else:
+                hdr = b.span.line if b is not None and b.span is not None else w.line
+                line = hdr + 1
+                indent = _indent_of(lines, hdr) + ("  " if lang == "stir" else "")
+                if lang == "asm":
+                    indent = "\t"
+        if lang == "stir":
+            from .syntax.stir_printer import format_instruction
+            inst = make_wait(c, w.count)
+            body = format_instruction(inst)
+        else:
+            body = w.instruction
+        w.insert_line = line
+        w.insert_text = f"{indent}{body}\n"
+
+
+def _review(an: Analysis) -> list[Diagnostic]:
+    """Hand-written waits against the plan: what is missing, redundant or stricter than needed."""
+    out: list[Diagnostic] = []
+    for w in an.waits():
+        related = [Related(d.line, d.column, f"producer {d.mnemonic} in ^{d.block}"
+                           + (f" (via ^{d.pred}, countFrom {d.count_from})" if d.pred else
+                              f" (countFrom {d.count_from})")) for d in w.deps if d.line]
+        line_text = an.module.text.splitlines()[w.line - 1] if 0 < w.line <= len(an.module.text.splitlines()) else ""
+        out.append(Diagnostic(
+            ERROR, "missing-wait", f"missing {w.instruction} ({w.rule}: {w.reason})",
+            w.line, w.column, w.line, max(w.column, len(line_text) + 1), related,
+            {"insert_line": w.insert_line, "insert_text": w.insert_text, "instruction": w.instruction,
+             "counter": w.counter, "count": w.count}, w.function))
+    if an.options.replace_waits:
+        return out
+    stripped = analyze(an.module.text, an.path, replace(an.options, replace_waits=True), an.language)
+    # planned waits of the stripped analysis, by anchor line and counter
+    planned: dict[tuple[int, str], int] = {}
+    for w in stripped.waits():
+        if w.placement == "before":
+            planned[(w.line, w.counter)] = w.count
+    for po in an.outputs:
+        snaps = po.df.snapshots
+        for b in po.func.blocks:
+            instrs = [i for i in b.instrs if not i.is_phi and not i.is_label]
+            for idx, inst in enumerate(instrs):
+                if not K.is_wait(inst) or inst.span is None or not should_remove(inst):
+                    continue
+                nxt = next((j for j in instrs[idx + 1:] if not K.is_wait(j)), None)
+                for c, v in credited_waits(inst):
+                    if v < 0:
+                        continue
+                    snap = snaps.get(inst)
+                    qs = snap[c] if snap is not None else []
+                    drains = any(len(q.ops) > v or q.sat for q in qs)
+                    name = K.COUNTER_NAMES[c]
+                    sp = inst.span
+                    need = planned.get((nxt.span.line, name)) if nxt is not None and nxt.span else None
+                    if not drains:
+                        out.append(Diagnostic(WARNING, "redundant-wait",
+                                              f"redundant {inst.mnemonic} {v}: nothing older than {v} ops is in flight on {name}cnt here",
+                                              sp.line, sp.col, sp.end_line, sp.end_col, [],
+                                              {"delete_line": sp.line}, po.func.name))
+                    elif need is not None and need > v and c != K.CK_KM:
+                        out.append(Diagnostic(HINT, "stricter-wait",
+                                              f"{inst.mnemonic} {v} is stricter than needed: {K.WAIT_MNEMONIC[c]} {need} suffices",
+                                              sp.line, sp.col, sp.end_line, sp.end_col, [],
+                                              {"replace_line": sp.line, "count": need,
+                                               "instruction": f"{K.WAIT_MNEMONIC[c]} {need}"}, po.func.name))
+    return out
+
+
+def analyze_file(path: str, options: Options = Options(), language: str | None = None) -> Analysis:
+    """Read a file (bad UTF-8 replaced, never fatal) and analyse it."""
+    with open(path, "rb") as fh:
+        data = fh.read()
+    return analyze(data.decode("utf-8", errors="replace"), path, options, language)
+
+
+def atomic_write(path: str, text: str) -> None:
+    """Write via a temporary file in the same directory, then rename (never half-written)."""
+    d = os.path.dirname(os.path.abspath(path)) or "."
+    import tempfile
+    fd, tmp = tempfile.mkstemp(prefix=".stinkywait-", dir=d)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
+            fh.write(text)
+        try:
+            os.chmod(tmp, os.stat(path).st_mode & 0o7777)
+        except OSError:
+            pass
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
