@@ -1,0 +1,1176 @@
+"""AMDGPU assembly (`.s`) front end: text -> `Module(kind="asm")` with an exact line table.
+
+The parser is line oriented, like the assembler itself.  Every physical line becomes an
+`AsmLine`; instruction lines also become `Instruction`s grouped into kernels (`Function`) and
+basic blocks.  Nothing is ever rewritten: spans and texts point into the original file, and the
+printer (`asm_printer.insert_lines`) only ever adds whole lines, so untouched text comes back
+byte for byte.
+
+The language server re-parses on every keystroke, so the expensive part -- turning one line
+into immutable syntax (`LineSyntax`) -- is a pure function memoised on (line text, comment
+state, symbol table).  Editing one line re-parses that line; the rest are cache hits and only
+the cheap structural pass (functions, blocks, CFG) runs again.
+
+Bad input never raises: malformed lines become `error` diagnostics and stay verbatim, and the
+whole entry point is guarded so that even an internal bug degrades to one diagnostic.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import PurePath
+from typing import Any
+
+from ..diagnostics import ERROR, WARNING, Diagnostic
+from ..ir import Block, FloatImm, Function, Imm, Instruction, Modifier, Module, Operand, Reg, Special, Span, Str
+from ..ir.operands import NAMED_SPECIALS, PAIR_SPECIALS
+from .asm_tables import (BARE_MODIFIERS, MAX_REG_INDEX, MAX_REG_WIDTH, REG_PREFIXES,
+                         UNTRACKED_NAMED_REGS, VERBATIM_OPERAND_MNEMONICS, atomic_returns,
+                         has_no_successor, is_block_ender, is_unconditional_branch, layout_for,
+                         takes_label)
+
+__all__ = ["AsmLine", "LineSyntax", "Symbols", "parse_asm", "decode_legacy_waitcnt",
+           "split_lines", "parse_line"]
+
+# --------------------------------------------------------------------------------------------
+# Public records
+# --------------------------------------------------------------------------------------------
+
+LINE_KINDS = ("label", "directive", "instruction", "comment", "blank", "error", "verbatim")
+
+
+@dataclass(eq=False, slots=True)
+class AsmLine:
+    """One physical line of the file (`Module.lines[i]` is line ``i + 1``).
+
+    `kind` is one of label, directive, instruction, comment, blank, error, verbatim
+    (inside ``.amdhsa_kernel``/``.amdgpu_metadata``/``.macro`` blocks).  `span` covers the
+    whole line without its newline; `text` is the line exactly as in the file.  A line
+    ``name: s_nop 0`` is an instruction line whose `label` is also set.  `indent` is the
+    leading whitespace, which the printer copies for inserted lines.
+    """
+
+    kind: str
+    span: Span
+    text: str
+    instruction: Instruction | None = None
+    label: str | None = None
+    directive: str | None = None
+    indent: str = ""
+    comment: str | None = None
+
+    @property
+    def line(self) -> int:
+        return self.span.line
+
+
+class Symbols:
+    """An immutable `.set` symbol table, hashable in O(1) so it can key the line cache.
+
+    Each `.set` produces a new table (copy on write); identical tables compare equal, so a
+    line re-parsed under an unchanged table is a cache hit.
+    """
+
+    __slots__ = ("items", "_map", "_hash")
+
+    def __init__(self, items: tuple[tuple[str, int], ...] = ()) -> None:
+        self.items = items
+        self._map = dict(items)
+        self._hash = hash(items)
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __eq__(self, other: object) -> bool:
+        return self is other or (isinstance(other, Symbols) and self.items == other.items)
+
+    def get(self, name: str) -> int | None:
+        return self._map.get(name)
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def with_value(self, name: str, value: int) -> "Symbols":
+        if self._map.get(name) == value:
+            return self
+        d = dict(self._map)
+        d[name] = value
+        return Symbols(tuple(d.items()))
+
+
+EMPTY_SYMBOLS = Symbols()
+
+#: (severity, code, message, start, end): columns 0-based, end exclusive.
+Problem = tuple[str, str, str, int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class LineSyntax:
+    """The immutable result of parsing one line in isolation (the memoised unit).
+
+    Column ranges are 0-based and end-exclusive.  `mods` holds modifiers as
+    ``(kind, ((key, value), ...))`` with list values as tuples, to stay hashable/immutable.
+    """
+
+    kind: str
+    indent: int = 0
+    label: str | None = None
+    label_range: tuple[int, int] | None = None
+    directive: str | None = None
+    args: str = ""
+    mnemonic: str | None = None
+    code_range: tuple[int, int] | None = None
+    dsts: tuple[Operand, ...] = ()
+    srcs: tuple[Operand, ...] = ()
+    suffix: str = ""
+    mods: tuple[tuple[str, tuple[tuple[str, Any], ...]], ...] = ()
+    comment: str | None = None
+    branch_target: str | None = None
+    problems: tuple[Problem, ...] = ()
+    ends_in_comment: bool = False
+
+
+# --------------------------------------------------------------------------------------------
+# Lexical helpers
+# --------------------------------------------------------------------------------------------
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+_COMMENT_START = re.compile(r'"|/\*|//|;')
+_LABEL = re.compile(r'([A-Za-z_.$][\w.$@]*|\d+)[ \t]*:(?!:)')
+_ASSIGN = re.compile(r'([A-Za-z_.$][\w.$]*)[ \t]*=(?!=)[ \t]*')
+_DIRECTIVE = re.compile(r'\.[A-Za-z_][\w.$]*')
+_MNEMONIC = re.compile(r'[A-Za-z_][\w]*')
+_INT = re.compile(r'-?(?:0[xX][0-9a-fA-F]+|0[bB][01]+|\d+)')
+_FLOAT = re.compile(r'-?(?:\d+\.\d*|\.\d+)(?:[eE][-+]?\d+)?|-?\d+[eE][-+]?\d+')
+_IDENT = re.compile(r'[A-Za-z_.$][\w.$@]*')
+_FUNC_LIKE = re.compile(r'[A-Za-z_]\w*\(.*\)', re.S)
+_WRAPPER = re.compile(r'(abs|neg|sext)\((.*)\)', re.S)
+_REG_SINGLE = re.compile(r'(acc|ttmp|[vsa])(\d+)(?:\.[lh])?')
+_REG_RANGE = re.compile(r'(acc|ttmp|[vsa])\[([^\[\]]*)\](?:\.[lh])?')
+_MOD_KEY = re.compile(r'[A-Za-z_]\w*:')
+_ANNOT = re.compile(r'\s*([vsa])(?:(\d+)|\[(\d+):(\d+)\])\s*')
+_TOKEN_MARK = re.compile(r'st\.token:')
+_TOKEN_LIST = re.compile(r'st\.token:[ \t]*(\d+(?:[ \t]*,[ \t]*\d+)*)')
+_WAITCNT_FIELD = re.compile(r'([A-Za-z_]+)\(\s*([^()]*?)\s*\)')
+_EXPR_CHARS = re.compile(r'[\w.$@+\-*/%&|^<>~() \t]+')
+_BAD_CHAR = re.compile(r'[^\x20-\x7e\t]')
+_OPERATOR_END = tuple("+-*/%&|^<>~!=:")
+_OPERATOR_START = tuple("+*/%&|^<>=")
+
+#: Directives that open a block whose lines are passed through verbatim, and their ends.
+VERBATIM_BLOCKS = {".amdhsa_kernel": ".end_amdhsa_kernel", ".amdgpu_metadata": ".end_amdgpu_metadata",
+                   ".macro": ".endm"}
+_BLOCK_END_ALIASES = {".endm": (".endm", ".endmacro")}
+
+LINE_CACHE_SIZE = 1 << 17
+
+
+def split_lines(text: str) -> list[str]:
+    """Physical lines as an editor sees them (``\\r\\n``, ``\\n`` and ``\\r`` all end a line).
+
+    A final newline does not start an extra line; the empty text has no lines.
+    """
+    if not text:
+        return []
+    lines = _LINE_BREAK.split(text)
+    if lines and lines[-1] == "":
+        lines.pop()
+    return lines
+
+
+def _mask_comments(text: str, in_comment: bool) -> tuple[str, list[tuple[int, int, str, str]], bool, str | None]:
+    """Blank out comments (same length, so columns stay valid) and collect them.
+
+    Returns (masked code, comments as (start, end, content, style), ends inside ``/*``,
+    problem message).  Quoted strings are skipped so a ``;`` in ``.ascii "a;b"`` is not a
+    comment start.
+    """
+    n = len(text)
+    comments: list[tuple[int, int, str, str]] = []
+    out: list[str] = []
+    i = 0
+    if in_comment:
+        j = text.find("*/")
+        if j < 0:
+            return " " * n, [(0, n, text, "/*")], True, None
+        comments.append((0, j + 2, text[:j], "/*"))
+        out.append(" " * (j + 2))
+        i = j + 2
+    else:
+        stripped = text.lstrip(" \t")
+        if stripped.startswith("#"):
+            s = n - len(stripped)
+            return text[:s] + " " * (n - s), [(s, n, stripped[1:], "#")], False, None
+    problem: str | None = None
+    while i < n:
+        m = _COMMENT_START.search(text, i)
+        if m is None:
+            out.append(text[i:])
+            break
+        s = m.start()
+        out.append(text[i:s])
+        tok = m.group()
+        if tok == '"':
+            e = s + 1
+            while e < n and text[e] != '"':
+                e += 2 if text[e] == "\\" else 1
+            if e >= n:
+                problem = "unterminated string"
+                out.append(text[s:])
+                i = n
+                break
+            out.append(text[s:e + 1])
+            i = e + 1
+        elif tok == "/*":
+            e = text.find("*/", s + 2)
+            if e < 0:
+                comments.append((s, n, text[s + 2:], "/*"))
+                out.append(" " * (n - s))
+                return "".join(out), comments, True, problem
+            comments.append((s, e + 2, text[s + 2:e], "/*"))
+            out.append(" " * (e + 2 - s))
+            i = e + 2
+        else:
+            comments.append((s, n, text[s + len(tok):], tok))
+            out.append(" " * (n - s))
+            i = n
+    return "".join(out), comments, False, problem
+
+
+# --------------------------------------------------------------------------------------------
+# Integer expressions (register indices, .set values)
+# --------------------------------------------------------------------------------------------
+
+_EXPR_TOKEN = re.compile(r'\s*(0[xX][0-9a-fA-F]+|0[bB][01]+|\d+|[A-Za-z_.$][\w.$@]*|<<|>>|[-+*/%&|^~()!])')
+_MAX_EXPR_DEPTH = 64
+_MAX_ABS = 1 << 64
+_BINARY_PREC = {"|": 1, "^": 2, "&": 3, "<<": 4, ">>": 4, "+": 5, "-": 5, "*": 6, "/": 6, "%": 6}
+
+
+class _ExprError(Exception):
+    """Internal: the expression is not a constant integer expression we can evaluate."""
+
+
+def _expr_tokens(text: str) -> list[str]:
+    toks: list[str] = []
+    pos = 0
+    n = len(text)
+    while pos < n:
+        m = _EXPR_TOKEN.match(text, pos)
+        if m is None:
+            if text[pos:].strip() == "":
+                break
+            raise _ExprError(text)
+        toks.append(m.group(1))
+        pos = m.end()
+    return toks
+
+
+def _eval_tokens(toks: list[str], symbols: Symbols) -> int:
+    """Precedence climbing over `toks`; every failure is an `_ExprError`."""
+    pos = 0
+
+    def primary(depth: int) -> int:
+        nonlocal pos
+        if depth > _MAX_EXPR_DEPTH or pos >= len(toks):
+            raise _ExprError("depth")
+        t = toks[pos]
+        pos += 1
+        if t == "(":
+            v = binary(0, depth + 1)
+            if pos >= len(toks) or toks[pos] != ")":
+                raise _ExprError("paren")
+            pos += 1
+            return v
+        if t == "-":
+            return -primary(depth + 1)
+        if t == "+":
+            return primary(depth + 1)
+        if t == "~":
+            return ~primary(depth + 1)
+        if t == "!":
+            return int(not primary(depth + 1))
+        if t[0].isdigit():
+            return _int_value(t)
+        v = symbols.get(t)
+        if v is None:
+            raise _ExprError(t)
+        return v
+
+    def binary(min_prec: int, depth: int) -> int:
+        nonlocal pos
+        lhs = primary(depth)
+        while pos < len(toks) and toks[pos] in _BINARY_PREC and _BINARY_PREC[toks[pos]] > min_prec:
+            op = toks[pos]
+            pos += 1
+            rhs = binary(_BINARY_PREC[op], depth + 1)
+            lhs = _apply(op, lhs, rhs)
+            if abs(lhs) > _MAX_ABS:
+                raise _ExprError("overflow")
+        return lhs
+
+    value = binary(0, 0)
+    if pos != len(toks):
+        raise _ExprError("trailing")
+    return value
+
+
+def _apply(op: str, a: int, b: int) -> int:
+    if op in ("/", "%"):
+        if b == 0:
+            raise _ExprError("division by zero")
+        q = abs(a) // abs(b)
+        q = q if (a >= 0) == (b >= 0) else -q  # C semantics, as the assembler
+        return q if op == "/" else a - q * b
+    if op in ("<<", ">>"):
+        if b < 0 or b > 64:
+            raise _ExprError("shift")
+        return a << b if op == "<<" else a >> b
+    if op == "+":
+        return a + b
+    if op == "-":
+        return a - b
+    if op == "*":
+        return a * b
+    if op == "&":
+        return a & b
+    if op == "|":
+        return a | b
+    return a ^ b
+
+
+def _int_value(tok: str) -> int:
+    neg = tok.startswith("-")
+    body = tok[1:] if neg else tok
+    low = body.lower()
+    if low.startswith("0x"):
+        v = int(low[2:], 16)
+    elif low.startswith("0b"):
+        v = int(low[2:], 2)
+    elif len(low) > 1 and low.startswith("0") and all(c in "01234567" for c in low):
+        v = int(low, 8)  # the assembler reads a leading 0 as octal
+    else:
+        v = int(low, 10)
+    return -v if neg else v
+
+
+@lru_cache(maxsize=16384)
+def eval_expr(text: str, symbols: Symbols = EMPTY_SYMBOLS) -> int | None:
+    """The value of an integer expression over `.set` symbols, or None when not constant."""
+    if len(text) > 4096:
+        return None
+    try:
+        toks = _expr_tokens(text)
+        if not toks:
+            return None
+        return _eval_tokens(toks, symbols)
+    except (_ExprError, ValueError):
+        return None
+
+
+# --------------------------------------------------------------------------------------------
+# Operands
+# --------------------------------------------------------------------------------------------
+
+def _split_top(code: str, start: int, end: int, sep: str) -> tuple[list[tuple[int, int]], Problem | None]:
+    """Split code[start:end] at `sep` outside brackets; report unbalanced brackets."""
+    parts: list[tuple[int, int]] = []
+    stack: list[tuple[str, int]] = []
+    pairs = {")": "(", "]": "["}
+    seg = start
+    for i in range(start, end):
+        c = code[i]
+        if c in "([":
+            stack.append((c, i))
+        elif c in ")]":
+            if not stack or stack[-1][0] != pairs[c]:
+                return [], (ERROR, "asm-syntax", f"unbalanced '{c}'", i, i + 1)
+            stack.pop()
+        elif c == sep and not stack:
+            parts.append((seg, i))
+            seg = i + 1
+    if stack:
+        c, i = stack[-1]
+        return [], (ERROR, "asm-syntax", f"unclosed '{c}'", i, end)
+    parts.append((seg, end))
+    return parts, None
+
+
+def _strip_range(code: str, s: int, e: int) -> tuple[int, int]:
+    while s < e and code[s] in " \t":
+        s += 1
+    while e > s and code[e - 1] in " \t":
+        e -= 1
+    return s, e
+
+
+def _items(code: str, s: int, e: int) -> list[tuple[int, int]]:
+    """Whitespace-separated items of code[s:e] at bracket depth 0, operator-joined.
+
+    ``4 + 8`` stays one item; ``|v1| clamp`` is two (a closing abs bar is not an operator).
+    """
+    raw: list[tuple[int, int]] = []
+    depth = 0
+    i = s
+    item_start = -1
+    while i < e:
+        c = code[i]
+        if c in "([":
+            depth += 1
+        elif c in ")]":
+            depth -= 1
+        if c in " \t" and depth == 0:
+            if item_start >= 0:
+                raw.append((item_start, i))
+                item_start = -1
+        elif item_start < 0:
+            item_start = i
+        i += 1
+    if item_start >= 0:
+        raw.append((item_start, e))
+    merged: list[tuple[int, int]] = []
+    for rs, re_ in raw:
+        if merged:
+            ps, pe = merged[-1]
+            prev = code[ps:pe]
+            cur = code[rs:re_]
+            prev_is_abs = prev.startswith(("|", "-|")) and prev.endswith("|") and len(prev) > 1
+            if (prev.endswith(_OPERATOR_END) and not prev_is_abs) or cur.startswith(_OPERATOR_START) or cur == "-":
+                merged[-1] = (ps, re_)
+                continue
+        merged.append((rs, re_))
+    return merged
+
+
+def _is_modifier(item: str) -> bool:
+    return bool(_MOD_KEY.match(item)) or item.lower() in BARE_MODIFIERS
+
+
+def _register(core: str, symbols: Symbols) -> tuple[tuple[str, int, int] | None, str | None]:
+    """(kind, lo, hi) for a register spelling, or (None, error) / (None, None) if not one."""
+    low = core.lower()
+    m = _REG_SINGLE.fullmatch(low)
+    if m:
+        idx = int(m.group(2))
+        if idx > MAX_REG_INDEX:
+            return None, f"register index out of range in '{core}'"
+        return (REG_PREFIXES[m.group(1)], idx, idx), None
+    m = _REG_RANGE.fullmatch(low)
+    if m:
+        inner = core[core.index("[") + 1:core.rindex("]")]
+        parts = inner.split(":")
+        if len(parts) > 2 or not inner.strip():
+            return None, f"bad register range '{core}'"
+        vals = [eval_expr(p.strip(), symbols) for p in parts]
+        for p, v in zip(parts, vals):
+            if v is None:
+                return None, f"cannot evaluate register index '{p.strip()}' in '{core}'"
+        lo, hi = vals[0], vals[-1]
+        assert lo is not None and hi is not None
+        if lo > hi or lo < 0:
+            return None, f"bad register range '{core}'"
+        if hi > MAX_REG_INDEX or hi - lo >= MAX_REG_WIDTH:
+            return None, f"register range out of range '{core}'"
+        return (REG_PREFIXES[m.group(1)], lo, hi), None
+    if low in PAIR_SPECIALS:
+        return PAIR_SPECIALS[low], None
+    if low in NAMED_SPECIALS:
+        return NAMED_SPECIALS[low], None
+    return None, None
+
+
+def _operand(item: str, symbols: Symbols, annotation: tuple[str, int, int] | None) -> tuple[list[Operand], str | None]:
+    """Parse one operand item into IR operands (a ``[v1, v2]`` address list gives several)."""
+    if item.startswith("[") and item.endswith("]"):
+        out: list[Operand] = []
+        for p in _split_list(item[1:-1]):
+            ops, err = _operand(p, symbols, None)
+            if err:
+                return [], err
+            out.extend(ops)
+        return out, None
+    core = item
+    neg = False
+    if core.startswith("-") and len(core) > 1 and not core[1].isdigit() and core[1] != ".":
+        neg = True
+        core = core[1:]
+    if len(core) >= 2 and core.startswith("|") and core.endswith("|"):
+        core = core[1:-1]
+    wm = _WRAPPER.fullmatch(core)
+    if wm:
+        core = wm.group(2).strip()
+        if core.startswith("-"):
+            neg = not neg
+            core = core[1:]
+    reg, err = _register(core, symbols)
+    if err:
+        return [], err
+    if reg is not None:
+        kind, lo, hi = reg
+        if annotation is not None and annotation[0] == kind and annotation[2] - annotation[1] == hi - lo:
+            lo, hi = annotation[1], annotation[2]
+        return [Reg(kind, lo, hi, neg, item)], None
+    if core.lower() in UNTRACKED_NAMED_REGS:
+        return [Special(item)], None
+    if neg:
+        core = item  # not a register: `-sym`, `-(1+2)` are expressions
+    if _INT.fullmatch(item):
+        return [Imm(_int_value(item), item)], None
+    if _FLOAT.fullmatch(item):
+        try:
+            return [FloatImm(float(item), item)], None
+        except ValueError:
+            return [Special(item)], None
+    if _FUNC_LIKE.fullmatch(item):
+        return [Special(item)], None
+    if _IDENT.fullmatch(item):
+        if item.lower() == "off":
+            return [Special(item)], None
+        v = symbols.get(item)
+        return ([Imm(v, item)] if v is not None else [Str(item)]), None
+    if _EXPR_CHARS.fullmatch(item):
+        v = eval_expr(item, symbols)
+        return ([Imm(v, item)] if v is not None else [Special(item)]), None
+    return [], f"malformed operand '{_clip(item)}'"
+
+
+def _split_list(text: str) -> list[str]:
+    parts, problem = _split_top(text, 0, len(text), ",")
+    if problem:
+        return [text]
+    return [text[s:e].strip() for s, e in parts if text[s:e].strip()]
+
+
+def _clip(s: str, n: int = 40) -> str:
+    return s if len(s) <= n else s[:n] + "..."
+
+
+def _annotation_after(text: str, comments: dict[int, str], pos: int) -> tuple[str, int, int] | None:
+    """A ``/*v358*/`` block comment right after an operand: LLVM's note of the physical
+    register when ``s_set_vgpr_msb`` remaps the high VGPR bits.  We trust it, so that the
+    dependency analysis sees the register the hardware really uses."""
+    n = len(text)
+    while pos < n and text[pos] in " \t":
+        pos += 1
+    content = comments.get(pos)
+    if content is None:
+        return None
+    m = _ANNOT.fullmatch(content)
+    if not m:
+        return None
+    if m.group(2) is not None:
+        lo = hi = int(m.group(2))
+    else:
+        lo, hi = int(m.group(3)), int(m.group(4))
+    if lo > hi or hi > MAX_REG_INDEX:
+        return None
+    return (REG_PREFIXES[m.group(1)], lo, hi)
+
+
+# --------------------------------------------------------------------------------------------
+# Legacy s_waitcnt
+# --------------------------------------------------------------------------------------------
+
+_LEGACY_FIELDS = {"vmcnt": ("vlcnt",), "vmcnt_sat": ("vlcnt",), "lgkmcnt": ("dlcnt", "kmcnt"),
+                  "lgkmcnt_sat": ("dlcnt", "kmcnt"), "expcnt": (), "expcnt_sat": (),
+                  "vscnt": ("vscnt",)}
+
+
+def decode_legacy_waitcnt(text: str) -> dict[str, int] | None:
+    """Decode the operand of a legacy ``s_waitcnt`` into SWaitCntData-style fields.
+
+    Accepts ``vmcnt(N) lgkmcnt(M) expcnt(K)`` (any order, separated by spaces, ``&`` or
+    commas), a numeric immediate (``0`` means "wait for everything"; other values use the
+    gfx9 bit layout: vmcnt bits 3:0 and 15:14, lgkmcnt bits 11:8, a field at its maximum means
+    "no wait"), with or without the ``s_waitcnt`` mnemonic.  Returns ``{"vlcnt", "vscnt",
+    "dlcnt", "dscnt", "kmcnt"}`` with -1 for absent fields, or None if `text` is not a legacy
+    waitcnt operand.  lgkmcnt covers both LDS (dlcnt) and scalar memory (kmcnt).
+    """
+    body = text.strip()
+    if body.lower().startswith("s_waitcnt"):
+        body = body[len("s_waitcnt"):]
+        if body and body[0] not in " \t":
+            return None
+        body = body.strip()
+    result = {"vlcnt": -1, "vscnt": -1, "dlcnt": -1, "dscnt": -1, "kmcnt": -1}
+    if not body:
+        return None
+    if _INT.fullmatch(body):
+        imm = _int_value(body)
+        if imm < 0 or imm > 0xFFFF:
+            return None
+        vm = (imm & 0xF) | (((imm >> 14) & 0x3) << 4)
+        lgkm = (imm >> 8) & 0xF
+        result["vlcnt"] = -1 if vm == 0x3F else vm
+        result["dlcnt"] = result["kmcnt"] = -1 if lgkm == 0xF else lgkm
+        return result
+    pos = 0
+    found = False
+    for m in _WAITCNT_FIELD.finditer(body):
+        gap = body[pos:m.start()]
+        if gap.strip(" \t&,"):
+            return None
+        name = m.group(1).lower()
+        if name not in _LEGACY_FIELDS:
+            return None
+        value = eval_expr(m.group(2))
+        if value is None or value < 0:
+            return None
+        for key in _LEGACY_FIELDS[name]:
+            result[key] = value
+        found = True
+        pos = m.end()
+    if not found or body[pos:].strip(" \t&,"):
+        return None
+    return result
+
+
+def _waitcnt_mods(mnemonic: str, operand_text: str, ops: list[Operand]) -> tuple[tuple[str, tuple[tuple[str, Any], ...]], ...]:
+    """The ``swaitcnt`` modifier for legacy waits (s_waitcnt and s_waitcnt_<cnt> null, N)."""
+    fields: dict[str, int] | None = None
+    if mnemonic == "s_waitcnt":
+        fields = decode_legacy_waitcnt(operand_text)
+    elif mnemonic in ("s_waitcnt_vmcnt", "s_waitcnt_vscnt", "s_waitcnt_lgkmcnt") and ops:
+        last = ops[-1]
+        if isinstance(last, Imm):
+            fields = {"vlcnt": -1, "vscnt": -1, "dlcnt": -1, "dscnt": -1, "kmcnt": -1}
+            if mnemonic == "s_waitcnt_vmcnt":
+                fields["vlcnt"] = last.value
+            elif mnemonic == "s_waitcnt_vscnt":
+                fields["vscnt"] = last.value
+            else:
+                fields["dlcnt"] = fields["kmcnt"] = last.value
+    if fields is None:
+        return ()
+    return (("swaitcnt", tuple(fields.items())),)
+
+
+# --------------------------------------------------------------------------------------------
+# One line
+# --------------------------------------------------------------------------------------------
+
+@dataclass(slots=True)
+class _Builder:
+    """Mutable scratch state while one line is parsed (never escapes `parse_line`)."""
+
+    text: str
+    code: str
+    symbols: Symbols
+    annots: dict[int, str] = field(default_factory=dict)
+    problems: list[Problem] = field(default_factory=list)
+
+    def error(self, message: str, s: int, e: int, code: str = "asm-syntax") -> None:
+        self.problems.append((ERROR, code, message, s, max(e, s + 1)))
+
+
+@lru_cache(maxsize=LINE_CACHE_SIZE)
+def parse_line(text: str, in_comment: bool = False, symbols: Symbols = EMPTY_SYMBOLS) -> LineSyntax:
+    """Parse one physical line in isolation (pure; memoised).
+
+    `in_comment` says the line starts inside a ``/* */`` comment; `symbols` is the `.set`
+    table in effect (callers pass the empty table for lines without ``[`` so a `.set` edit
+    does not invalidate unrelated lines).
+    """
+    code, comments, ends_in_comment, string_problem = _mask_comments(text, in_comment)
+    line_comment = None
+    for s, e, content, style in comments:
+        if style in ("//", ";"):
+            line_comment = content
+    stripped = code.lstrip(" \t")
+    indent = len(code) - len(stripped)
+    end = len(code.rstrip(" \t"))
+    if string_problem:
+        return LineSyntax("error", indent, problems=((ERROR, "asm-syntax", string_problem, indent, len(text)),),
+                          ends_in_comment=ends_in_comment)
+    if indent >= end:
+        kind = "comment" if comments else "blank"
+        return LineSyntax(kind, indent, comment=line_comment, ends_in_comment=ends_in_comment,
+                          problems=_token_warnings(line_comment, indent, len(text)))
+    b = _Builder(text, code, symbols)
+    bad = _BAD_CHAR.search(code, indent, end)
+    if bad:
+        b.error(f"unexpected character {code[bad.start()]!r}", bad.start(), bad.start() + 1)
+        return LineSyntax("error", indent, problems=tuple(b.problems), ends_in_comment=ends_in_comment)
+    label = None
+    label_range = None
+    start = indent
+    m = _LABEL.match(code, indent)
+    if m:
+        label = m.group(1)
+        label_range = (m.start(1), m.end())
+        start = m.end()
+        while start < end and code[start] in " \t":
+            start += 1
+        if start >= end:
+            return LineSyntax("label", indent, label=label, label_range=label_range, comment=line_comment,
+                              ends_in_comment=ends_in_comment,
+                              problems=_token_warnings(line_comment, indent, len(text)))
+    am = _ASSIGN.match(code, start) if label is None else None
+    if am:
+        return LineSyntax("directive", indent, directive="=", args=f"{am.group(1)},{code[am.end():end]}",
+                          comment=line_comment, ends_in_comment=ends_in_comment)
+    if code[start] == ".":
+        dm = _DIRECTIVE.match(code, start)
+        if dm:
+            return LineSyntax("directive", indent, label=label, label_range=label_range,
+                              directive=dm.group().lower(), args=code[dm.end():end].strip(),
+                              comment=line_comment, ends_in_comment=ends_in_comment)
+    for s, e, content, style in comments:
+        if style == "/*":
+            b.annots[s] = content
+    parsed = _parse_instruction(b, start, end, line_comment)
+    problems = tuple(b.problems)
+    if parsed is None or any(p[0] == ERROR for p in problems):
+        return LineSyntax("error", indent, label=label, label_range=label_range, problems=problems,
+                          ends_in_comment=ends_in_comment)
+    mnemonic, dsts, srcs, suffix, mods, target, token_problems = parsed
+    comment = line_comment
+    if comment is not None:
+        comment = _TOKEN_LIST.sub("", comment).strip() or None
+    return LineSyntax("instruction", indent, label=label, label_range=label_range, mnemonic=mnemonic,
+                      code_range=(start, end), dsts=dsts, srcs=srcs, suffix=suffix, mods=mods,
+                      comment=comment, branch_target=target, problems=problems + token_problems,
+                      ends_in_comment=ends_in_comment)
+
+
+def _token_warnings(comment: str | None, s: int, e: int) -> tuple[Problem, ...]:
+    """A ``st.token:`` marker on a line without an instruction annotates nothing."""
+    if comment and _TOKEN_MARK.search(comment):
+        return ((WARNING, "asm-memtoken", "st.token annotation on a line without an instruction is ignored", s, e),)
+    return ()
+
+
+def _memtoken(comment: str | None, s: int, e: int) -> tuple[tuple[tuple[str, tuple[tuple[str, Any], ...]], ...], tuple[Problem, ...]]:
+    if not comment or not _TOKEN_MARK.search(comment):
+        return (), ()
+    tokens: list[int] = []
+    for m in _TOKEN_LIST.finditer(comment):
+        for t in m.group(1).split(","):
+            v = int(t.strip())
+            if v not in tokens:
+                tokens.append(v)
+    if not tokens:
+        return (), ((WARNING, "asm-memtoken", "malformed st.token annotation (expected st.token:N[,M...])", s, e),)
+    return (("memtoken", (("tokens", tuple(tokens)),)),), ()
+
+
+def _parse_instruction(b: _Builder, start: int, end: int, comment: str | None):
+    code = b.code
+    m = _MNEMONIC.match(code, start)
+    if m is None:
+        b.error(f"expected an instruction, label or directive, found '{_clip(code[start:end], 20)}'", start, end)
+        return None
+    mn_end = m.end()
+    if mn_end < end and code[mn_end] not in " \t":
+        b.error(f"unexpected character {code[mn_end]!r} after mnemonic", mn_end, mn_end + 1)
+        return None
+    mnemonic = m.group().lower()
+    mark = b.text.find("st.token")
+    mods, token_problems = _memtoken(comment, max(mark, 0), len(b.text))
+    body_s, body_e = _strip_range(code, mn_end, end)
+    if mnemonic in VERBATIM_OPERAND_MNEMONICS:
+        srcs = (Special(code[body_s:body_e]),) if body_e > body_s else ()
+        return mnemonic, (), srcs, "", mods, None, token_problems
+    dual = code.find("::", body_s, body_e)
+    if dual >= 0:
+        return _parse_dual(b, mnemonic, body_s, dual, body_e, mods, token_problems)
+    if mnemonic == "s_waitcnt" and "(" in code[body_s:body_e]:
+        ops = _legacy_wait_operands(b, body_s, body_e)
+        if ops is None:
+            return None
+        mods = mods + _waitcnt_mods(mnemonic, code[body_s:body_e], ops)
+        return mnemonic, (), tuple(ops), "", mods, None, token_problems
+    parsed = _operand_list(b, body_s, body_e)
+    if parsed is None:
+        return None
+    ops, modifiers, suffix = parsed
+    if mnemonic.startswith("s_waitcnt"):
+        mods = mods + _waitcnt_mods(mnemonic, code[body_s:body_e], ops)
+    dsts, srcs = _split_dst_src(mnemonic, ops, modifiers)
+    target = None
+    if takes_label(mnemonic):
+        for op in srcs:
+            if isinstance(op, Str):
+                target = op.value
+                break
+    return mnemonic, dsts, srcs, suffix, mods, target, token_problems
+
+
+def _legacy_wait_operands(b: _Builder, s: int, e: int) -> list[Operand] | None:
+    text = b.code[s:e]
+    if decode_legacy_waitcnt(text) is None:
+        b.error(f"malformed s_waitcnt operand '{_clip(text.strip())}'", s, e)
+        return None
+    return [Special(m.group()) for m in _WAITCNT_FIELD.finditer(text)]
+
+
+def _operand_list(b: _Builder, s: int, e: int) -> tuple[list[Operand], tuple[str, ...], str] | None:
+    """Operands, then trailing modifiers (kept verbatim as the suffix).
+
+    The AMDGPU assembler makes the commas between operands optional (``s_cmp_gt_i32 s40 1``
+    is accepted, and appears in real kernels), so items are split at top-level commas and
+    whitespace alike.  An item is a modifier when it is spelled ``key:value`` or is a known
+    bare modifier (``offen``, ``glc``...); once modifiers start, every later item that is not
+    introduced by a comma is a modifier too.
+    """
+    code = b.code
+    if s >= e:
+        return [], (), ""
+    chunks, problem = _split_top(code, s, e, ",")
+    if problem:
+        b.problems.append(problem)
+        return None
+    ops: list[Operand] = []
+    modifiers: list[str] = []
+    mod_start = mod_end = -1
+    for cs, ce in chunks:
+        cs, ce = _strip_range(code, cs, ce)
+        if cs >= ce:
+            b.error("empty operand", cs, cs + 1)
+            return None
+        for k, (is_, ie) in enumerate(_items(code, cs, ce)):
+            t = code[is_:ie]
+            if _is_modifier(t) or (mod_start >= 0 and k > 0):
+                if not (_MOD_KEY.match(t) or _IDENT.fullmatch(t)):
+                    b.error(f"malformed modifier '{_clip(t)}'", is_, ie)
+                    return None
+                if mod_start < 0:
+                    mod_start = is_
+                mod_end = ie
+                modifiers.append(t)
+                continue
+            if mod_start >= 0:
+                b.error(f"operand '{_clip(t)}' after modifiers", is_, ie)
+                return None
+            new_ops, err = _operand(t, b.symbols, _annotation_after(b.text, b.annots, ie))
+            if err:
+                b.error(err, is_, ie)
+                return None
+            ops.extend(new_ops)
+    suffix = code[mod_start:mod_end] if mod_start >= 0 else ""
+    return ops, tuple(modifiers), suffix
+
+
+def _looks_like_operand(t: str) -> bool:
+    return bool(_INT.fullmatch(t) or _REG_SINGLE.fullmatch(t.lower()) or _REG_RANGE.fullmatch(t.lower()))
+
+
+def _parse_dual(b: _Builder, mnemonic: str, s: int, dual: int, e: int, mods, token_problems):
+    """``v_dual_X dstX, srcs :: v_dual_Y dstY, srcs``: both first operands are destinations."""
+    code = b.code
+    left = _operand_list(b, *_strip_range(code, s, dual))
+    if left is None:
+        return None
+    ys, ye = _strip_range(code, dual + 2, e)
+    m = _MNEMONIC.match(code, ys)
+    if m is None or (m.end() < ye and code[m.end()] not in " \t"):
+        b.error("expected the second mnemonic of a dual instruction after '::'", ys, ye)
+        return None
+    right = _operand_list(b, *_strip_range(code, m.end(), ye))
+    if right is None:
+        return None
+    lops, rops = left[0], right[0]
+    dsts = tuple(lops[:1]) + tuple(rops[:1])
+    srcs = tuple(lops[1:]) + tuple(rops[1:])
+    return mnemonic, dsts, srcs, right[2], mods, None, token_problems
+
+
+def _is_scalar_reg(op: Operand) -> bool:
+    return isinstance(op, Reg) and op.kind in ("s", "vcc", "ttmp", "null", "exec")
+
+
+def _split_dst_src(mn: str, ops: list[Operand], modifiers: tuple[str, ...]) -> tuple[tuple[Operand, ...], tuple[Operand, ...]]:
+    """Apply the encoding layout: leading destinations, then sources, then implicit regs."""
+    lay = layout_for(mn)
+    n = lay.n_dst
+    if lay.returning and not atomic_returns(mn, modifiers):
+        n = 0
+    elif lay.family == "vmem_load" and any(x.lower() == "lds" for x in modifiers):
+        n = 0  # gfx9 LDS DMA: the data goes to LDS, the first operand is an address
+    elif lay.family == "vcmp":
+        if not (ops and _is_scalar_reg(ops[0]) and len(ops) >= 3):
+            n = 0  # `v_cmp_*_e32 src0, src1` writes VCC implicitly
+    elif lay.family == "vcmpx":
+        if ops and _is_scalar_reg(ops[0]) and len(ops) >= 3:
+            n = 1  # gfx9 `v_cmpx_*_e64 s[0:1], ...` also has an SGPR destination
+    elif lay.carry_out and len(ops) >= 3 and _is_scalar_reg(ops[1]):
+        n = 2
+    n = min(n, len(ops))
+    dsts = list(ops[:n])
+    srcs = list(ops[n:])
+    if lay.family == "vswap":
+        srcs = list(ops)
+    elif lay.tied:
+        srcs.extend(op for op in dsts[:1] if isinstance(op, Reg))
+    defs = list(lay.implicit_defs)
+    if lay.family == "vcmp" and n == 0:
+        defs.append(Reg("vcc", 0, 1))
+    dsts.extend(defs)
+    srcs.extend(lay.implicit_uses)
+    return tuple(dsts), tuple(srcs)
+
+
+# --------------------------------------------------------------------------------------------
+# Whole file
+# --------------------------------------------------------------------------------------------
+
+@dataclass(slots=True)
+class _FnBuilder:
+    """A kernel being assembled from consecutive instruction lines."""
+
+    name: str
+    first_line: int
+    name_span: Span | None
+    blocks: list[Block] = field(default_factory=list)
+    open_block: Block | None = None
+    last_line: int = 0
+    terminated: bool = False
+    counters: dict[str, int] = field(default_factory=dict)
+    last_label: str = ""
+
+
+@dataclass(slots=True)
+class _FileState:
+    path: str
+    lines: list[AsmLine] = field(default_factory=list)
+    diags: list[Diagnostic] = field(default_factory=list)
+    functions: list[Function] = field(default_factory=list)
+
+
+def _mods_from(data: tuple[tuple[str, tuple[tuple[str, Any], ...]], ...]) -> dict[str, Modifier]:
+    out: dict[str, Modifier] = {}
+    for kind, fields in data:
+        out[kind] = Modifier(kind, {k: (list(v) if isinstance(v, tuple) else v) for k, v in fields})
+    return out
+
+
+def _diag(severity: str, code: str, message: str, line: int, s: int, e: int) -> Diagnostic:
+    return Diagnostic(severity, code, message, line, s + 1, line, e + 1)
+
+
+def parse_asm(text: str, path: str = "<input>") -> Module:
+    """Parse AMDGPU assembly into a Module (kind "asm"); never raises."""
+    module = Module(path=path, kind="asm", text=text)
+    try:
+        st = _FileState(path)
+        syntax = _scan_lines(text, st)
+        _build_functions(syntax, st)
+        module.lines = st.lines
+        module.functions = st.functions
+        module.diagnostics = st.diags
+    except Exception as exc:  # last line of defence: a bug must not take the editor down
+        module.diagnostics = [Diagnostic(ERROR, "asm-internal", f"internal error while parsing: {type(exc).__name__}: {exc}")]
+    return module
+
+
+def _scan_lines(text: str, st: _FileState) -> list[LineSyntax | None]:
+    """Line pass: per-line syntax (cached), verbatim blocks, comments, `.set` symbols."""
+    raw = split_lines(text)
+    out: list[LineSyntax | None] = []
+    symbols = EMPTY_SYMBOLS
+    in_comment = False
+    block_end: tuple[str, ...] | None = None
+    block_start = (0, "")
+    for idx, line in enumerate(raw):
+        lineno = idx + 1
+        span = Span(lineno, 1, lineno, len(line) + 1)
+        if block_end is not None:
+            stripped = line.strip()
+            word = stripped.split(None, 1)[0].lower() if stripped else ""
+            if word in block_end:
+                block_end = None
+                st.lines.append(AsmLine("directive", span, line, directive=word, indent=_indent(line)))
+            else:
+                st.lines.append(AsmLine("verbatim", span, line, indent=_indent(line)))
+            out.append(None)
+            continue
+        ls = parse_line(line, in_comment, symbols if ("[" in line and len(symbols)) else EMPTY_SYMBOLS)
+        in_comment = ls.ends_in_comment
+        out.append(ls)
+        for sev, code, msg, s, e in ls.problems:
+            st.diags.append(_diag(sev, code, msg, lineno, s, e))
+        st.lines.append(AsmLine(ls.kind, span, line, label=ls.label, directive=ls.directive,
+                                indent=line[:ls.indent], comment=ls.comment))
+        if ls.kind == "directive":
+            d = ls.directive or ""
+            if d in VERBATIM_BLOCKS:
+                block_end = _BLOCK_END_ALIASES.get(VERBATIM_BLOCKS[d], (VERBATIM_BLOCKS[d],))
+                block_start = (lineno, d)
+            elif d in (".set", ".equ", "="):
+                symbols = _define(ls.args, symbols)
+    if block_end is not None:
+        lineno, d = block_start
+        st.diags.append(Diagnostic(WARNING, "asm-unterminated", f"'{d}' block is not closed before the end of the file",
+                                   lineno, 1, lineno, len(raw[lineno - 1]) + 1))
+    if in_comment and raw:
+        st.diags.append(Diagnostic(WARNING, "asm-unterminated", "'/*' comment is not closed before the end of the file",
+                                   len(raw), 1, len(raw), len(raw[-1]) + 1))
+    return out
+
+
+def _indent(line: str) -> str:
+    return line[:len(line) - len(line.lstrip(" \t"))]
+
+
+def _define(args: str, symbols: Symbols) -> Symbols:
+    name, _, expr = args.partition(",")
+    name = name.strip()
+    value = eval_expr(expr.strip(), symbols)
+    if not name or value is None:
+        return symbols
+    return symbols.with_value(name, value)
+
+
+def _declared_functions(syntax: list[LineSyntax | None]) -> set[str]:
+    """Symbols declared as functions: `.type x,@function`, `.amdhsa_kernel x`, and `.globl x`
+    unless typed as something else (data)."""
+    typed_fn: set[str] = set()
+    typed_other: set[str] = set()
+    globl: set[str] = set()
+    for ls in syntax:
+        if ls is None or ls.kind != "directive":
+            continue
+        d = ls.directive
+        if d == ".type":
+            name, _, kind = ls.args.replace(",", " ", 1).partition(" ")
+            (typed_fn if "function" in kind.lower() else typed_other).add(name.strip())
+        elif d in (".globl", ".global"):
+            globl.update(n.strip() for n in ls.args.split(",") if n.strip())
+        elif d == ".amdhsa_kernel":
+            typed_fn.add(ls.args.strip())
+    return typed_fn | (globl - typed_other)
+
+
+def _build_functions(syntax: list[LineSyntax | None], st: _FileState) -> None:
+    """Structure pass: kernels, basic blocks, label/branch bookkeeping, CFG edges."""
+    declared = _declared_functions(syntax)
+    targets = {ls.branch_target for ls in syntax if ls is not None and ls.branch_target}
+    fn: _FnBuilder | None = None
+    pending: list[tuple[str, int, tuple[int, int]]] = []
+    default_name = _default_name(st.path)
+    for idx, ls in enumerate(syntax):
+        if ls is None or ls.kind in ("error", "comment", "blank", "verbatim"):
+            continue
+        lineno = idx + 1
+        if ls.label is not None:
+            name = ls.label
+            assert ls.label_range is not None
+            if name.startswith(".Lfunc_end"):
+                fn = _close(fn, st)
+                pending = []
+            else:
+                if fn is not None and (name in declared or (fn.terminated and name not in targets
+                                                             and not name.startswith(".L"))):
+                    fn = _close(fn, st)
+                if fn is None:
+                    pending.append((name, lineno, ls.label_range))
+                else:
+                    _start_block(fn, name, lineno, ls.label_range, st)
+        if ls.kind != "instruction":
+            continue
+        if fn is None:
+            fn = _open(pending, lineno, default_name, declared, st)
+            pending = []
+        inst = _instruction(ls, lineno, st)
+        if fn.open_block is None:
+            if not fn.blocks:
+                name = "entry"
+                fn.last_label = name
+            else:
+                base = fn.last_label
+                n = fn.counters.get(base, 0) + 1
+                fn.counters[base] = n
+                name = f"{base}_{n}"
+            blk = Block(name, span=inst.span)
+            fn.blocks.append(blk)
+            fn.open_block = blk
+        fn.open_block.instrs.append(inst)
+        fn.last_line = lineno
+        fn.terminated = has_no_successor(inst.mnemonic)
+        if is_block_ender(inst.mnemonic):
+            fn.open_block = None
+    _close(fn, st)
+    _link_all(st)
+
+
+def _default_name(path: str) -> str:
+    stem = PurePath(path).stem if path and not path.startswith("<") else ""
+    return stem or "main"
+
+
+def _open(pending: list[tuple[str, int, tuple[int, int]]], lineno: int, default_name: str,
+          declared: set[str], st: _FileState) -> _FnBuilder:
+    if not pending:
+        return _FnBuilder(default_name, lineno, None)
+    chosen = next((p for p in pending if p[0] in declared), pending[0])
+    name, line, (s, e) = chosen
+    fb = _FnBuilder(name, pending[0][1], Span(line, s + 1, line, s + 1 + len(name)))
+    for lname, lline, lrange in pending:
+        _start_block(fb, lname, lline, lrange, st)
+    return fb
+
+
+def _start_block(fn: _FnBuilder, name: str, lineno: int, rng: tuple[int, int], st: _FileState) -> None:
+    """A label starts a new block whose first instruction is the LABEL pseudo-instruction."""
+    span = Span(lineno, rng[0] + 1, lineno, rng[1] + 1)
+    label_inst = Instruction("LABEL", srcs=[Str(name)], span=span, text=st.lines[lineno - 1].text[rng[0]:rng[1]],
+                             is_label=True)
+    blk = Block(name, [label_inst], span=span)
+    fn.blocks.append(blk)
+    fn.open_block = blk
+    fn.last_label = name
+    fn.last_line = lineno
+    fn.terminated = False
+
+
+def _instruction(ls: LineSyntax, lineno: int, st: _FileState) -> Instruction:
+    assert ls.code_range is not None and ls.mnemonic is not None
+    s, e = ls.code_range
+    line = st.lines[lineno - 1]
+    inst = Instruction(ls.mnemonic, list(ls.dsts), list(ls.srcs), _mods_from(ls.mods),
+                       Span(lineno, s + 1, lineno, e + 1), line.text[s:e], comment=ls.comment,
+                       suffix=ls.suffix)
+    line.instruction = inst
+    return inst
+
+
+def _close(fn: _FnBuilder | None, st: _FileState) -> None:
+    if fn is None or not fn.blocks:
+        return None
+    first = fn.blocks[0]
+    start_line = first.span.line if first.span else fn.first_line
+    start_col = first.span.col if first.span else 1
+    last = st.lines[fn.last_line - 1]
+    span = Span(start_line, start_col, fn.last_line, last.span.end_col)
+    for b in fn.blocks:
+        end_inst = b.instrs[-1]
+        if b.span is not None and end_inst.span is not None:
+            b.span = Span(b.span.line, b.span.col, end_inst.span.end_line, end_inst.span.end_col)
+    st.functions.append(Function(fn.name, fn.blocks, span, fn.name_span))
+    return None
+
+
+def _link_all(st: _FileState) -> None:
+    """CFG edges: branch target first, then fall-through unless the block cannot continue."""
+    for f in st.functions:
+        labels = {b.label for b in f.blocks}
+        for i, b in enumerate(f.blocks):
+            term = b.terminator()
+            succs: list[str] = []
+            if term is not None and takes_label(term.mnemonic):
+                target = next((op.value for op in term.srcs if isinstance(op, Str)), None)
+                if target is not None:
+                    if target in labels:
+                        succs.append(target)
+                    elif term.span is not None:
+                        st.diags.append(Diagnostic(WARNING, "asm-unknown-label",
+                                                   f"branch target '{target}' is not a label of function '{f.name}'",
+                                                   term.span.line, term.span.col, term.span.end_line,
+                                                   term.span.end_col, function=f.name))
+            falls = term is None or not (is_unconditional_branch(term.mnemonic) or has_no_successor(term.mnemonic))
+            if falls and i + 1 < len(f.blocks) and f.blocks[i + 1].label not in succs:
+                succs.append(f.blocks[i + 1].label)
+            b.succ_labels = succs
+        f.link()
