@@ -162,10 +162,12 @@ def tally(request: pytest.FixtureRequest):
         line = f"conformance: {sum(results.values())}/{len(results)} upstream corpus files pass"
         if failed:
             line += " (failing: " + ", ".join(failed) + ")"
-        if reporter is not None:
-            reporter.write_line("")
-            reporter.write_line(line)
-        else:  # pragma: no cover - running without the terminal plugin
+        capture = request.config.pluginmanager.get_plugin("capturemanager")
+        if reporter is not None and capture is not None:
+            with capture.global_and_fixture_disabled():
+                reporter.write_line("")
+                reporter.write_line(line)
+        else:  # pragma: no cover - running without the terminal/capture plugins
             print(line)
 
 

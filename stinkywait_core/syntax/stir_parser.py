@@ -152,7 +152,7 @@ class _Callbacks(Transformer):
     def _op(self, form: str, children: list[Any]) -> _RawOp:
         toks = [c for c in children if isinstance(c, Token)]
         return _RawOp(form, toks[0].start_pos, toks[-1].end_pos,
-                      tuple(str(t) for t in toks if t.type not in ("LPAR", "RPAR", "MINUS")))
+                      tuple(str(t) for t in toks if t.type not in ("LPAR", "RPAR", "MINUS", "RSQB")))
 
     def op_ident(self, c: list[Any]) -> _RawOp:
         return self._op("ident", c)
@@ -624,10 +624,13 @@ def _scan(module: Module, text: str) -> None:
         st.func_line = 0
     for idx, info in enumerate(infos):
         lineno = idx + 1
-        raw_line = lines[idx][1]
+        if st.func is None and info.kind not in (BLANK, FUNC):
+            # upstream skips top-level text between functions; say so once per line
+            st.diag(WARNING, "text outside st.func is ignored", lineno, info.start, info.end)
+            continue
         for p in info.problems:
             st.diag(p.severity, p.message, lineno, p.start, p.end)
-        _scan_line(st, info, lineno, raw_line, text, lines[idx][0])
+        _scan_line(st, info, lineno, text, lines[idx][0])
     if st.func is not None:
         if not flat:
             fn = st.func
@@ -643,7 +646,7 @@ def _scan(module: Module, text: str) -> None:
                 lineno, s + 1, lineno, e + 1, function=fn.name))
 
 
-def _scan_line(st: _Scan, info: LineInfo, lineno: int, line: str, text: str, pos: int) -> None:
+def _scan_line(st: _Scan, info: LineInfo, lineno: int, text: str, pos: int) -> None:
     """Advance the structure state machine by one analysed line."""
     kind = info.kind
     if kind == BLANK:
@@ -663,9 +666,7 @@ def _scan_line(st: _Scan, info: LineInfo, lineno: int, line: str, text: str, pos
             return
         st.close_function(lineno, info.end + 1)
         return
-    if st.func is None:
-        if kind != BAD:
-            st.diag(WARNING, "text outside st.func is ignored", lineno, info.start, info.end)
+    if st.func is None:  # pragma: no cover - _scan filters top-level lines before calling
         return
     if kind == BLOCK:
         st.open_block(info.name, lineno, info.start, info.end)
