@@ -1,0 +1,44 @@
+"""`stinkywait-lsp` / `python -m stinkywait_lsp`: run the language server over stdio.
+
+stdout belongs to JSON-RPC, so all logging goes to stderr (or `--log-file`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+
+from . import __version__
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="stinkywait-lsp", description=__doc__)
+    p.add_argument("--version", action="version", version=f"stinkywait-lsp {__version__}")
+    p.add_argument("--stdio", action="store_true", help="use stdio (the default; accepted for editors that pass it)")
+    p.add_argument("--log-file", help="write the log here instead of stderr")
+    p.add_argument("-v", "--verbose", action="count", default=0, help="-v: info (analysis timings), -vv: debug")
+    p.add_argument("--debounce-ms", type=float, default=100.0,
+                   help="delay before re-analysing after an edit when no request is waiting")
+    return p.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    level = (logging.WARNING, logging.INFO, logging.DEBUG)[min(args.verbose, 2)]
+    handler: logging.Handler = (logging.FileHandler(args.log_file) if args.log_file
+                                else logging.StreamHandler(sys.stderr))
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    root = logging.getLogger()
+    root.addHandler(handler)
+    root.setLevel(level)
+    # pygls logs every message body at INFO; keep it quiet unless debugging
+    logging.getLogger("pygls").setLevel(logging.DEBUG if args.verbose >= 2 else logging.WARNING)
+
+    from .server import create_server
+    create_server(debounce_s=args.debounce_ms / 1000.0).start_io()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

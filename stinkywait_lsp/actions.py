@@ -1,0 +1,84 @@
+"""Code actions: a preferred quick fix per missing hand-written wait, "Insert all N waits",
+and `source.fixAll.stinkywait` (whose edit reproduces `stinkywait insert` exactly).
+
+Edits come from the core's records (`data.insert_line`/`insert_text` of a missing-wait
+diagnostic, `PlannedWait.insert_*`, `Analysis.inserted_text()`), are computed from one
+snapshot and are stamped with its version so a client rejects them once the text moved on.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from lsprotocol import types as T
+
+from .positions import ranges_overlap
+from .snapshot import Snapshot
+
+FIX_ALL_KIND = "source.fixAll.stinkywait"
+MISSING = "missing-wait"
+
+
+@dataclass(frozen=True, slots=True)
+class EditStyle:
+    """How the client wants workspace edits (versioned `documentChanges` when supported)."""
+
+    document_changes: bool = True
+
+    def edit(self, snap: Snapshot, edits: list[T.TextEdit]) -> T.WorkspaceEdit:
+        if self.document_changes:
+            doc = T.OptionalVersionedTextDocumentIdentifier(uri=snap.uri, version=snap.version)
+            return T.WorkspaceEdit(document_changes=[T.TextDocumentEdit(text_document=doc, edits=edits)])
+        return T.WorkspaceEdit(changes={snap.uri: edits})
+
+
+def wanted(only: list[str] | None, kind: str) -> bool:
+    """`context.only` filter: a requested kind matches itself and its sub-kinds."""
+    return only is None or any(kind == o or kind.startswith(o + ".") for o in only)
+
+
+def missing_wait_fix(snap: Snapshot, style: EditStyle, diag: T.Diagnostic,
+                     data: dict) -> T.CodeAction | None:
+    """Insert the one wait a missing-wait diagnostic asks for (data from the core)."""
+    line, text = data.get("insert_line"), data.get("insert_text")
+    if not isinstance(line, int) or not isinstance(text, str) or not text:
+        return None
+    return T.CodeAction(title=f"Insert `{text.strip()}`", kind=T.CodeActionKind.QuickFix,
+                        diagnostics=[diag], is_preferred=True,
+                        edit=style.edit(snap, [snap.lines.insertion(line, text)]))
+
+
+def _touches_hint(snap: Snapshot, rng: T.Range) -> bool:
+    return bool(snap.waits_between(rng.start.line + 1, rng.end.line + 1))
+
+
+def code_actions(snap: Snapshot, params: T.CodeActionParams, style: EditStyle,
+                 fix_all: list[T.TextEdit] | None) -> list[T.CodeAction]:
+    """All actions for a request; `fix_all` is the snapshot's fix-all edit list when the
+    caller decided an "insert all" action may be offered (it is computed off the loop)."""
+    only = params.context.only
+    actions: list[T.CodeAction] = []
+    missing = [(lsp, core) for lsp, core in snap.all_diagnostics()
+               if core.code == MISSING and ranges_overlap(lsp.range, params.range)]
+    if wanted(only, T.CodeActionKind.QuickFix):
+        for lsp, core in missing:
+            fix = missing_wait_fix(snap, style, lsp, core.data or {})
+            if fix is not None:
+                actions.append(fix)
+        if fix_all and (missing or _touches_hint(snap, params.range)
+                        or params.context.trigger_kind != T.CodeActionTriggerKind.Automatic):
+            actions.append(T.CodeAction(
+                title=f"Insert all {len(snap.waits)} waits", kind=T.CodeActionKind.QuickFix,
+                diagnostics=[lsp for lsp, _ in missing] or None, edit=style.edit(snap, fix_all)))
+    if fix_all and wanted(only, FIX_ALL_KIND):
+        actions.append(T.CodeAction(title=f"Insert all {len(snap.waits)} waits (stinkywait insert)",
+                                    kind=FIX_ALL_KIND, edit=style.edit(snap, fix_all)))
+    return actions
+
+
+def needs_fix_all(snap: Snapshot, params: T.CodeActionParams) -> bool:
+    """Whether this request could show an insert-all action (so the caller computes it)."""
+    if not snap.waits:
+        return False
+    only = params.context.only
+    return wanted(only, T.CodeActionKind.QuickFix) or wanted(only, FIX_ALL_KIND)

@@ -1,0 +1,237 @@
+"""The stinkywait language server: a thin pygls layer over `stinkywait_core.api.analyze`.
+
+Handlers are `async` and cheap: each awaits the fresh `Snapshot` of its document (see
+`scheduler`) and renders it (see `render`, `actions`).  The pass itself runs in a worker
+thread, never on the read loop.  Errors never surface as popups: analysis failures become
+diagnostics, handler failures become logged error responses.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+from urllib.parse import unquote
+
+from lsprotocol import types as T
+from pygls.capabilities import get_capability
+from pygls.lsp.server import LanguageServer
+from pygls.uris import to_fs_path
+
+from . import __version__
+from .actions import FIX_ALL_KIND, EditStyle, code_actions, needs_fix_all
+from .render import definitions, hover, inlay_hints
+from .scheduler import Key, Scheduler
+from .settings import SECTION, Settings, section_of
+from .snapshot import LANGUAGES, AnalyzeFn, Job, Snapshot
+
+log = logging.getLogger(__name__)
+
+
+class StinkyWaitServer(LanguageServer):
+    """Holds the settings, their generation counter and the analysis scheduler."""
+
+    def __init__(self, analyze: AnalyzeFn, *, debounce_s: float = 0.1, analysis_workers: int = 2):
+        # pygls' own pool also runs the stdin reader: keep it separate from the analysis pool
+        super().__init__("stinkywait", __version__, max_workers=4)
+        self.settings = Settings()
+        self.generation = 0
+        self.analysis_pool = ThreadPoolExecutor(max_workers=analysis_workers,
+                                                thread_name_prefix="stinkywait-analysis")
+        self._ready: asyncio.Event | None = None
+        self._settings_lock: asyncio.Lock | None = None
+        self._analyze = analyze
+        self._debounce_s = debounce_s
+        self._scheduler: Scheduler | None = None
+
+    # -- plumbing --------------------------------------------------------------------------
+
+    @property
+    def scheduler(self) -> Scheduler:
+        """Created lazily because asyncio primitives need the server's running loop."""
+        if self._scheduler is None:
+            self._ready = asyncio.Event()
+            self._settings_lock = asyncio.Lock()
+            self._scheduler = Scheduler(executor=self.analysis_pool, analyze=self._analyze,
+                                        make_job=self.make_job, current_key=self.current_key,
+                                        on_snapshot=self.publish, ready=self._ready,
+                                        debounce_s=self._debounce_s)
+        return self._scheduler
+
+    @property
+    def settings_lock(self) -> asyncio.Lock:
+        """Serialises settings pulls (initial pull vs. change notifications)."""
+        self.scheduler  # noqa: B018 - creates the loop-bound primitives on first use
+        assert self._settings_lock is not None
+        return self._settings_lock
+
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        """Log instead of pygls' default `window/showMessage` popup on every failure."""
+        log.error("server error (%s): %r", getattr(source, "__name__", source), error)
+
+    def capability(self, path: str, default: Any = None) -> Any:
+        return get_capability(self.client_capabilities, path, default)
+
+    def _document(self, uri: str):
+        """The open document for `uri`, or None (never pygls' read-from-disk fallback)."""
+        docs = self.workspace.text_documents
+        if uri in docs:
+            return docs[uri]
+        return docs.get(unquote(uri))
+
+    def current_key(self, uri: str) -> Key | None:
+        doc = self._document(uri)
+        return None if doc is None else (self.generation, doc.version or 0)
+
+    def make_job(self, uri: str) -> Job | None:
+        doc = self._document(uri)
+        if doc is None:
+            return None
+        language = doc.language_id if doc.language_id in LANGUAGES else None
+        encoding = self.workspace.position_encoding or T.PositionEncodingKind.Utf16
+        return Job(uri=uri, path=to_fs_path(uri) or uri, version=doc.version or 0,
+                   generation=self.generation, text=doc.source, language=language,
+                   options=self.settings.to_options(), encoding=str(getattr(encoding, "value", encoding)))
+
+    def publish(self, snap: Snapshot) -> None:
+        self.text_document_publish_diagnostics(T.PublishDiagnosticsParams(
+            uri=snap.uri, version=snap.version, diagnostics=[d for d, _ in snap.all_diagnostics()]))
+
+    # -- settings ---------------------------------------------------------------------------
+
+    def apply_settings(self, raw: Any) -> bool:
+        """Merge a client settings object; bump the generation when anything changed."""
+        new, problems = self.settings.merged(section_of(raw))
+        for p in problems:
+            self.window_log_message(T.LogMessageParams(type=T.MessageType.Warning, message=p))
+        if new == self.settings:
+            return False
+        self.settings = new
+        self.generation += 1
+        log.info("settings now %s (generation %d)", new.to_json(), self.generation)
+        return True
+
+    async def pull_settings(self) -> bool:
+        """Ask the client for section `stinkywait` when it supports `workspace/configuration`."""
+        if not self.capability("workspace.configuration", False):
+            return False
+        try:
+            result = await self.workspace_configuration_async(
+                T.ConfigurationParams(items=[T.ConfigurationItem(section=SECTION)]))
+        except Exception as exc:  # noqa: BLE001 - a client error leaves the settings as they are
+            log.warning("workspace/configuration failed: %r", exc)
+            return False
+        return self.apply_settings(result[0] if result else None)
+
+    async def settings_changed(self) -> None:
+        """Re-analyse everything under the new settings and ask the client to re-query hints."""
+        self.scheduler.refresh_all()
+        if self.capability("workspace.inlay_hint.refresh_support", False):
+            try:
+                await self.workspace_inlay_hint_refresh_async(None)
+            except Exception as exc:  # noqa: BLE001 - refresh is best effort
+                log.warning("workspace/inlayHint/refresh failed: %r", exc)
+
+    def edit_style(self) -> EditStyle:
+        return EditStyle(document_changes=bool(
+            self.capability("workspace.workspace_edit.document_changes", False)))
+
+    def hover_markdown(self) -> bool:
+        formats = self.capability("text_document.hover.content_format", None)
+        return not formats or T.MarkupKind.Markdown in formats
+
+
+def create_server(analyze: AnalyzeFn | None = None, *, debounce_s: float = 0.1) -> StinkyWaitServer:
+    """Build a server with every feature registered (no module-level server object)."""
+    if analyze is None:
+        from stinkywait_core.api import analyze as core_analyze
+        analyze = core_analyze
+    server = StinkyWaitServer(analyze, debounce_s=debounce_s)
+
+    @server.feature(T.INITIALIZE)
+    def on_initialize(ls: StinkyWaitServer, params: T.InitializeParams) -> None:
+        if params.initialization_options is not None:
+            ls.apply_settings(params.initialization_options)
+
+    @server.feature(T.INITIALIZED)
+    async def on_initialized(ls: StinkyWaitServer, params: T.InitializedParams) -> None:
+        sched = ls.scheduler
+        try:
+            if ls.capability("workspace.did_change_configuration.dynamic_registration", False):
+                await ls.client_register_capability_async(T.RegistrationParams(registrations=[
+                    T.Registration(id="stinkywait-configuration",
+                                   method=T.WORKSPACE_DID_CHANGE_CONFIGURATION,
+                                   register_options=T.DidChangeConfigurationRegistrationOptions(
+                                       section=SECTION))]))
+        except Exception as exc:  # noqa: BLE001 - without it we still get pushed settings
+            log.warning("registering for configuration changes failed: %r", exc)
+        try:
+            async with ls.settings_lock:
+                await ls.pull_settings()
+        finally:
+            sched.ready.set()
+
+    @server.feature(T.WORKSPACE_DID_CHANGE_CONFIGURATION)
+    async def on_configuration(ls: StinkyWaitServer, params: T.DidChangeConfigurationParams) -> None:
+        async with ls.settings_lock:
+            if ls.capability("workspace.configuration", False):
+                changed = await ls.pull_settings()
+            else:
+                changed = ls.apply_settings(params.settings)
+        if changed:
+            await ls.settings_changed()
+
+    @server.feature(T.TEXT_DOCUMENT_DID_OPEN)
+    def on_open(ls: StinkyWaitServer, params: T.DidOpenTextDocumentParams) -> None:
+        ls.scheduler.opened(params.text_document.uri)
+
+    @server.feature(T.TEXT_DOCUMENT_DID_CHANGE)
+    def on_change(ls: StinkyWaitServer, params: T.DidChangeTextDocumentParams) -> None:
+        ls.scheduler.changed(params.text_document.uri)
+
+    @server.feature(T.TEXT_DOCUMENT_DID_CLOSE)
+    def on_close(ls: StinkyWaitServer, params: T.DidCloseTextDocumentParams) -> None:
+        ls.scheduler.closed(params.text_document.uri)
+        ls.text_document_publish_diagnostics(
+            T.PublishDiagnosticsParams(uri=params.text_document.uri, diagnostics=[]))
+
+    @server.feature(T.TEXT_DOCUMENT_INLAY_HINT)
+    async def on_inlay_hint(ls: StinkyWaitServer, params: T.InlayHintParams) -> list[T.InlayHint] | None:
+        snap = await ls.scheduler.fresh(params.text_document.uri)
+        return None if snap is None else inlay_hints(snap, params.range)
+
+    @server.feature(T.TEXT_DOCUMENT_HOVER)
+    async def on_hover(ls: StinkyWaitServer, params: T.HoverParams) -> T.Hover | None:
+        snap = await ls.scheduler.fresh(params.text_document.uri)
+        if snap is None:
+            return None
+        result = hover(snap, params.position.line)
+        if result is not None and not ls.hover_markdown():
+            result.contents = T.MarkupContent(kind=T.MarkupKind.PlainText, value=result.contents.value)
+        return result
+
+    @server.feature(T.TEXT_DOCUMENT_DEFINITION)
+    async def on_definition(ls: StinkyWaitServer, params: T.DefinitionParams) -> list[T.Location] | None:
+        snap = await ls.scheduler.fresh(params.text_document.uri)
+        return None if snap is None else (definitions(snap, params.position.line) or None)
+
+    @server.feature(T.TEXT_DOCUMENT_CODE_ACTION, T.CodeActionOptions(
+        code_action_kinds=[T.CodeActionKind.QuickFix, FIX_ALL_KIND]))
+    async def on_code_action(ls: StinkyWaitServer, params: T.CodeActionParams) -> list[T.CodeAction] | None:
+        snap = await ls.scheduler.fresh(params.text_document.uri)
+        if snap is None:
+            return None
+        snap = await ls.scheduler.checked(snap)
+        fix_all = None
+        if needs_fix_all(snap, params):
+            # printing the whole file is the one costly step: do it off the loop, once
+            fix_all = await asyncio.get_running_loop().run_in_executor(ls.analysis_pool, snap.fix_all_edits)
+        return code_actions(snap, params, ls.edit_style(), fix_all) or None
+
+    @server.feature(T.SHUTDOWN)
+    def on_shutdown(ls: StinkyWaitServer, params: None) -> None:
+        ls.scheduler.shutdown()
+        ls.analysis_pool.shutdown(wait=False, cancel_futures=True)
+
+    return server
