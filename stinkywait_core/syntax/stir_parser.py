@@ -52,7 +52,7 @@ _NAME = r"[A-Za-z0-9_.+$\-]+"
 _FUNC_RE = re.compile(r"st\.func\s*@(" + _NAME + r")?\s*\(\s*\)\s*\{\Z")
 _BLOCK_RE = re.compile(r"\^(" + _NAME + r")\s*:\Z")
 _LABEL_RE = re.compile(r"([A-Za-z_.$][A-Za-z0-9_.$]*)\s*:\Z")
-_SUCC_ITEM_RE = re.compile(r"\s*\^(" + _NAME + r")\s*(,|\Z)")
+_SUCC_ITEM_RE = re.compile(r"\^(" + _NAME + r")\s*")
 #: a string literal (possibly unterminated) or the start of a line comment
 _LINE_COMMENT_RE = re.compile(r'"(?:[^"\\]|\\.)*"|#|//')
 #: strings, line comments and block comments over a whole text (block comments are blanked)
@@ -412,23 +412,24 @@ def _instruction(content: str, offset: int, problems: list[Problem]) -> InstrDat
 
 
 def _successors(content: str, offset: int) -> tuple[tuple[str, int, int], ...]:
-    pos = len("Successors:")
-    rest = content[pos:]
-    if not rest.strip():
-        return ()
+    """The `^label` list of a `Successors:` line with each label's columns."""
+    base = offset + len("Successors:")
+    rest = content[len("Successors:"):]
     out: list[tuple[str, int, int]] = []
-    i = 0
+    i = len(rest) - len(rest.lstrip())
     while i < len(rest):
         m = _SUCC_ITEM_RE.match(rest, i)
         if m is None:
-            col = offset + pos + i + (len(rest[i:]) - len(rest[i:].lstrip()))
-            raise _LineError("expected '^label' in Successors: list", col, offset + len(content))
-        out.append((m.group(1), offset + pos + m.start(1) - 1, offset + pos + m.end(1)))
+            raise _LineError("expected '^label' in Successors: list", base + i, base + len(rest))
+        out.append((m.group(1), base + m.start(1) - 1, base + m.end(1)))
         i = m.end()
-        if m.group(2) == "" and i < len(rest):
-            raise _LineError("expected ',' between successors", offset + pos + i, offset + len(content))
-    if content.rstrip().endswith(","):
-        raise _LineError("trailing ',' in Successors: list", offset + len(content) - 1, offset + len(content))
+        if i < len(rest) and rest[i] != ",":
+            raise _LineError("expected ',' between successors", base + i, base + len(rest))
+        if i < len(rest):
+            i += 1
+            i += len(rest[i:]) - len(rest[i:].lstrip())
+            if i >= len(rest):
+                raise _LineError("trailing ',' in Successors: list", base + i - 1, base + i)
     return tuple(out)
 
 
