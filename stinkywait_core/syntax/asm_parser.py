@@ -147,17 +147,17 @@ _FLOAT = re.compile(r'-?(?:\d+\.\d*|\.\d+)(?:[eE][-+]?\d+)?|-?\d+[eE][-+]?\d+')
 _IDENT = re.compile(r'[A-Za-z_.$][\w.$@]*')
 _FUNC_LIKE = re.compile(r'[A-Za-z_]\w*\(.*\)', re.S)
 _WRAPPER = re.compile(r'(abs|neg|sext)\((.*)\)', re.S)
-_REG_SINGLE = re.compile(r'(acc|ttmp|[vsa])(\d+)(?:\.[lh])?')
+_REG_SINGLE = re.compile(r'(acc|ttmp|[vsa])(\d{1,6})(?:\.[lh])?')
 _REG_RANGE = re.compile(r'(acc|ttmp|[vsa])\[([^\[\]]*)\](?:\.[lh])?')
 _MOD_KEY = re.compile(r'[A-Za-z_]\w*:')
-_ANNOT = re.compile(r'\s*([vsa])(?:(\d+)|\[(\d+):(\d+)\])\s*')
+_ANNOT = re.compile(r'\s*([vsa])(?:(\d{1,6})|\[(\d{1,6}):(\d{1,6})\])\s*')
 _TOKEN_MARK = re.compile(r'st\.token:')
-_TOKEN_LIST = re.compile(r'st\.token:[ \t]*(\d+(?:[ \t]*,[ \t]*\d+)*)')
-_WAITCNT_FIELD = re.compile(r'([A-Za-z_]+)\(\s*([^()]*?)\s*\)')
+_TOKEN_LIST = re.compile(r'st\.token:[ \t]*(\d{1,9}(?:[ \t]*,[ \t]*\d{1,9})*)(?!\d)')
+_WAITCNT_FIELD = re.compile(r'([A-Za-z_]+)\(([^()]*)\)')
 _EXPR_CHARS = re.compile(r'[\w.$@+\-*/%&|^<>~() \t]+')
 _BAD_CHAR = re.compile(r'[^\x20-\x7e\t]')
-_OPERATOR_END = tuple("+-*/%&|^<>~!=:")
-_OPERATOR_START = tuple("+*/%&|^<>=")
+_OPERATOR_END = frozenset("+-*/%&|^<>~!=:")
+_OPERATOR_START = frozenset("+*/%&|^<>=")
 
 #: Directives that open a block whose lines are passed through verbatim, and their ends.
 VERBATIM_BLOCKS = {".amdhsa_kernel": ".end_amdhsa_kernel", ".amdgpu_metadata": ".end_amdgpu_metadata",
@@ -434,10 +434,12 @@ def _items(code: str, s: int, e: int) -> list[tuple[int, int]]:
     for rs, re_ in raw:
         if merged:
             ps, pe = merged[-1]
-            prev = code[ps:pe]
-            cur = code[rs:re_]
-            prev_is_abs = prev.startswith(("|", "-|")) and prev.endswith("|") and len(prev) > 1
-            if (prev.endswith(_OPERATOR_END) and not prev_is_abs) or cur.startswith(_OPERATOR_START) or cur == "-":
+            # index checks only: slicing the growing item would be quadratic on huge lines
+            prev_is_abs = pe - ps > 1 and code[pe - 1] == "|" and (
+                code[ps] == "|" or (code[ps] == "-" and code[ps + 1] == "|"))
+            joins = ((code[pe - 1] in _OPERATOR_END and not prev_is_abs)
+                     or code[rs] in _OPERATOR_START or (re_ - rs == 1 and code[rs] == "-"))
+            if joins:
                 merged[-1] = (ps, re_)
                 continue
         merged.append((rs, re_))
@@ -481,12 +483,15 @@ def _register(core: str, symbols: Symbols) -> tuple[tuple[str, int, int] | None,
     return None, None
 
 
-def _operand(item: str, symbols: Symbols, annotation: tuple[str, int, int] | None) -> tuple[list[Operand], str | None]:
+def _operand(item: str, symbols: Symbols, annotation: tuple[str, int, int] | None,
+             allow_list: bool = True) -> tuple[list[Operand], str | None]:
     """Parse one operand item into IR operands (a ``[v1, v2]`` address list gives several)."""
-    if item.startswith("[") and item.endswith("]"):
+    if item.startswith("["):
+        if not allow_list or not item.endswith("]"):
+            return [], f"malformed operand '{_clip(item)}'"
         out: list[Operand] = []
         for p in _split_list(item[1:-1]):
-            ops, err = _operand(p, symbols, None)
+            ops, err = _operand(p, symbols, None, allow_list=False)
             if err:
                 return [], err
             out.extend(ops)
@@ -517,6 +522,8 @@ def _operand(item: str, symbols: Symbols, annotation: tuple[str, int, int] | Non
     if neg:
         core = item  # not a register: `-sym`, `-(1+2)` are expressions
     if _INT.fullmatch(item):
+        if len(item) > 40:
+            return [], f"integer literal too long '{_clip(item)}'"
         return [Imm(_int_value(item), item)], None
     if _FLOAT.fullmatch(item):
         try:
@@ -529,7 +536,7 @@ def _operand(item: str, symbols: Symbols, annotation: tuple[str, int, int] | Non
         if item.lower() == "off":
             return [Special(item)], None
         v = symbols.get(item)
-        return ([Imm(v, item)] if v is not None else [Str(item)]), None
+        return ([Imm(v, item)] if v is not None else [Str(item, item)]), None
     if _EXPR_CHARS.fullmatch(item):
         v = eval_expr(item, symbols)
         return ([Imm(v, item)] if v is not None else [Special(item)]), None
@@ -597,7 +604,7 @@ def decode_legacy_waitcnt(text: str) -> dict[str, int] | None:
     result = {"vlcnt": -1, "vscnt": -1, "dlcnt": -1, "dscnt": -1, "kmcnt": -1}
     if not body:
         return None
-    if _INT.fullmatch(body):
+    if _INT.fullmatch(body) and len(body) <= 40:
         imm = _int_value(body)
         if imm < 0 or imm > 0xFFFF:
             return None
@@ -615,7 +622,7 @@ def decode_legacy_waitcnt(text: str) -> dict[str, int] | None:
         name = m.group(1).lower()
         if name not in _LEGACY_FIELDS:
             return None
-        value = eval_expr(m.group(2))
+        value = eval_expr(m.group(2).strip())
         if value is None or value < 0:
             return None
         for key in _LEGACY_FIELDS[name]:
@@ -689,10 +696,6 @@ def parse_line(text: str, in_comment: bool = False, symbols: Symbols = EMPTY_SYM
         return LineSyntax(kind, indent, comment=line_comment, ends_in_comment=ends_in_comment,
                           problems=_token_warnings(line_comment, indent, len(text)))
     b = _Builder(text, code, symbols)
-    bad = _BAD_CHAR.search(code, indent, end)
-    if bad:
-        b.error(f"unexpected character {code[bad.start()]!r}", bad.start(), bad.start() + 1)
-        return LineSyntax("error", indent, problems=tuple(b.problems), ends_in_comment=ends_in_comment)
     label = None
     label_range = None
     start = indent
@@ -717,6 +720,11 @@ def parse_line(text: str, in_comment: bool = False, symbols: Symbols = EMPTY_SYM
             return LineSyntax("directive", indent, label=label, label_range=label_range,
                               directive=dm.group().lower(), args=code[dm.end():end].strip(),
                               comment=line_comment, ends_in_comment=ends_in_comment)
+    bad = _BAD_CHAR.search(code, start, end)
+    if bad:
+        b.error(f"unexpected character {code[bad.start()]!r}", bad.start(), bad.start() + 1)
+        return LineSyntax("error", indent, label=label, label_range=label_range, problems=tuple(b.problems),
+                          ends_in_comment=ends_in_comment)
     for s, e, content, style in comments:
         if style == "/*":
             b.annots[s] = content
@@ -832,7 +840,7 @@ def _operand_list(b: _Builder, s: int, e: int) -> tuple[list[Operand], tuple[str
             return None
         for k, (is_, ie) in enumerate(_items(code, cs, ce)):
             t = code[is_:ie]
-            if _is_modifier(t) or (mod_start >= 0 and k > 0):
+            if _is_modifier(t) or (mod_start >= 0 and k > 0 and not _looks_like_operand(t)):
                 if not (_MOD_KEY.match(t) or _IDENT.fullmatch(t)):
                     b.error(f"malformed modifier '{_clip(t)}'", is_, ie)
                     return None
@@ -1050,6 +1058,7 @@ def _build_functions(syntax: list[LineSyntax | None], st: _FileState) -> None:
     fn: _FnBuilder | None = None
     pending: list[tuple[str, int, tuple[int, int]]] = []
     default_name = _default_name(st.path)
+    seen_labels: dict[str, int] = {}
     for idx, ls in enumerate(syntax):
         if ls is None or ls.kind in ("error", "comment", "blank", "verbatim"):
             continue
@@ -1057,6 +1066,11 @@ def _build_functions(syntax: list[LineSyntax | None], st: _FileState) -> None:
         if ls.label is not None:
             name = ls.label
             assert ls.label_range is not None
+            if name in seen_labels and not name.isdigit():
+                s, e = ls.label_range
+                st.diags.append(_diag(ERROR, "asm-duplicate-label",
+                                      f"label '{name}' is already defined on line {seen_labels[name]}", lineno, s, e))
+            seen_labels.setdefault(name, lineno)
             if name.startswith(".Lfunc_end"):
                 fn = _close(fn, st)
                 pending = []
