@@ -17,6 +17,8 @@ from .snapshot import Snapshot
 
 FIX_ALL_KIND = "source.fixAll.stinkywait"
 MISSING = "missing-wait"
+REDUNDANT = "redundant-wait"
+STRICTER = "stricter-wait"
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +50,27 @@ def missing_wait_fix(snap: Snapshot, style: EditStyle, diag: T.Diagnostic,
                         edit=style.edit(snap, [snap.lines.insertion(line, text)]))
 
 
+def review_fix(snap: Snapshot, style: EditStyle, diag: T.Diagnostic, code: str,
+               data: dict) -> T.CodeAction | None:
+    """Delete a redundant hand-written wait, or relax a stricter one (asm text only: the core
+    gives the relaxed wait in asm spelling)."""
+    if code == REDUNDANT and isinstance(data.get("delete_line"), int):
+        line = data["delete_line"]
+        if not 1 <= line <= snap.lines.line_count:
+            return None
+        end = (T.Position(line=line, character=0) if line < snap.lines.line_count
+               else snap.lines.line_end(line))
+        edit = T.TextEdit(range=T.Range(start=T.Position(line=line - 1, character=0), end=end), new_text="")
+        return T.CodeAction(title="Remove the redundant wait", kind=T.CodeActionKind.QuickFix,
+                            diagnostics=[diag], edit=style.edit(snap, [edit]))
+    language = getattr(snap.analysis, "language", None)
+    if code == STRICTER and language == "asm" and isinstance(data.get("instruction"), str):
+        edit = T.TextEdit(range=diag.range, new_text=data["instruction"])
+        return T.CodeAction(title=f"Relax to `{data['instruction']}`", kind=T.CodeActionKind.QuickFix,
+                            diagnostics=[diag], edit=style.edit(snap, [edit]))
+    return None
+
+
 def _touches_hint(snap: Snapshot, rng: T.Range) -> bool:
     return bool(snap.waits_between(rng.start.line + 1, rng.end.line + 1))
 
@@ -58,11 +81,14 @@ def code_actions(snap: Snapshot, params: T.CodeActionParams, style: EditStyle,
     caller decided an "insert all" action may be offered (it is computed off the loop)."""
     only = params.context.only
     actions: list[T.CodeAction] = []
-    missing = [(lsp, core) for lsp, core in snap.all_diagnostics()
-               if core.code == MISSING and ranges_overlap(lsp.range, params.range)]
+    here = [(lsp, core) for lsp, core in snap.all_diagnostics() if ranges_overlap(lsp.range, params.range)]
+    missing = [(lsp, core) for lsp, core in here if core.code == MISSING]
     if wanted(only, T.CodeActionKind.QuickFix):
-        for lsp, core in missing:
-            fix = missing_wait_fix(snap, style, lsp, core.data or {})
+        for lsp, core in here:
+            if core.code == MISSING:
+                fix = missing_wait_fix(snap, style, lsp, core.data or {})
+            else:
+                fix = review_fix(snap, style, lsp, core.code, core.data or {})
             if fix is not None:
                 actions.append(fix)
         if fix_all and (missing or _touches_hint(snap, params.range)

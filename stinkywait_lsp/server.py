@@ -134,8 +134,12 @@ class StinkyWaitServer(LanguageServer):
                 log.warning("workspace/inlayHint/refresh failed: %r", exc)
 
     def edit_style(self) -> EditStyle:
+        """Versioned `documentChanges` when the client handles them: it says so directly, or
+        implies it by supporting resource operations (which only exist in documentChanges;
+        Neovim declares those but not the flag)."""
         return EditStyle(document_changes=bool(
-            self.capability("workspace.workspace_edit.document_changes", False)))
+            self.capability("workspace.workspace_edit.document_changes", False)
+            or self.capability("workspace.workspace_edit.resource_operations", None)))
 
     def hover_markdown(self) -> bool:
         formats = self.capability("text_document.hover.content_format", None)

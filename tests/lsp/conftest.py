@@ -83,7 +83,10 @@ CONFIG = ClientServerConfig(server_command=SERVER, client_factory=make_client)
 PRESETS = {
     "neovim@v0.11": lambda: client_capabilities("neovim@v0.11"),
     "vscode+hints": vscode_with_hints,
+    # no inlay hints, no workspace/configuration: settings arrive by push or init options
+    "neovim@v0.7": lambda: client_capabilities("neovim@v0.7"),
 }
+HINT_PRESETS = ["neovim@v0.11", "vscode+hints"]
 
 
 @dataclass
@@ -209,15 +212,16 @@ def label_text(hint: T.InlayHint) -> str:
     return hint.label if isinstance(hint.label, str) else "".join(p.value for p in hint.label)
 
 
-async def initialize(client: LanguageClient, preset: str, settings: dict[str, Any] | None = None) -> None:
+async def initialize(client: LanguageClient, preset: str, settings: dict[str, Any] | None = None,
+                     init_options: Any = None) -> None:
     client.preset = preset
     if settings is not None:
         client.set_configuration(settings, section="stinkywait")
     await client.initialize_session(T.InitializeParams(
-        capabilities=PRESETS[preset](), root_uri=DATA.as_uri()))
+        capabilities=PRESETS[preset](), root_uri=DATA.as_uri(), initialization_options=init_options))
 
 
-@pytest_lsp.fixture(params=list(PRESETS), config=CONFIG)
+@pytest_lsp.fixture(params=HINT_PRESETS, config=CONFIG)
 async def preset_client(request: pytest.FixtureRequest, lsp_client: LanguageClient):
     """A server under each capability preset that includes inlay hints."""
     await initialize(lsp_client, request.param)
@@ -229,6 +233,13 @@ async def preset_client(request: pytest.FixtureRequest, lsp_client: LanguageClie
 async def nvim_client(request: pytest.FixtureRequest, lsp_client: LanguageClient):
     """One server under Neovim 0.11 (for tests that don't depend on the preset)."""
     await initialize(lsp_client, "neovim@v0.11")
+    yield
+    await lsp_client.shutdown_session()
+
+
+@pytest_lsp.fixture(config=CONFIG)
+async def bare_client(request: pytest.FixtureRequest, lsp_client: LanguageClient):
+    """A started but not yet initialised server (tests pick preset and settings)."""
     yield
     await lsp_client.shutdown_session()
 

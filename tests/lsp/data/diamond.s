@@ -1,0 +1,18 @@
+	.amdgcn_target "amdgcn-amd-amdhsa--gfx1250"
+	.text
+	.globl	lsp_diamond
+	.type	lsp_diamond,@function
+lsp_diamond:
+	ds_load_b64 v[0:1], v10
+	ds_load_b64 v[2:3], v10 offset:8
+	s_cmp_eq_u32 s13, 1
+	s_cbranch_scc1 .LBB0_2
+; %bb.1:
+	ds_load_b64 v[20:21], v11
+	ds_load_b64 v[22:23], v11 offset:8
+	s_branch .LBB0_3
+.LBB0_2:
+	s_nop 0
+.LBB0_3:
+	v_add_f32_e32 v30, v0, v1
+	s_endpgm
