@@ -694,7 +694,7 @@ def parse_line(text: str, in_comment: bool = False, symbols: Symbols = EMPTY_SYM
     if indent >= end:
         kind = "comment" if comments else "blank"
         return LineSyntax(kind, indent, comment=line_comment, ends_in_comment=ends_in_comment,
-                          problems=_token_warnings(line_comment, indent, len(text)))
+                          problems=_token_warnings(line_comment, text))
     b = _Builder(text, code, symbols)
     label = None
     label_range = None
@@ -709,7 +709,7 @@ def parse_line(text: str, in_comment: bool = False, symbols: Symbols = EMPTY_SYM
         if start >= end:
             return LineSyntax("label", indent, label=label, label_range=label_range, comment=line_comment,
                               ends_in_comment=ends_in_comment,
-                              problems=_token_warnings(line_comment, indent, len(text)))
+                              problems=_token_warnings(line_comment, text))
     am = _ASSIGN.match(code, start) if label is None else None
     if am:
         return LineSyntax("directive", indent, directive="=", args=f"{am.group(1)},{code[am.end():end]}",
@@ -743,9 +743,12 @@ def parse_line(text: str, in_comment: bool = False, symbols: Symbols = EMPTY_SYM
                       ends_in_comment=ends_in_comment)
 
 
-def _token_warnings(comment: str | None, s: int, e: int) -> tuple[Problem, ...]:
-    """A ``st.token:`` marker on a line without an instruction annotates nothing."""
-    if comment and _TOKEN_MARK.search(comment):
+def _token_warnings(comment: str | None, text: str) -> tuple[Problem, ...]:
+    """A well-formed ``st.token:N`` marker on a line without an instruction annotates
+    nothing; say so (prose such as ``st.token:N`` in a header comment is left alone)."""
+    if comment and _TOKEN_LIST.search(comment):
+        m = _TOKEN_LIST.search(text)
+        s, e = (m.start(), m.end()) if m else (0, len(text))
         return ((WARNING, "asm-memtoken", "st.token annotation on a line without an instruction is ignored", s, e),)
     return ()
 

@@ -47,7 +47,7 @@ def insert_lines(text: str, insertions: list[tuple[int, str]]) -> str:
     out: list[str] = []
     for i, chunk in enumerate(chunks, start=1):
         for new in by_line.get(i, ()):
-            out.append(new + nl)
+            out.append(new + _break_before(nl, chunk, out))
         out.append(chunk)
     tail = by_line.get(n + 1)
     if tail:
@@ -56,8 +56,22 @@ def insert_lines(text: str, insertions: list[tuple[int, str]]) -> str:
             out.append(nl)
             out.append(nl.join(tail))
         else:
-            out.extend(new + nl for new in tail)
+            out.extend(new + _break_before(nl, "", out) for new in tail)
     return "".join(out)
+
+
+def _break_before(nl: str, following: str, emitted: list[str]) -> str:
+    """The line break for an inserted line, avoiding an accidental ``\r`` + ``\n`` merge.
+
+    In a file with mixed newlines a lone ``\r`` followed by ``\n`` (or an empty inserted line
+    after a ``\r``) would read as a single ``\r\n`` break and swallow a line; ``\r\n`` is
+    the unambiguous break in exactly those cases.
+    """
+    if nl == "\r" and following.startswith("\n"):
+        return "\r\n"
+    if nl == "\n" and emitted and emitted[-1].endswith("\r"):
+        return "\r\n"
+    return nl
 
 
 def indentation_for(module: Module, line: int) -> str:
