@@ -20,6 +20,7 @@ from importlib import resources
 from typing import Any
 
 from lark import Lark, Token, Transformer
+from lark.lexer import Lexer
 from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedEOF, UnexpectedToken
 
 from ..diagnostics import ERROR, WARNING, Diagnostic
@@ -245,11 +246,58 @@ def _plain(value: Any) -> Any:
     return value
 
 
+class _BadCharacter(LarkError):
+    """Raised by `_LineLexer` at a character no terminal matches."""
+
+    def __init__(self, pos: int, char: str):
+        super().__init__(f"unexpected character {char!r}")
+        self.pos = pos
+        self.char = char
+
+
+class _LineLexer(Lexer):
+    """One compiled alternation over the grammar's terminals, tokens without line counting.
+
+    Lark's own lexers track line and column for every token; an instruction is one line,
+    so that bookkeeping is pure overhead (it was over half of the parse time).  Terminals
+    are tried in lark's order: higher priority first, regular expressions before literals.
+    """
+
+    __future_interface__ = 0
+
+    def __init__(self, lexer_conf: Any):
+        ignore = [t.pattern.to_regexp() for t in lexer_conf.terminals if t.name in lexer_conf.ignore]
+        terms = sorted((t for t in lexer_conf.terminals if t.name not in lexer_conf.ignore),
+                       key=lambda t: (-t.priority, t.pattern.type != "re", -len(t.pattern.value)))
+        skip = "(?:" + "|".join(ignore) + ")*" if ignore else ""
+        # blanks before a token are consumed by the same match, so one match per token
+        self.regex = re.compile(skip + "(?:" + "|".join(f"(?P<{t.name}>{t.pattern.to_regexp()})"
+                                                      for t in terms) + ")")
+        self.tail = re.compile(skip + r"\Z")
+
+    def lex(self, text: str) -> Any:
+        match = self.regex.match
+        pos = 0
+        end = len(text)
+        while pos < end:
+            m = match(text, pos)
+            if m is None:
+                if self.tail.match(text, pos):
+                    return
+                while text[pos] in " \t\f\r\v":
+                    pos += 1
+                raise _BadCharacter(pos, text[pos])
+            kind = m.lastgroup
+            start = m.start(kind)
+            pos = m.end()
+            yield Token(kind, m.group(kind), start, 1, start + 1, 1, pos + 1, pos)
+
+
 @lru_cache(maxsize=1)
 def _lark() -> Lark:
     """The instruction-line parser (built once; grammar shipped as package data)."""
     grammar = resources.files(__package__).joinpath("stir_grammar.lark").read_text(encoding="utf-8")
-    return Lark(grammar, parser="lalr", lexer="contextual", transformer=_Callbacks(),
+    return Lark(grammar, parser="lalr", lexer=_LineLexer, transformer=_Callbacks(),
                 maybe_placeholders=True)
 
 
@@ -343,6 +391,8 @@ def _nesting_too_deep(text: str) -> int:
 
 
 def _describe_lark_error(err: LarkError, length: int) -> tuple[str, int, int]:
+    if isinstance(err, _BadCharacter):
+        return str(err), err.pos, err.pos + 1
     if isinstance(err, UnexpectedCharacters):
         pos = err.pos_in_stream
         return f"unexpected character {err.char!r}", pos, pos + 1
@@ -442,7 +492,9 @@ def analyze_line(line: str) -> LineInfo:
         return LineInfo(BLANK)
     start = len(code) - len(body)
     end = len(code)
-    deep = _nesting_too_deep(body)
+    deep = -1
+    if body.count("[") + body.count("{") + body.count("(") > MAX_NESTING:
+        deep = _nesting_too_deep(body)
     if deep >= 0:
         return LineInfo(BAD, start, end, problems=(
             Problem(ERROR, f"brackets nested deeper than {MAX_NESTING} levels", start + deep, start + deep + 1),))
