@@ -29,13 +29,22 @@ class Options:
     bounded: bool = True
     #: RAW through repeated dynamic instances: "newest" (safe) or "oldest" (upstream)
     count_from_instance: str = "newest"
+    #: a predecessor with nothing in flight keeps an empty queue, so an op issued later is
+    #: represented as the only one in flight on that path (upstream drops such paths)
+    represent_empty_paths: bool = True
 
     def to_json(self) -> dict[str, Any]:
         return {"numWaves": self.num_waves, "arch": self.arch,
                 "enableLoopCarriedTokenDeps": self.enable_loop_carried_token_deps,
                 "enableTensorDescriptorWar": self.enable_tensor_descriptor_war,
                 "optimize": self.optimize, "replaceWaits": self.replace_waits,
-                "bounded": self.bounded, "countFromInstance": self.count_from_instance}
+                "bounded": self.bounded, "countFromInstance": self.count_from_instance,
+                "representEmptyPaths": self.represent_empty_paths}
+
+    @classmethod
+    def upstream(cls, **kw) -> "Options":
+        """Upstream's exact choices: oldest-instance countFrom, empty paths dropped, no widening."""
+        return cls(bounded=False, count_from_instance="oldest", represent_empty_paths=False, **kw)
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,13 +18,14 @@ from ..results import Options
 
 
 def _options(ns: argparse.Namespace) -> Options:
-    return Options(num_waves=ns.num_waves, arch=ns.arch,
-                   enable_loop_carried_token_deps=ns.loop_carried_token_deps,
-                   enable_tensor_descriptor_war=ns.tensor_descriptor_war,
-                   optimize=not ns.no_optimize,
-                   replace_waits=getattr(ns, "replace_waits", False),
-                   bounded=not ns.exact,
-                   count_from_instance="oldest" if ns.exact else "newest")
+    kw = dict(num_waves=ns.num_waves, arch=ns.arch,
+              enable_loop_carried_token_deps=ns.loop_carried_token_deps,
+              enable_tensor_descriptor_war=ns.tensor_descriptor_war,
+              optimize=not ns.no_optimize,
+              replace_waits=getattr(ns, "replace_waits", False))
+    if ns.upstream:
+        return Options.upstream(**kw)
+    return Options(bounded=not ns.exact, **kw)
 
 
 def _read(path: str) -> str | None:
@@ -59,7 +60,7 @@ def cmd_plan(ns: argparse.Namespace) -> int:
     if ns.json:
         print(json.dumps(an.to_json(), indent=2))
         return 1 if an.has_errors() else 0
-    _print_diags(an)
+    _print_diags(an, "info")
     for f in an.functions:
         print(f"@{f.name}: {len(f.waits)} wait{'s' if len(f.waits) != 1 else ''}"
               + ("" if f.converged else " (iteration cap hit: forced full drains)"))
@@ -146,7 +147,10 @@ def build_parser() -> argparse.ArgumentParser:
                         help="enableTensorDescriptorWar")
     common.add_argument("--no-optimize", action="store_true", help="disable ShallowPredPromotion")
     common.add_argument("--exact", action="store_true",
-                        help="upstream's exact algorithm (no widening, oldest-instance countFrom)")
+                        help="no widening: the exact per-predecessor iteration (may be slow)")
+    common.add_argument("--upstream", action="store_true",
+                        help="upstream's choices: oldest-instance countFrom, empty paths dropped, "
+                             "no widening (docs/decisions.md 20-23)")
     p = argparse.ArgumentParser(prog="stinkywait", description=__doc__.split("\n")[0])
     sub = p.add_subparsers(dest="cmd", required=True)
     pl = sub.add_parser("plan", parents=[common], help="show where waits go and why")

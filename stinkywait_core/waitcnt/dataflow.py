@@ -23,6 +23,12 @@ from .state import (EMPTY, K_MAX_TRIPS_BACK, CounterEmitState, DataflowState, Pe
                     WaitInsertionPlan, any_in_flight, append_to_all_paths, count_from, new_spec,
                     trim_queues, wait_to_drain)
 
+#: exact mode gives up (and the bounded mode re-solves with widening) past this many
+#: per-predecessor queues of one counter at one block entry
+MAX_QUEUES_EXACT = 48
+#: widening keeps at most this many queues per (block, counter) past a block's first instruction
+MAX_QUEUES_BOUNDED = 16
+
 CK_DS, CK_LOAD, CK_KM, CK_TENSOR, CK_ASYNC, CK_COUNT = (K.CK_DS, K.CK_LOAD, K.CK_KM, K.CK_TENSOR,
                                                         K.CK_ASYNC, K.CK_COUNT)
 RING_READ, RING_WRITE, RING_PUBLISH, RING_PROTECT = 0, 1, 2, 3
@@ -94,6 +100,7 @@ class WaitDataflow:
         self.options = options
         self.loop_carried = options.enable_loop_carried_token_deps
         self.newest = options.count_from_instance == "newest"
+        self.keep_empty = options.represent_empty_paths
         self.cap = min(256, max(K.K_MAX_IN_FLIGHT + 8, 2 * len(self.rpo)))
         self.info: dict[Instruction, InstInfo] = {}
         self.track_trips = False
@@ -114,6 +121,12 @@ class WaitDataflow:
         self.snapshots: dict[Instruction, list[list[PerPredQueue]]] = {}
         self.finalize_sweeps = 0
         self.finalize_converged = True
+        #: bounded analysis (issue 7): widening switched on after the exact attempt failed
+        self.widening = False
+        self.widen_reason = ""
+        self.exploded = False
+        self.forced_at: dict[Instruction, set[int]] = {}
+        self.widened_blocks: dict[Block, str] = {}
 
     # --- per-instruction facts ---------------------------------------------------------
     def _make_info(self, inst: Instruction) -> InstInfo:
@@ -158,14 +171,66 @@ class WaitDataflow:
             advances = self._advances(p) if back else []
             for c in range(CK_COUNT):
                 dst = entry.queues[c]
+                if self.keep_empty and not ps.queues[c]:
+                    q = PerPredQueue(p, (), EMPTY, False, True)
+                    if q not in dst:
+                        dst.append(q)
+                    continue
                 for pq in ps.queues[c]:
                     ops = pq.ops
                     if back:
                         ops = tuple(self._age(e, advances) for e in ops)
+                    if self.widening:
+                        ops = self._dedupe_instances(ops)
                     q = PerPredQueue(p, ops, pq.sat, pq.ring_sat)
                     if q not in dst:
                         dst.append(q)
+        for c in range(CK_COUNT):
+            n = len(entry.queues[c])
+            if n > MAX_QUEUES_EXACT:
+                self.exploded = True
+            if self.widening and n > MAX_QUEUES_BOUNDED:
+                self._force_entry_drain(bb, c, n)
         return entry
+
+    def _dedupe_instances(self, ops: tuple[QOp, ...]) -> tuple[QOp, ...]:
+        """Widening: keep only the newest dynamic instance of each (non-ring) instruction.
+
+        Sound in newest-instance mode: the newest instance decides every RAW and anti-dep
+        wait, and dropping an older copy can only lower the depth of older ops (a stronger
+        wait).  Trips take the maximum so loop-carried scans still see the old instance.
+        """
+        if len(ops) < 2:
+            return ops
+        seen: dict[Instruction, int] = {}
+        out: list[QOp] = []
+        for e in reversed(ops):
+            if e.deltas:  # ring instances alias different slots: keep them all
+                out.append(e)
+                continue
+            j = seen.get(e.op)
+            if j is None:
+                seen[e.op] = len(out)
+                out.append(e)
+            elif e.trips > out[j].trips:
+                out[j] = QOp(e.op, e.trips, e.deltas)
+        if len(out) == len(ops):
+            return ops
+        out.reverse()
+        return tuple(out)
+
+    def _force_entry_drain(self, bb: Block, c: int, n: int) -> None:
+        """Widening: too many distinct paths meet here; drain counter c at the block's first
+        instruction so the state collapses (a stronger wait, never a weaker one)."""
+        first = next((i for i in bb.instrs if not i.is_phi and not i.is_label
+                      and not self.info[i].is_wait), None)
+        if first is None:
+            return
+        cs = self.forced_at.setdefault(first, set())
+        if c not in cs:
+            cs.add(c)
+            self.widened_blocks[bb] = (f"{n} distinct {K.COUNTER_NAMES[c]} paths meet at ^{bb.name}: "
+                                       f"forced {K.WAIT_MNEMONIC[c]} 0 at its first instruction")
 
     def _advances(self, p: Block) -> list[tuple[int, int]]:
         term = p.terminator()
@@ -269,6 +334,12 @@ class WaitDataflow:
                     if et is None or K.has_token_overlap(et, toks):
                         tighten(CK_ASYNC, wait_to_drain(CK_ASYNC, n - idx), "async-war", e.op, q.pred, n - idx, e.trips)
                         break
+        # widening: forced entry drains (bounded mode only)
+        forced = self.forced_at.get(inst)
+        if forced:
+            for c in forced:
+                if any_in_flight(queues[c]):
+                    self._force_zero(req, why, c, "widening")
         # 6. conservative fallbacks
         if inf.tensor_anchor and toks is None and any_in_flight(queues[CK_TENSOR]):
             self._force_zero(req, why, CK_TENSOR, "fallback-untagged-tensor-anchor")
@@ -429,6 +500,20 @@ class WaitDataflow:
 
     # --- solve -----------------------------------------------------------------------------
     def solve(self) -> bool:
+        """Exact solve; in bounded mode, re-solve with widening if the exact one explodes or
+        hits the iteration cap (docs/decisions.md "Bounded analysis")."""
+        ok = self._solve()
+        if self.options.bounded and (self.exploded or self.cap_hit):
+            self.widen_reason = ("the exact per-predecessor state exploded"
+                                 if self.exploded else f"the exact solve hit the iteration cap {self.cap}")
+            self.widening = True
+            self.cap_hit = False
+            self.diagnostics = [d for d in self.diagnostics if d.code != "iteration-cap"]
+            ok = self._solve()
+        return ok
+
+    def _solve(self) -> bool:
+        self.exploded = False
         for b in self.rpo:
             self.entry_state[b] = DataflowState()
             self.exit_state[b] = DataflowState()
@@ -437,6 +522,8 @@ class WaitDataflow:
             self.sweeps = it + 1
             changed = False
             self.overflow_sites = {}
+            if self.exploded and self.options.bounded and not self.widening:
+                return False
             for bb in self.rpo:
                 keep = self.keep_live[bb]
                 entry = self.merge_from_predecessors(bb, self.exit_state)

@@ -111,6 +111,12 @@ def _drained_sources(df: WaitDataflow, queues: list[PerPredQueue], keep: int, ri
     2)`; loop-carried (branch B1) kernels say `LDS0[k-1] via loop`.
     """
     out: list[str] = []
+    # paths that arrived empty come last and only add instances no other path names
+    # (upstream has no such queues; their ops would otherwise repeat as "via <entry>")
+    normal = [q for q in queues if not q.empty_origin]
+    seen_instances = {(e.op, e.trips) for q in normal for e in q.ops}
+    queues = normal + [q for q in queues if q.empty_origin
+                       and any((e.op, e.trips) not in seen_instances for e in q.ops)]
     for q in queues:
         n = len(q.ops)
         if not ring:
@@ -211,6 +217,19 @@ def _build_result(out: PassOutput, options: Options) -> None:
                 K.COUNTER_NAMES[c], td.spec[c], f"{K.WAIT_MNEMONIC[c]} {td.spec[c]}", "tail-drain",
                 "ShallowPredPromotion: pre-drain this shallow predecessor so the join's wait can relax",
                 [], ["ShallowPredPromotion"], tail_drain=True))
+    res.widened = df.widening
+    if df.widening:
+        first = _loc(out.func.blocks[0].instrs[0]) if out.func.blocks and out.func.blocks[0].instrs else (1, 1)
+        res.diagnostics.append(Diagnostic(
+            INFO, "widened",
+            f"bounded analysis: {df.widen_reason} in @{out.func.name}; re-solved with widening, so "
+            f"waits here may be stricter than the exact pass would give (never weaker)",
+            *first, function=out.func.name,
+            data={"blocks": {b.name: why for b, why in df.widened_blocks.items()}}))
+        for b, why in df.widened_blocks.items():
+            bl = _loc(next((i for i in b.instrs if i.span is not None), None))
+            res.diagnostics.append(Diagnostic(INFO, "widened", f"bounded analysis: {why}",
+                                              *(bl if bl[0] else first), function=out.func.name))
     if df.cap_hit:
         res.diagnostics.append(Diagnostic(
             INFO, "forced-drain", "iteration cap hit: every planned wait in this function is forced to 0",

@@ -39,6 +39,8 @@ class PerPredQueue(NamedTuple):
     ops: tuple[QOp, ...]
     sat: frozenset = EMPTY
     ring_sat: bool = False
+    #: the path arrived with nothing in flight (kept only when empty paths are represented)
+    empty_origin: bool = False
 
 
 def count_from(q: PerPredQueue, op: Instruction, newest: bool = False) -> int:
@@ -81,7 +83,7 @@ def trim_queues(queues: list[PerPredQueue], keep: int) -> list[PerPredQueue]:
             ops = q.ops[len(q.ops) - keep:]
         else:
             ops = q.ops
-        out.append(PerPredQueue(q.pred, ops, EMPTY, False))
+        out.append(PerPredQueue(q.pred, ops, EMPTY, False, q.empty_origin))
     return out
 
 
@@ -101,7 +103,7 @@ def append_to_all_paths(queues: list[PerPredQueue], qop: QOp, ring: bool = False
             ring_sat = ring_sat or any(bool(e.deltas) for e in ops[:drop])
             ops = ops[drop:]
             saturated = True
-        out.append(PerPredQueue(q.pred, ops, sat, ring_sat))
+        out.append(PerPredQueue(q.pred, ops, sat, ring_sat, q.empty_origin))
     return out, saturated
 
 
