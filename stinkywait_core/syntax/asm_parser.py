@@ -136,6 +136,8 @@ class LineSyntax:
 # Lexical helpers
 # --------------------------------------------------------------------------------------------
 
+LINE_CACHE_SIZE = 1 << 17
+
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _COMMENT_START = re.compile(r'"|/\*|//|;')
 _LABEL = re.compile(r'([A-Za-z_.$][\w.$@]*|\d+)[ \t]*:(?!:)')
@@ -164,7 +166,6 @@ VERBATIM_BLOCKS = {".amdhsa_kernel": ".end_amdhsa_kernel", ".amdgpu_metadata": "
                    ".macro": ".endm"}
 _BLOCK_END_ALIASES = {".endm": (".endm", ".endmacro")}
 
-LINE_CACHE_SIZE = 1 << 17
 
 
 def split_lines(text: str) -> list[str]:
@@ -374,23 +375,32 @@ def eval_expr(text: str, symbols: Symbols = EMPTY_SYMBOLS) -> int | None:
 # Operands
 # --------------------------------------------------------------------------------------------
 
+_SPLIT_SPECIAL = re.compile(r"[()\[\],]")
+_ITEM_SPECIAL = re.compile(r"[()\[\] \t]+")
+
+
 def _split_top(code: str, start: int, end: int, sep: str) -> tuple[list[tuple[int, int]], Problem | None]:
-    """Split code[start:end] at `sep` outside brackets; report unbalanced brackets."""
+    """Split code[start:end] at commas outside brackets; report unbalanced brackets.
+
+    Only the bracket and comma characters are visited (a regex finds them), which keeps the
+    per-line cost low on the common operand lists.
+    """
     parts: list[tuple[int, int]] = []
     stack: list[tuple[str, int]] = []
-    pairs = {")": "(", "]": "["}
     seg = start
-    for i in range(start, end):
-        c = code[i]
-        if c in "([":
+    for m in _SPLIT_SPECIAL.finditer(code, start, end):
+        c = m.group()
+        i = m.start()
+        if c == "(" or c == "[":
             stack.append((c, i))
-        elif c in ")]":
-            if not stack or stack[-1][0] != pairs[c]:
-                return [], (ERROR, "asm-syntax", f"unbalanced '{c}'", i, i + 1)
+        elif c == sep:
+            if not stack:
+                parts.append((seg, i))
+                seg = i + 1
+        elif not stack or stack[-1][0] != ("(" if c == ")" else "["):
+            return [], (ERROR, "asm-syntax", f"unbalanced '{c}'", i, i + 1)
+        else:
             stack.pop()
-        elif c == sep and not stack:
-            parts.append((seg, i))
-            seg = i + 1
     if stack:
         c, i = stack[-1]
         return [], (ERROR, "asm-syntax", f"unclosed '{c}'", i, end)
@@ -410,25 +420,27 @@ def _items(code: str, s: int, e: int) -> list[tuple[int, int]]:
     """Whitespace-separated items of code[s:e] at bracket depth 0, operator-joined.
 
     ``4 + 8`` stays one item; ``|v1| clamp`` is two (a closing abs bar is not an operator).
+    Brackets are balanced here (`_split_top` checked them).
     """
     raw: list[tuple[int, int]] = []
     depth = 0
-    i = s
-    item_start = -1
-    while i < e:
-        c = code[i]
-        if c in "([":
-            depth += 1
-        elif c in ")]":
-            depth -= 1
-        if c in " \t" and depth == 0:
-            if item_start >= 0:
-                raw.append((item_start, i))
-                item_start = -1
-        elif item_start < 0:
-            item_start = i
-        i += 1
-    if item_start >= 0:
+    item_start = s  # -1 while between items
+    for m in _ITEM_SPECIAL.finditer(code, s, e):
+        i = m.start()
+        for c in m.group():
+            if c == " " or c == "\t":
+                if depth == 0 and item_start >= 0:
+                    if i > item_start:
+                        raw.append((item_start, i))
+                    item_start = -1
+            else:
+                if item_start < 0:
+                    item_start = i
+                depth += 1 if c in "([" else -1
+            i += 1
+        if item_start < 0 and m.end() < e:
+            item_start = m.end()
+    if 0 <= item_start < e:
         raw.append((item_start, e))
     merged: list[tuple[int, int]] = []
     for rs, re_ in raw:
@@ -447,7 +459,7 @@ def _items(code: str, s: int, e: int) -> list[tuple[int, int]]:
 
 
 def _is_modifier(item: str) -> bool:
-    return bool(_MOD_KEY.match(item)) or item.lower() in BARE_MODIFIERS
+    return item.lower() in BARE_MODIFIERS or (":" in item and _MOD_KEY.match(item) is not None)
 
 
 def _register(core: str, symbols: Symbols) -> tuple[tuple[str, int, int] | None, str | None]:
@@ -483,19 +495,23 @@ def _register(core: str, symbols: Symbols) -> tuple[tuple[str, int, int] | None,
     return None, None
 
 
+@lru_cache(maxsize=LINE_CACHE_SIZE)
 def _operand(item: str, symbols: Symbols, annotation: tuple[str, int, int] | None,
-             allow_list: bool = True) -> tuple[list[Operand], str | None]:
-    """Parse one operand item into IR operands (a ``[v1, v2]`` address list gives several)."""
+             allow_list: bool = True) -> tuple[tuple[Operand, ...], str | None]:
+    """Parse one operand item into IR operands (a ``[v1, v2]`` address list gives several).
+
+    Pure and memoised: the same operand spellings recur on thousands of lines.
+    """
     if item.startswith("["):
         if not allow_list or not item.endswith("]"):
-            return [], f"malformed operand '{_clip(item)}'"
+            return (), f"malformed operand '{_clip(item)}'"
         out: list[Operand] = []
         for p in _split_list(item[1:-1]):
             ops, err = _operand(p, symbols, None, allow_list=False)
             if err:
-                return [], err
+                return (), err
             out.extend(ops)
-        return out, None
+        return tuple(out), None
     core = item
     neg = False
     if core.startswith("-") and len(core) > 1 and not core[1].isdigit() and core[1] != ".":
@@ -511,36 +527,36 @@ def _operand(item: str, symbols: Symbols, annotation: tuple[str, int, int] | Non
             core = core[1:]
     reg, err = _register(core, symbols)
     if err:
-        return [], err
+        return (), err
     if reg is not None:
         kind, lo, hi = reg
         if annotation is not None and annotation[0] == kind and annotation[2] - annotation[1] == hi - lo:
             lo, hi = annotation[1], annotation[2]
-        return [Reg(kind, lo, hi, neg, item)], None
+        return (Reg(kind, lo, hi, neg, item),), None
     if core.lower() in UNTRACKED_NAMED_REGS:
-        return [Special(item)], None
+        return (Special(item),), None
     if neg:
         core = item  # not a register: `-sym`, `-(1+2)` are expressions
     if _INT.fullmatch(item):
         if len(item) > 40:
-            return [], f"integer literal too long '{_clip(item)}'"
-        return [Imm(_int_value(item), item)], None
+            return (), f"integer literal too long '{_clip(item)}'"
+        return (Imm(_int_value(item), item),), None
     if _FLOAT.fullmatch(item):
         try:
-            return [FloatImm(float(item), item)], None
+            return (FloatImm(float(item), item),), None
         except ValueError:
-            return [Special(item)], None
+            return (Special(item),), None
     if _FUNC_LIKE.fullmatch(item):
-        return [Special(item)], None
+        return (Special(item),), None
     if _IDENT.fullmatch(item):
         if item.lower() == "off":
-            return [Special(item)], None
+            return (Special(item),), None
         v = symbols.get(item)
-        return ([Imm(v, item)] if v is not None else [Str(item, item)]), None
+        return ((Imm(v, item),) if v is not None else (Str(item, item),)), None
     if _EXPR_CHARS.fullmatch(item):
         v = eval_expr(item, symbols)
-        return ([Imm(v, item)] if v is not None else [Special(item)]), None
-    return [], f"malformed operand '{_clip(item)}'"
+        return ((Imm(v, item),) if v is not None else (Special(item),)), None
+    return (), f"malformed operand '{_clip(item)}'"
 
 
 def _split_list(text: str) -> list[str]:
@@ -836,13 +852,16 @@ def _operand_list(b: _Builder, s: int, e: int) -> tuple[list[Operand], tuple[str
     ops: list[Operand] = []
     modifiers: list[str] = []
     mod_start = mod_end = -1
+    annots = b.annots
     for cs, ce in chunks:
         cs, ce = _strip_range(code, cs, ce)
         if cs >= ce:
             b.error("empty operand", cs, cs + 1)
             return None
-        for k, (is_, ie) in enumerate(_items(code, cs, ce)):
-            t = code[is_:ie]
+        chunk = code[cs:ce]
+        items = [(cs, ce)] if " " not in chunk and "\t" not in chunk else _items(code, cs, ce)
+        for k, (is_, ie) in enumerate(items):
+            t = code[is_:ie] if len(items) > 1 else chunk
             if _is_modifier(t) or (mod_start >= 0 and k > 0 and not _looks_like_operand(t)):
                 if not (_MOD_KEY.match(t) or _IDENT.fullmatch(t)):
                     b.error(f"malformed modifier '{_clip(t)}'", is_, ie)
@@ -855,7 +874,7 @@ def _operand_list(b: _Builder, s: int, e: int) -> tuple[list[Operand], tuple[str
             if mod_start >= 0:
                 b.error(f"operand '{_clip(t)}' after modifiers", is_, ie)
                 return None
-            new_ops, err = _operand(t, b.symbols, _annotation_after(b.text, b.annots, ie))
+            new_ops, err = _operand(t, b.symbols, _annotation_after(b.text, annots, ie) if annots else None)
             if err:
                 b.error(err, is_, ie)
                 return None
@@ -952,6 +971,8 @@ class _FileState:
 
 def _mods_from(data: tuple[tuple[str, tuple[tuple[str, Any], ...]], ...]) -> dict[str, Modifier]:
     out: dict[str, Modifier] = {}
+    if not data:
+        return out
     for kind, fields in data:
         out[kind] = Modifier(kind, {k: (list(v) if isinstance(v, tuple) else v) for k, v in fields})
     return out
