@@ -410,6 +410,12 @@ def test_multiple_kernels_split_at_symbols_and_func_end():
     assert block_graph(b) == [("b", [".LBB1_1"]), (".LBB1_1", [])]
 
 
+def test_data_labels_before_a_kernel_symbol_are_not_blocks():
+    src = "\t.data\ntable:\n\t.long 1\n\t.text\n\t.type k,@function\nk:\n\ts_endpgm\n"
+    m = parse_asm(src, "t.s")
+    assert [(f.name, [b.label for b in f.blocks]) for f in m.functions] == [("k", ["k"])]
+
+
 def test_kernels_without_declarations_split_after_endpgm():
     src = "k1:\n s_nop 0\n s_endpgm\nk2:\n s_nop 0\n s_endpgm\n"
     m = parse_asm(src, "t.s")

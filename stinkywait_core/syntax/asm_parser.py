@@ -1103,6 +1103,9 @@ def _build_functions(syntax: list[LineSyntax | None], st: _FileState) -> None:
                                                              and not name.startswith(".L"))):
                     fn = _close(fn, st)
                 if fn is None:
+                    # labels seen before a function symbol (data, section markers) are not its blocks
+                    if name in declared:
+                        pending = []
                     pending.append((name, lineno, ls.label_range))
                 else:
                     _start_block(fn, name, lineno, ls.label_range, st)
