@@ -26,6 +26,7 @@ from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedEOF, Unex
 from ..diagnostics import ERROR, WARNING, Diagnostic
 from ..ir import Block, FloatImm, Function, Imm, Instruction, Modifier, Module, Operand, Reg, Span, Special, Str
 from ..ir.operands import NAMED_SPECIALS, PAIR_SPECIALS
+from .stir_printer import default_cycles
 
 # --- line kinds -------------------------------------------------------------------------------
 
@@ -85,6 +86,8 @@ class ModData:
     kind: str
     fields: tuple[tuple[str, Any], ...]
     raw: str
+    #: every value is a scalar, so `dict(fields)` is already a fresh IR field dict
+    flat: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,8 +98,8 @@ class InstrData:
     dsts: tuple[Operand, ...]
     srcs: tuple[Operand, ...]
     mods: tuple[ModData, ...]
-    issue: int | None
-    latency: int | None
+    #: (issue, latency) when the line gives either; the other one defaults (formats.md s.11)
+    cycles: tuple[int, int] | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -455,10 +458,15 @@ def _instruction(content: str, offset: int, problems: list[Problem]) -> InstrDat
             if not isinstance(value, _RawDict):
                 raise _LineError(f"{key} must be a dictionary {{ key = value, ... }}", ks, ke)
             fields = tuple((k, _plain(v)) for k, v, _s, _e in value.items)
-            mods.append(ModData(key[4:], fields, content[value.start:value.end]))
+            flat = not any(isinstance(v, (tuple, FrozenMap)) for _k, v in fields)
+            mods.append(ModData(key[4:], fields, content[value.start:value.end], flat))
         else:
             problems.append(Problem(WARNING, f"unknown attribute '{key}' ignored", ks, ke))
-    return InstrData(mnemonic, dsts, srcs, tuple(mods), issue, latency)
+    cycles = None
+    if issue is not None or latency is not None:
+        d_issue, d_latency = default_cycles(mnemonic)
+        cycles = (issue if issue is not None else d_issue, latency if latency is not None else d_latency)
+    return InstrData(mnemonic, dsts, srcs, tuple(mods), cycles)
 
 
 def _successors(content: str, offset: int) -> tuple[tuple[str, int, int], ...]:
@@ -532,6 +540,8 @@ def analyze_line(line: str) -> LineInfo:
 def _thaw(value: Any) -> Any:
     """Cached modifier values -> the mutable shapes the IR documents (lists, dicts)."""
     if isinstance(value, tuple):
+        if all(type(v) in (int, str, bool, float) for v in value):
+            return list(value)  # the common flat list (`tokens = [0,1]`)
         return [_thaw(v) for v in value]
     if isinstance(value, FrozenMap):
         return {k: _thaw(v) for k, v in value.items}
@@ -539,15 +549,9 @@ def _thaw(value: Any) -> Any:
 
 
 def _make_instruction(data: InstrData, span: Span, text: str) -> Instruction:
-    from .stir_printer import default_cycles
-
-    cycles = None
-    if data.issue is not None or data.latency is not None:
-        d_issue, d_lat = default_cycles(data.mnemonic)
-        cycles = (data.issue if data.issue is not None else d_issue,
-                  data.latency if data.latency is not None else d_lat)
-    mods = {m.kind: Modifier(m.kind, {k: _thaw(v) for k, v in m.fields}, m.raw) for m in data.mods}
-    return Instruction(data.mnemonic, list(data.dsts), list(data.srcs), mods, span, text, cycles)
+    mods = {m.kind: Modifier(m.kind, dict(m.fields) if m.flat else {k: _thaw(v) for k, v in m.fields}, m.raw)
+            for m in data.mods}
+    return Instruction(data.mnemonic, list(data.dsts), list(data.srcs), mods, span, text, data.cycles)
 
 
 def blank_block_comments(text: str) -> tuple[str, list[tuple[int, int]]]:
@@ -587,6 +591,7 @@ class _Scan:
     succ_refs: list[tuple[Function, str, int, int, int]] = field(default_factory=list)
     last_line: int = 0
     last_end: int = 1
+    block_end: tuple[int, int] | None = None
 
     def diag(self, severity: str, message: str, line: int, start: int, end: int) -> None:
         self.module.diagnostics.append(Diagnostic(
@@ -595,17 +600,25 @@ class _Scan:
             function=self.func.name if self.func is not None else None))
 
     def touch(self, lineno: int, end: int) -> None:
-        """Extend the current block's span to a line that belongs to it."""
+        """Record that the current block extends to this line (its span is set on close)."""
         self.last_line, self.last_end = lineno, end + 1
-        if self.block is not None and self.block.span is not None:
-            s = self.block.span
-            self.block.span = Span(s.line, s.col, lineno, end + 1)
+        if self.block is not None:
+            self.block_end = (lineno, end + 1)
+
+    def finish_block(self) -> None:
+        """Give the current block its final span, header to its last line."""
+        b = self.block
+        if b is not None and b.span is not None and self.block_end is not None:
+            b.span = Span(b.span.line, b.span.col, *self.block_end)
+        self.block = None
+        self.block_end = None
 
     def open_block(self, label: str, lineno: int, start: int, end: int) -> Block:
         assert self.func is not None
         if label in self.labels:
             self.diag(ERROR, f"duplicate block label '^{label}'", lineno, start, end)
         self.labels.add(label)
+        self.finish_block()
         self.block = Block(label, span=Span(lineno, start + 1, lineno, end + 1))
         self.block_closed = False
         self.func.blocks.append(self.block)
@@ -627,6 +640,7 @@ class _Scan:
         return self.block
 
     def open_function(self, name: str, lineno: int, start: int, end: int, name_span: Span | None) -> None:
+        self.finish_block()
         self.func = Function(name, span=Span(lineno, start + 1, lineno, end + 1), name_span=name_span)
         self.func_line = lineno
         self.block = None
@@ -635,6 +649,7 @@ class _Scan:
         self.module.functions.append(self.func)
 
     def close_function(self, end_line: int, end_col: int) -> None:
+        self.finish_block()
         if self.func is not None and self.func.span is not None:
             s = self.func.span
             self.func.span = Span(s.line, s.col, end_line, end_col)
@@ -692,8 +707,9 @@ def _scan(module: Module, text: str) -> None:
         st.close_function(st.last_line or 1, st.last_end)
     for fn in module.functions:
         fn.link()
+    labels = {id(fn): {b.label for b in fn.blocks} for fn in module.functions}
     for fn, label, lineno, s, e in st.succ_refs:
-        if not any(b.label == label for b in fn.blocks):
+        if label not in labels[id(fn)]:
             module.diagnostics.append(Diagnostic(
                 ERROR, "unknown-successor", f"unknown successor block '^{label}'",
                 lineno, s + 1, lineno, e + 1, function=fn.name))
