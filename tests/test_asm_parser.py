@@ -384,6 +384,22 @@ def test_cfg_fallthrough_cbranch_branch_endpgm():
     assert fn.blocks[1].span.line == 3 and fn.blocks[1].span.end_line == 6
 
 
+def test_call_ends_block_without_edge_or_warning():
+    m = parse_asm("k:\n s_call_b64 s[30:31], callee\n s_endpgm\n", "t.s")
+    assert not m.diagnostics
+    assert block_graph(m.functions[0]) == [("k", ["k_1"]), ("k_1", [])]
+    assert regs(m.lines[1].instruction.dsts) == [("s", 30, 31)]
+
+
+def test_macro_and_irp_bodies_are_verbatim():
+    src = ".macro ADD a, b\n  v_add_f32 \\a, \\b\n.endm\n.irp r, 1, 2\n  v_mov_b32 v\\r, 0\n.endr\nk:\n ADD v1, v2\n"
+    m = parse_asm(src, "t.s")
+    assert not m.diagnostics
+    assert [ln.kind for ln in m.lines] == ["directive", "verbatim", "directive", "directive", "verbatim",
+                                           "directive", "label", "instruction"]
+    assert m.lines[7].instruction.mnemonic == "add"
+
+
 def test_setpc_has_no_successor():
     m = parse_asm("f:\n s_setpc_b64 s[30:31]\n.L2:\n s_nop 0\n", "t.s")
     assert block_graph(m.functions[0]) == [("f", []), (".L2", [])]

@@ -163,7 +163,7 @@ _OPERATOR_START = frozenset("+*/%&|^<>=")
 
 #: Directives that open a block whose lines are passed through verbatim, and their ends.
 VERBATIM_BLOCKS = {".amdhsa_kernel": ".end_amdhsa_kernel", ".amdgpu_metadata": ".end_amdgpu_metadata",
-                   ".macro": ".endm"}
+                   ".macro": ".endm", ".irp": ".endr", ".irpc": ".endr"}
 _BLOCK_END_ALIASES = {".endm": (".endm", ".endmacro")}
 
 

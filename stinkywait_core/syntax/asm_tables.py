@@ -207,8 +207,11 @@ def is_unconditional_branch(mnemonic: str) -> bool:
 
 
 def takes_label(mnemonic: str) -> bool:
-    """Mnemonics whose bare-identifier operand names a code label."""
-    return mnemonic.startswith(("s_branch", "s_cbranch_", "s_call_b64"))
+    """Mnemonics whose bare-identifier operand is a branch target inside the function.
+
+    ``s_call_b64`` names another function: it ends the block but adds no CFG edge.
+    """
+    return mnemonic.startswith(("s_branch", "s_cbranch_"))
 
 
 def atomic_returns(mnemonic: str, modifiers: tuple[str, ...]) -> bool:
