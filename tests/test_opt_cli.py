@@ -144,3 +144,17 @@ def test_console_script_never_tracebacks(tmp_path: Path, payload: bytes):
     assert "Traceback" not in proc.stderr
     assert proc.stderr.startswith(f"{p}:1:") or proc.stderr.startswith(f"{p}:3:")
     assert ": error: " in proc.stderr
+
+
+def test_asm_input_keeps_its_text_and_splices_edits(tmp_path: Path):
+    p = tmp_path / "k.s"
+    p.write_text("kernel:\n  ds_load_b64 v[0:1], v10 offset:16\n  s_wait_dscnt 0\n  v_add_f32 v2, v0, v1\n"
+                 "  s_endpgm\n")
+    status, out, err = opt(str(p), "--StinkyRemoveWaitCntPass")
+    assert status == 0, err
+    assert out == "kernel:\n  ds_load_b64 v[0:1], v10 offset:16\n  v_add_f32 v2, v0, v1\n  s_endpgm\n"
+    p.write_text(out)
+    status, out, err = opt(str(p), "--StinkyWaitCntInsertionPass", "--emit-asm")
+    assert status == 0, err
+    assert out == ("kernel:\n  ds_load_b64 v[0:1], v10 offset:16\n  s_wait_dscnt 0\n  v_add_f32 v2, v0, v1\n"
+                   "  s_endpgm\n")

@@ -231,10 +231,51 @@ def _run_pass(req: PassRequest, cfg: OptConfig, module: Module, state: RunState)
     return all(run(func) for func in module.functions)
 
 
-def _render(cfg: OptConfig, module: Module) -> str:
+def _source_lines(module: Module) -> dict[int, int]:
+    """id(instruction) -> source line of every instruction the input text holds."""
+    return {id(i): i.span.line for f in module.functions for i in f.instructions()
+            if i.span is not None and not i.inserted}
+
+
+def _render_asm_source(module: Module, before: dict[int, int], preserve_comments: bool) -> str:
+    """An assembly input given back as its own text with the passes' edits spliced in.
+
+    Upstream re-prints `.s` input from its IR; our asm front end keeps the text instead, so
+    the output diffs cleanly: inserted waits become whole lines before the instruction they
+    precede (after the block's last instruction for a tail drain) and instructions a pass
+    removed are dropped.
+    """
+    from ..api import apply_insertions
+    from ..syntax.asm_printer import indentation_for
+    from ..syntax.stir_printer import format_asm_instruction, with_comment
+
+    present = {id(i) for f in module.functions for i in f.instructions()}
+    drop = {line for key, line in before.items() if key not in present}
+    insertions: list[tuple[int, str]] = []
+    for func in module.functions:
+        for block in func.blocks:
+            pending: list[str] = []
+            last_line = block.span.line if block.span is not None else 1
+            for inst in block.instrs:
+                if inst.inserted or inst.span is None:
+                    text = format_asm_instruction(inst)
+                    if preserve_comments and inst.comment:
+                        text = with_comment(text, inst.comment)
+                    pending.append(text)
+                    continue
+                last_line = inst.span.line
+                insertions.extend((last_line, indentation_for(module, last_line) + t) for t in pending)
+                pending = []
+            insertions.extend((last_line + 1, indentation_for(module, last_line) + t) for t in pending)
+    return apply_insertions(module.text, insertions, drop)
+
+
+def _render(cfg: OptConfig, module: Module, before: dict[int, int]) -> str:
     from ..syntax.stir_printer import print_module_asm, print_module_stir
 
-    if cfg.emit_asm or module.kind == "asm":
+    if module.kind == "asm":
+        return _render_asm_source(module, before, cfg.preserve_comments)
+    if cfg.emit_asm:
         return print_module_asm(module, cfg.preserve_comments)
     if cfg.print_output:
         return print_module_stir(module)
@@ -289,6 +330,7 @@ def run(argv: list[str], out: TextIO, err: TextIO) -> int:
     state.report(module.diagnostics)
     if state.status:
         return state.status
+    before = _source_lines(module)
     try:
         for req in cfg.passes:
             if not _run_pass(req, cfg, module, state):
@@ -296,7 +338,7 @@ def run(argv: list[str], out: TextIO, err: TextIO) -> int:
     except SourceError as exc:
         state.report([exc.diag])
         return 1
-    text_out = _render(cfg, module)
+    text_out = _render(cfg, module, before)
     if cfg.output is not None and cfg.output != "-":
         try:
             with open(cfg.output, "w", encoding="utf-8") as fh:
