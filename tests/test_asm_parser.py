@@ -287,6 +287,7 @@ def test_legacy_waitcnt_modifier():
     assert i.srcs == [Special("vmcnt(3)"), Special("lgkmcnt(1)")]
     assert i.mods["swaitcnt"].fields == {"vlcnt": 3, "vscnt": -1, "dlcnt": 1, "dscnt": -1, "kmcnt": 1}
     i = one("s_waitcnt 0")
+    assert i.srcs == [Special("0")] and i.first_literal() is None
     assert i.mods["swaitcnt"].fields == {"vlcnt": 0, "vscnt": -1, "dlcnt": 0, "dscnt": -1, "kmcnt": 0}
     i = one("s_waitcnt expcnt(0)")
     assert i.mods["swaitcnt"].fields == {"vlcnt": -1, "vscnt": -1, "dlcnt": -1, "dscnt": -1, "kmcnt": -1}

@@ -104,6 +104,10 @@ EMPTY_SYMBOLS = Symbols()
 
 #: (severity, code, message, start, end): columns 0-based, end exclusive.
 Problem = tuple[str, str, str, int, int]
+#: modifiers as immutable data: ((kind, ((key, value), ...)), ...)
+ModData = tuple[tuple[str, tuple[tuple[str, Any], ...]], ...]
+#: a parsed instruction: mnemonic, dsts, srcs, suffix, mods, branch target, warnings
+ParsedInstruction = tuple[str, tuple[Operand, ...], tuple[Operand, ...], str, ModData, str | None, tuple[Problem, ...]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,7 +129,7 @@ class LineSyntax:
     dsts: tuple[Operand, ...] = ()
     srcs: tuple[Operand, ...] = ()
     suffix: str = ""
-    mods: tuple[tuple[str, tuple[tuple[str, Any], ...]], ...] = ()
+    mods: ModData = ()
     comment: str | None = None
     branch_target: str | None = None
     problems: tuple[Problem, ...] = ()
@@ -650,7 +654,7 @@ def decode_legacy_waitcnt(text: str) -> dict[str, int] | None:
     return result
 
 
-def _waitcnt_mods(mnemonic: str, operand_text: str, ops: list[Operand]) -> tuple[tuple[str, tuple[tuple[str, Any], ...]], ...]:
+def _waitcnt_mods(mnemonic: str, operand_text: str, ops: list[Operand]) -> ModData:
     """The ``swaitcnt`` modifier for legacy waits (s_waitcnt and s_waitcnt_<cnt> null, N)."""
     fields: dict[str, int] | None = None
     if mnemonic == "s_waitcnt":
@@ -769,7 +773,7 @@ def _token_warnings(comment: str | None, text: str) -> tuple[Problem, ...]:
     return ()
 
 
-def _memtoken(comment: str | None, s: int, e: int) -> tuple[tuple[tuple[str, tuple[tuple[str, Any], ...]], ...], tuple[Problem, ...]]:
+def _memtoken(comment: str | None, s: int, e: int) -> tuple[ModData, tuple[Problem, ...]]:
     if not comment or not _TOKEN_MARK.search(comment):
         return (), ()
     tokens: list[int] = []
@@ -783,7 +787,7 @@ def _memtoken(comment: str | None, s: int, e: int) -> tuple[tuple[tuple[str, tup
     return (("memtoken", (("tokens", tuple(tokens)),)),), ()
 
 
-def _parse_instruction(b: _Builder, start: int, end: int, comment: str | None):
+def _parse_instruction(b: _Builder, start: int, end: int, comment: str | None) -> ParsedInstruction | None:
     code = b.code
     m = _MNEMONIC.match(code, start)
     if m is None:
@@ -803,7 +807,8 @@ def _parse_instruction(b: _Builder, start: int, end: int, comment: str | None):
     dual = code.find("::", body_s, body_e)
     if dual >= 0:
         return _parse_dual(b, mnemonic, body_s, dual, body_e, mods, token_problems)
-    if mnemonic == "s_waitcnt" and "(" in code[body_s:body_e]:
+    if mnemonic == "s_waitcnt":
+        # operands stay Special (even `s_waitcnt 0`): the counts live in mod.swaitcnt only
         ops = _legacy_wait_operands(b, body_s, body_e)
         if ops is None:
             return None
@@ -830,7 +835,8 @@ def _legacy_wait_operands(b: _Builder, s: int, e: int) -> list[Operand] | None:
     if decode_legacy_waitcnt(text) is None:
         b.error(f"malformed s_waitcnt operand '{_clip(text.strip())}'", s, e)
         return None
-    return [Special(m.group()) for m in _WAITCNT_FIELD.finditer(text)]
+    fields = [Special(m.group()) for m in _WAITCNT_FIELD.finditer(text)]
+    return fields if fields else [Special(text.strip())]
 
 
 def _operand_list(b: _Builder, s: int, e: int) -> tuple[list[Operand], tuple[str, ...], str] | None:
@@ -887,7 +893,8 @@ def _looks_like_operand(t: str) -> bool:
     return bool(_INT.fullmatch(t) or _REG_SINGLE.fullmatch(t.lower()) or _REG_RANGE.fullmatch(t.lower()))
 
 
-def _parse_dual(b: _Builder, mnemonic: str, s: int, dual: int, e: int, mods, token_problems):
+def _parse_dual(b: _Builder, mnemonic: str, s: int, dual: int, e: int, mods: ModData,
+                token_problems: tuple[Problem, ...]) -> ParsedInstruction | None:
     """``v_dual_X dstX, srcs :: v_dual_Y dstY, srcs``: both first operands are destinations."""
     code = b.code
     left = _operand_list(b, *_strip_range(code, s, dual))
@@ -969,7 +976,7 @@ class _FileState:
     functions: list[Function] = field(default_factory=list)
 
 
-def _mods_from(data: tuple[tuple[str, tuple[tuple[str, Any], ...]], ...]) -> dict[str, Modifier]:
+def _mods_from(data: ModData) -> dict[str, Modifier]:
     out: dict[str, Modifier] = {}
     if not data:
         return out
