@@ -379,6 +379,7 @@ def test_cfg_fallthrough_cbranch_branch_endpgm():
                                (".Lend", []),
                                (".Lend_1", [])]
     loop = fn.blocks[1]
+    assert loop.instrs[-1].srcs[0] == Str(".Lloop", ".Lloop")
     assert [b.label for b in loop.preds] == ["k", ".Lloop"]
     assert loop.instrs[0].is_label and loop.instrs[0].mnemonic == "LABEL"
     assert all(i.block is b for b in fn.blocks for i in b.instrs)

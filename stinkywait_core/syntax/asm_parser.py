@@ -31,8 +31,8 @@ from .asm_tables import (BARE_MODIFIERS, MAX_REG_INDEX, MAX_REG_WIDTH, REG_PREFI
                          has_no_successor, is_block_ender, is_unconditional_branch, layout_for,
                          takes_label)
 
-__all__ = ["AsmLine", "LineSyntax", "Symbols", "parse_asm", "decode_legacy_waitcnt",
-           "split_lines", "parse_line"]
+__all__ = ["AsmLine", "LINE_KINDS", "LineSyntax", "Symbols", "parse_asm", "decode_legacy_waitcnt",
+           "split_lines", "parse_line", "eval_expr"]
 
 # --------------------------------------------------------------------------------------------
 # Public records

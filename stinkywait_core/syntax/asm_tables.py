@@ -66,7 +66,6 @@ class Layout:
     returning: bool = False
     tied: bool = False
     carry_out: bool = False
-    branch: bool = False
     family: str = "other"
 
 
@@ -142,10 +141,8 @@ def _scalar_layout(mn: str) -> Layout:
     if "saveexec" in mn or "_wrexec" in mn:
         defs.append(EXEC)
         uses.append(EXEC)
-    branch = mn.startswith(("s_branch", "s_cbranch_"))
     n_dst = 0 if mn.startswith(_SCALAR_NO_DST) or mn == "s_sendmsg" else 1
-    return Layout(n_dst, tuple(defs), tuple(uses), tied=mn.startswith(_TIED), branch=branch,
-                  family="salu")
+    return Layout(n_dst, tuple(defs), tuple(uses), tied=mn.startswith(_TIED), family="salu")
 
 
 def _vector_alu_layout(mn: str) -> Layout:
