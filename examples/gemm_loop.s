@@ -47,11 +47,16 @@ gemm_loop:
 	tensor_load_to_lds s[24:27], s[16:23]   // st.token:1
 	s_barrier_signal -1                     // st.token:0,1
 	s_barrier_wait -1                       // st.token:0,1
-	ds_load_b128 v[8:11], v40               // st.token:0
+	ds_load_b128 v[8:11], v40               // st.token:0   A, k-step 0
 	ds_load_b128 v[12:15], v40 offset:512   // st.token:0
-	ds_load_b128 v[16:19], v40 offset:8192  // st.token:1
+	ds_load_b128 v[16:19], v40 offset:8192  // st.token:1   B, k-step 0
 	ds_load_b128 v[20:23], v40 offset:8704  // st.token:1
+	ds_load_b128 v[24:27], v40 offset:64    // st.token:0   A, k-step 1
+	ds_load_b128 v[28:31], v40 offset:576   // st.token:0
+	ds_load_b128 v[32:35], v40 offset:8256  // st.token:1   B, k-step 1
+	ds_load_b128 v[36:39], v40 offset:8768  // st.token:1
 	v_wmma_f32_16x16x32_bf16 v[0:7], v[8:15], v[16:23], v[0:7]
+	v_wmma_f32_16x16x32_bf16 v[0:7], v[24:31], v[32:39], v[0:7]
 	s_add_nc_u64 s[14:15], s[14:15], 64     // next A tile
 	s_add_nc_u64 s[26:27], s[26:27], 64     // next B tile
 	s_add_co_i32 s10, s10, -1
