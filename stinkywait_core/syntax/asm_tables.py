@@ -83,7 +83,7 @@ _VMEM_NO_DST = ("buffer_", "global_", "flat_", "scratch_", "tbuffer_", "image_",
 
 _SMEM_LOAD = ("s_load_", "s_buffer_load_", "s_scratch_load_")
 _SMEM_ATOMIC = ("s_atomic_", "s_buffer_atomic_")
-_SMEM_ONE_DST = ("s_memtime", "s_memrealtime", "s_get_waveid_in_workgroup", "s_dcache_inv_vol")
+_SMEM_ONE_DST = ("s_memtime", "s_memrealtime", "s_get_waveid_in_workgroup")
 
 #: Scalar mnemonics (SOPP, SOPC and friends) with no explicit destination.
 _SCALAR_NO_DST = ("s_cmp_", "s_cmpk_", "s_bitcmp", "s_cbranch_", "s_branch", "s_wait", "s_barrier",
@@ -169,7 +169,7 @@ def layout_for(mnemonic: str) -> Layout:
     if mn.startswith("ds_"):
         return _ds_layout(mn)
     if mn.startswith(_ASYNC_LDS):
-        return Layout(0, family="async" if "async" in mn or "lds" in mn else "tensor")
+        return Layout(0, family="tensor" if mn.startswith("tensor_") else "async")
     if mn.startswith(_VMEM_ATOMIC):
         return Layout(1, returning=True, family="vmem_atomic")
     if mn.startswith(_VMEM_LOAD):
