@@ -150,49 +150,27 @@ def _unquote(tok: str) -> str:
     return tok[1:-1]
 
 
+#: token types of each operand alternative of the grammar -> the form `_operand` resolves
+_OPERAND_FORMS = {
+    ("IDENT",): "ident", ("IDENT", "INT", "INT", "RSQB"): "range", ("IDENT", "INT", "RSQB"): "index",
+    ("IDENT", "INT"): "index", ("MINUS", "IDENT"): "neg", ("MINUS", "IDENT", "INT", "INT", "RSQB"): "negrange",
+    ("INT",): "int", ("HEX",): "hex", ("FLOAT",): "float", ("STRING",): "string",
+}
+_VALUE_TOKENS = frozenset({"IDENT", "INT", "HEX", "FLOAT", "STRING"})
+
+
 class _Callbacks(Transformer):
     """Inline LALR callbacks: build small immutable records, no tree is ever materialised."""
 
-    def _op(self, form: str, children: list[Any]) -> _RawOp:
-        toks = [c for c in children if isinstance(c, Token)]
-        return _RawOp(form, toks[0].start_pos, toks[-1].end_pos,
-                      tuple(str(t) for t in toks if t.type not in ("LPAR", "RPAR", "MINUS", "RSQB")))
-
-    def op_ident(self, c: list[Any]) -> _RawOp:
-        return self._op("ident", c)
-
-    def op_range(self, c: list[Any]) -> _RawOp:
-        return self._op("range", c)
-
-    def op_index(self, c: list[Any]) -> _RawOp:
-        return self._op("index", c)
-
-    def op_spaced(self, c: list[Any]) -> _RawOp:
-        return self._op("index", c)
-
-    def op_neg(self, c: list[Any]) -> _RawOp:
-        return self._op("neg", c)
-
-    def op_neg_range(self, c: list[Any]) -> _RawOp:
-        return self._op("negrange", c)
-
-    def op_call(self, c: list[Any]) -> _RawOp:
-        return _RawOp("call", c[0].start_pos, c[-1].end_pos, (str(c[0]),))
+    def operand(self, c: list[Any]) -> _RawOp:
+        toks = [t for t in c if isinstance(t, Token)]
+        types = tuple(t.type for t in toks)
+        form = "call" if types[:2] == ("IDENT", "LPAR") else _OPERAND_FORMS[types]
+        parts = (str(toks[0]),) if form == "call" else tuple(str(t) for t in toks if t.type in _VALUE_TOKENS)
+        return _RawOp(form, toks[0].start_pos, toks[-1].end_pos, parts)
 
     def callargs(self, c: list[Any]) -> None:
         return None
-
-    def op_int(self, c: list[Any]) -> _RawOp:
-        return self._op("int", c)
-
-    def op_hex(self, c: list[Any]) -> _RawOp:
-        return self._op("hex", c)
-
-    def op_float(self, c: list[Any]) -> _RawOp:
-        return self._op("float", c)
-
-    def op_string(self, c: list[Any]) -> _RawOp:
-        return self._op("string", c)
 
     def dsts(self, c: list[Any]) -> tuple[_RawOp, ...]:
         return tuple(c)
