@@ -45,6 +45,7 @@ export class ServerManager implements vscode.Disposable {
   launch: Launch | undefined;
   private readonly stateListeners: vscode.Disposable[] = [];
   private crashes: number[] = [];
+  private everRunning = false;
   private starting: Promise<void> | undefined;
 
   constructor(
@@ -94,6 +95,8 @@ export class ServerManager implements vscode.Disposable {
       revealOutputChannelOn: RevealOutputChannelOn.Never,
       initializationOptions: analysisSettings(),
       synchronize: { configurationSection: SECTION },
+      // A server that dies before it answered `initialize` is broken, not flaky: no retries.
+      initializationFailedHandler: () => false,
       errorHandler: {
         error: () => ({ action: ErrorAction.Continue }),
         closed: () => this.onClosed(),
@@ -101,9 +104,11 @@ export class ServerManager implements vscode.Disposable {
     };
     const client = new LanguageClient(SECTION, 'stinkywait', serverOptions, clientOptions);
     this.client = client;
+    this.everRunning = false;
     this.stateListeners.push(
       client.onDidChangeState((e) => {
         if (e.newState === State.Running) {
+          this.everRunning = true;
           this.status.setState('running', this.serverLabel());
         } else if (e.newState === State.Starting) {
           this.status.setState('starting');
@@ -130,6 +135,10 @@ export class ServerManager implements vscode.Disposable {
   }
 
   private onClosed(): { action: CloseAction; message?: string; handled?: boolean } {
+    if (!this.everRunning) {
+      // start() reports this failure itself (with the fix)
+      return { action: CloseAction.DoNotRestart, handled: true };
+    }
     const now = Date.now();
     this.crashes = this.crashes.filter((t) => now - t < RESTART_WINDOW_MS);
     this.crashes.push(now);

@@ -153,23 +153,11 @@ export async function preflight(l: Launch): Promise<LaunchProblem | undefined> {
   if (l.source === 'stinkywait.server.path') {
     return undefined;
   }
-  const probe = await run(l.command, ['-c', 'import sys, stinkywait_lsp; print(sys.version_info[0], sys.version_info[1])'], { cwd: l.cwd });
-  if (probe.spawnError) {
+  const probe = await run(l.command, ['-c', 'import sys; print(sys.version_info[0], sys.version_info[1])'], { cwd: l.cwd });
+  if (probe.spawnError || probe.code !== 0) {
     return {
-      message: `stinkywait: cannot run "${l.command}": ${probe.spawnError.message}`,
+      message: `stinkywait: cannot run "${l.command}": ${probe.spawnError?.message ?? probe.stderr.trim()}`,
       fix: 'Set stinkywait.server.pythonPath to a working Python 3.11+ interpreter.',
-    };
-  }
-  if (probe.code !== 0) {
-    const missing = /No module named '?stinkywait/.test(probe.stderr);
-    return {
-      message: missing
-        ? `stinkywait: the package is not installed for ${l.command}.`
-        : `stinkywait: "${l.command} -c 'import stinkywait_lsp'" failed.`,
-      fix: missing
-        ? `Either ${installHint.replace('<python>', l.command)}, or point stinkywait.server.pythonPath at the interpreter of the environment that has it.`
-        : 'See the stinkywait output channel for the traceback; check that stinkywait and its dependencies (pygls 2, lsprotocol) are installed.',
-      detail: probe.stderr.trim(),
     };
   }
   const [major, minor] = probe.stdout.trim().split(/\s+/).map((x) => Number(x));
@@ -177,6 +165,20 @@ export async function preflight(l: Launch): Promise<LaunchProblem | undefined> {
     return {
       message: `stinkywait: ${l.command} is Python ${major}.${minor}; the server needs Python 3.11 or newer.`,
       fix: 'Set stinkywait.server.pythonPath to a Python 3.11+ interpreter that has stinkywait installed.',
+    };
+  }
+  // Runs the real entry point, so a broken install (missing pygls, import errors) shows up here.
+  const entry = await run(l.command, [...l.args, '--version'], { cwd: l.cwd });
+  if (entry.code !== 0) {
+    const missing = /No module named '?stinkywait/.test(entry.stderr);
+    return {
+      message: missing
+        ? `stinkywait: the package is not installed for ${l.command}.`
+        : `stinkywait: "${l.command} ${l.args.join(' ')} --version" failed.`,
+      fix: missing
+        ? `Either ${installHint.replace('<python>', l.command)}, or point stinkywait.server.pythonPath at the interpreter of the environment that has it.`
+        : 'See the stinkywait output channel for the error; check that stinkywait and its dependencies (pygls 2, lsprotocol) are installed for this interpreter.',
+      detail: entry.stderr.trim(),
     };
   }
   return undefined;

@@ -1,8 +1,6 @@
 // "Show Wait Plan": runs `stinkywait plan --json` on the current buffer (same interpreter as
 // the server) and explains every planned wait in a webview; line numbers jump to the source.
 import * as crypto from 'node:crypto';
-import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { Launch, run } from './launch';
@@ -60,44 +58,36 @@ export function planArgs(config: vscode.WorkspaceConfiguration): string[] {
     args.push('--arch', arch);
   }
   if (config.get<boolean>('enableLoopCarriedTokenDeps', false)) {
-    args.push('--enable-loop-carried-token-deps');
+    args.push('--loop-carried-token-deps');
   }
   if (config.get<boolean>('enableTensorDescriptorWar', false)) {
-    args.push('--enable-tensor-descriptor-war');
+    args.push('--tensor-descriptor-war');
   }
-  if (config.get<boolean>('optimize', false)) {
-    args.push('--optimize');
+  if (!config.get<boolean>('optimize', true)) {
+    args.push('--no-optimize');
   }
   return args;
 }
 
-const CLI = 'import sys\nfrom stinkywait_core.cli.main import main\nsys.argv[0] = "stinkywait"\nsys.exit(main())';
-
-/** Run the planner on `text` (the unsaved buffer), named like `fileName` so the format is
- *  detected from its extension. */
-export async function computePlan(python: string, fileName: string, text: string, cwd: string | undefined): Promise<Plan> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stinkywait-plan-'));
-  const tmp = path.join(dir, path.basename(fileName) || 'kernel.s');
-  try {
-    fs.writeFileSync(tmp, text);
-    const config = vscode.workspace.getConfiguration('stinkywait');
-    const result = await run(python, ['-c', CLI, 'plan', tmp, '--json', ...planArgs(config)], { cwd, timeoutMs: 60000 });
-    if (result.spawnError) {
-      throw new Error(`cannot run ${python}: ${result.spawnError.message}`);
-    }
-    let parsed: Plan;
-    try {
-      parsed = JSON.parse(result.stdout) as Plan;
-    } catch {
-      throw new Error(`stinkywait plan exited with ${result.code}: ${(result.stderr || result.stdout).trim().slice(0, 2000)}`);
-    }
-    if (!Array.isArray(parsed.functions)) {
-      throw new Error('stinkywait plan --json: no "functions" array in the output');
-    }
-    return parsed;
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
+/** Run `stinkywait plan --json` on `text` (the unsaved buffer, fed on stdin). */
+export async function computePlan(python: string, languageId: string, text: string, cwd: string | undefined): Promise<Plan> {
+  const config = vscode.workspace.getConfiguration('stinkywait');
+  const language = languageId === 'stir' ? 'stir' : 'asm';
+  const args = ['-m', 'stinkywait_core.cli.main', 'plan', '-', '--json', '--language', language, ...planArgs(config)];
+  const result = await run(python, args, { cwd, timeoutMs: 60000, input: text });
+  if (result.spawnError) {
+    throw new Error(`cannot run ${python}: ${result.spawnError.message}`);
   }
+  let parsed: Plan;
+  try {
+    parsed = JSON.parse(result.stdout) as Plan;
+  } catch {
+    throw new Error(`${python} ${args.join(' ')} exited with ${result.code}:\n${(result.stderr || result.stdout).trim().slice(0, 4000)}`);
+  }
+  if (!Array.isArray(parsed.functions)) {
+    throw new Error('stinkywait plan --json: no "functions" array in the output');
+  }
+  return parsed;
 }
 
 function esc(s: unknown): string {
@@ -119,7 +109,7 @@ function renderDiagnostics(diags: PlanDiagnostic[] | undefined): string {
   return `<ul class="diags">${rows.join('')}</ul>`;
 }
 
-export function renderPlanHtml(plan: Plan, title: string, nonce: string, cspSource: string): string {
+export function renderPlanHtml(plan: Plan, title: string, nonce: string, cspSource: string, sourceLine: (line: number) => string): string {
   const total = plan.functions.reduce((n, f) => n + f.waits.length, 0);
   const options = plan.options ? Object.entries(plan.options).map(([k, v]) => `<code>${esc(k)}=${esc(JSON.stringify(v))}</code>`).join(' ') : '';
   const sections = plan.functions.map((f) => {
@@ -127,14 +117,14 @@ export function renderPlanHtml(plan: Plan, title: string, nonce: string, cspSour
       const deps = (w.deps ?? []).map((d) => `<li>${lineLink(d.line)} <code>${esc(d.mnemonic)}</code>${d.block ? ` in ^${esc(d.block)}` : ''}${d.pred ? ` via ^${esc(d.pred)}` : ''}${d.countFrom !== undefined ? `, ${esc(d.countFrom)} younger in flight` : ''}</li>`);
       return `<tr>
         <td>${lineLink(w.line, w.column)}</td>
-        <td><code class="wait">s_wait_${esc(w.counter)}cnt ${esc(w.count)}</code></td>
+        <td><code class="wait">${esc(w.instruction)}</code></td>
         <td>${w.block ? `^${esc(w.block)}` : ''}${w.placement ? ` <span class="muted">(${esc(w.placement)})</span>` : ''}</td>
-        <td><code>${esc(w.instruction)}</code></td>
+        <td><code>${esc(sourceLine(w.line))}</code></td>
         <td>${esc(w.reason ?? '')}${deps.length ? `<ul class="deps">${deps.join('')}</ul>` : ''}</td>
       </tr>`;
     });
     const table = rows.length
-      ? `<table><thead><tr><th>Line</th><th>Wait</th><th>Block</th><th>Before</th><th>Why</th></tr></thead><tbody>${rows.join('')}</tbody></table>`
+      ? `<table><thead><tr><th>Line</th><th>Wait</th><th>Block</th><th>Placed at</th><th>Why</th></tr></thead><tbody>${rows.join('')}</tbody></table>`
       : '<p class="muted">No waits needed.</p>';
     return `<section><h2>${esc(f.name || '(file)')} <span class="muted">${f.waits.length} wait${f.waits.length === 1 ? '' : 's'}</span></h2>${table}${renderDiagnostics(f.diagnostics)}</section>`;
   });
@@ -247,12 +237,12 @@ export class PlanView implements vscode.Disposable {
     const python = launch.python ?? 'python3';
     try {
       const started = Date.now();
-      const plan = await computePlan(python, source.fsPath || source.path, doc.getText(), launch.cwd);
+      const plan = await computePlan(python, doc.languageId, doc.getText(), launch.cwd);
       if (generation !== this.generation || this.panel !== panel) {
         return;
       }
       this.output.info(`wait plan of ${source.fsPath}: ${plan.functions.reduce((n, f) => n + f.waits.length, 0)} waits in ${Date.now() - started} ms`);
-      panel.webview.html = renderPlanHtml(plan, title, nonce, panel.webview.cspSource);
+      panel.webview.html = renderPlanHtml(plan, title, nonce, panel.webview.cspSource, (line) => (line >= 1 && line <= doc.lineCount ? doc.lineAt(line - 1).text.trim() : ''));
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       this.output.error(`wait plan: ${message}`);
