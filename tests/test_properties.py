@@ -1,0 +1,164 @@
+"""Property tests of the insertion pass over random programs (tests/proggen.py).
+
+For every generated program (straight lines, diamonds, nested diamonds, self loops,
+multi-block loops, early exits; all five counters; tagged, untagged and mixed LDS tokens;
+barriers; one and several waves; hand-written waits):
+
+* safety: the pass's output passes the exact checker (validate.exhaustive) on every explored
+  path;
+* the pass only inserts waits: no instruction is lost, added or reordered;
+* idempotence: running the pass on its own printed output inserts nothing;
+* determinism: two runs on two fresh parses print the same text.
+
+Safety is asserted with ``enable_loop_carried_token_deps=True``: in upstream's default mode
+the tensor slice of the dataflow is frozen after the first sweep (upstream-algorithm.md
+section 10.3), so a tensor load issued late in a loop and read by an LDS reader early in the
+next trip gets no wait.  That is upstream behaviour, documented and switchable, so the
+default-mode run is a separate non-strict xfail that asserts every violation it finds is of
+exactly that kind.
+"""
+
+from __future__ import annotations
+
+from hypothesis import HealthCheck, given, note, settings
+
+from proggen import GenParams, ProgSpec, programs
+from stinkywait_core.analysis.implicit_deps import build_implicit_dependencies
+from stinkywait_core.results import Options
+from stinkywait_core.syntax.stir_parser import parse_stir
+from stinkywait_core.syntax.stir_printer import print_module_stir
+from stinkywait_core.validate.exhaustive import CheckResult, check_function, format_result
+from stinkywait_core.waitcnt.pipeline import run_insertion
+
+import pytest
+
+#: small enough that one example (pass + checker) takes milliseconds
+PARAMS = GenParams(max_depth=2, max_regions=3, max_ops=5)
+SETTINGS = settings(max_examples=60, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+#: checker bounds used by the properties (2 trips expose every back-edge dependency)
+CHECK = dict(max_trips=2, max_paths=3000)
+
+
+def insert(text: str, options: Options):
+    """Parse, attach LDS pseudo registers, run the pass; returns (module, function)."""
+    mod = parse_stir(text, "gen.stir")
+    func = mod.functions[0]
+    build_implicit_dependencies(func)
+    run_insertion(func, options)
+    return mod, func
+
+
+def checked(spec: ProgSpec, **opts) -> CheckResult:
+    text = spec.to_stir()
+    note(text)
+    options = spec.options(**opts)
+    _, func = insert(text, options)
+    res = check_function(func, options, **CHECK)
+    note(format_result(res, "gen.stir"))
+    return res
+
+
+def _signature(func) -> list[tuple[str, list[str]]]:
+    """Non-inserted instructions per block, by source text (what must be preserved)."""
+    return [(b.label, [i.text or i.mnemonic for i in b.instrs if not i.inserted and not i.is_phi])
+            for b in func.blocks]
+
+
+@SETTINGS
+@given(programs(PARAMS))
+def test_output_passes_exact_checker(spec: ProgSpec):
+    res = checked(spec, enable_loop_carried_token_deps=True)
+    assert res.ok, format_result(res, "gen.stir")
+
+
+@SETTINGS
+@given(programs(PARAMS))
+def test_output_passes_exact_checker_without_optimizer(spec: ProgSpec):
+    res = checked(spec, enable_loop_carried_token_deps=True, optimize=False)
+    assert res.ok, format_result(res, "gen.stir")
+
+
+@pytest.mark.xfail(strict=False, reason="upstream default mode freezes tensor state after sweep 0 "
+                   "(upstream-algorithm.md 10.3): loop-carried tensor->LDS RAW is not drained; "
+                   "enable_loop_carried_token_deps=True restores safety")
+@SETTINGS
+@given(programs(PARAMS))
+def test_default_mode_only_misses_loop_carried_tensor(spec: ProgSpec):
+    res = checked(spec)
+    for v in res.violations:
+        # the documented divergence: a tensor dependency reached through a back edge
+        assert v.rule == "tensor-raw" and v.counter == 3, format_result(res, "gen.stir")
+        assert len(set(v.path)) < len(v.path), format_result(res, "gen.stir")
+    assert res.ok
+
+
+@SETTINGS
+@given(programs(PARAMS))
+def test_only_waits_are_inserted(spec: ProgSpec):
+    text = spec.to_stir()
+    note(text)
+    before = parse_stir(text, "gen.stir").functions[0]
+    _, after = insert(text, spec.options())
+    assert _signature(before) == _signature(after)
+    for inst in after.instructions():
+        if inst.inserted:
+            assert inst.mnemonic.startswith("s_wait_"), inst.mnemonic
+    # the inserted waits carry exactly one literal in the encodable range
+    for inst in after.instructions():
+        if inst.inserted:
+            lit = inst.first_literal()
+            assert lit is not None and 0 <= lit <= 63
+
+
+@SETTINGS
+@given(programs(PARAMS))
+def test_pass_is_idempotent(spec: ProgSpec):
+    text = spec.to_stir()
+    note(text)
+    options = spec.options()
+    mod, _ = insert(text, options)
+    once = print_module_stir(mod)
+    note(once)
+    mod2, func2 = insert(once, options)
+    again = [i for i in func2.instructions() if i.inserted]
+    assert not again, [(i.mnemonic, i.first_literal(), i.block.label if i.block else None) for i in again]
+    assert print_module_stir(mod2) == once
+
+
+@SETTINGS
+@given(programs(PARAMS))
+def test_plan_is_deterministic(spec: ProgSpec):
+    text = spec.to_stir()
+    note(text)
+    a, _ = insert(text, spec.options())
+    b, _ = insert(text, spec.options())
+    assert print_module_stir(a) == print_module_stir(b)
+
+
+def test_generator_covers_every_feature():
+    """The corpus the properties run on really contains what the issue lists."""
+    from proggen import random_program
+
+    seen: set[str] = set()
+    waves: set[int] = set()
+    for seed in range(300):
+        spec = random_program(seed, PARAMS)
+        waves.add(spec.num_waves)
+        labels = [b.label for b in spec.blocks]
+        for b in spec.blocks:
+            if b.label in b.succs:
+                seen.add("self_loop")
+            if any(labels.index(s) < labels.index(b.label) for s in b.succs if s != b.label):
+                seen.add("back_edge")
+            if len(b.succs) == 2:
+                seen.add("branch")
+            if not b.succs and b is not spec.blocks[-1]:
+                seen.add("early_exit")
+            for op in b.ops:
+                seen.add(op.mnemonic.split("_")[0] + ("_tagged" if op.tokens else ""))
+                if op.mnemonic.startswith("s_wait"):
+                    seen.add("wait")
+    assert {"self_loop", "back_edge", "branch", "early_exit", "wait", "ds", "ds_tagged", "global",
+            "buffer", "s", "tensor", "tensor_tagged", "global_tagged"} <= seen, seen
+    assert waves == {1, 2, 4}
