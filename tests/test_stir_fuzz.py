@@ -175,3 +175,17 @@ def test_huge_line_and_deep_nesting_are_diagnosed():
     assert [d.message for d in m.diagnostics] == ["brackets nested deeper than 64 levels"]
     m = parse_stir(f'"st.x"({long_ops})', "big.stir")
     assert m.diagnostics == [] and len(m.functions[0].blocks[0].instrs[0].srcs) == 60_000
+
+
+def test_pathological_300k_lines_stay_linear():
+    """Inputs that once made a regex backtrack quadratically (minutes) parse in well under a second
+    each; the bound is loose because the test machine is shared."""
+    import time
+
+    cases = ['\\"' * 150_000, '"' + "a" * 300_000, '"a' * 150_000, "/*" * 150_000, "Successors: " + "^a," * 100_000,
+             "^" + "x" * 300_000, "st.func @" + "x" * 300_000 + "() {", '"st.x"(' + "," * 300_000]
+    for text in cases:
+        t0 = time.process_time()
+        m = parse_stir(text, "p.stir")
+        assert time.process_time() - t0 < 5.0, text[:20]
+        assert m.diagnostics and all(d.line == 1 for d in m.diagnostics)

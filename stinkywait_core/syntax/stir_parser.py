@@ -55,11 +55,16 @@ _FUNC_RE = re.compile(r"st\.func\s*@(" + _NAME + r")?\s*\(\s*\)\s*\{\Z")
 _BLOCK_RE = re.compile(r"\^(" + _NAME + r")\s*:\Z")
 _LABEL_RE = re.compile(r"([A-Za-z_.$][A-Za-z0-9_.$]*)\s*:\Z")
 _SUCC_ITEM_RE = re.compile(r"\^(" + _NAME + r")\s*")
-#: a string literal (possibly unterminated) or the start of a line comment
-_LINE_COMMENT_RE = re.compile(r'"(?:[^"\\]|\\.)*"|#|//')
-#: strings, line comments and block comments over a whole text (block comments are blanked)
-_BLOCK_COMMENT_RE = re.compile(r'"(?:[^"\\\n]|\\.)*"|#[^\n]*|//[^\n]*|/\*.*?\*/|/\*.*\Z', re.S)
+#: a string literal or the start of a line comment.  An unterminated string runs to the end
+#: of the line: the pattern always matches at a quote, so no input makes it backtrack
+#: quadratically (`\"\"\"...` over 300 kB once took minutes with a closing-quote-only form).
+_LINE_COMMENT_RE = re.compile(r'"(?:[^"\\]|\\.)*(?:"|\\?\Z)|#|//')
+#: strings, line comments and block comments over a whole text (block comments are blanked);
+#: strings end at their quote or, unterminated, at the end of their line
+_BLOCK_COMMENT_RE = re.compile(r'"(?:[^"\\\n]|\\.)*(?:"|\\?(?=\n|\Z))|#[^\n]*|//[^\n]*|/\*.*?\*/|/\*.*\Z',
+                               re.S)
 _NEWLINE_RE = re.compile(r"\r\n|\r|\n")
+_BLANKS_RE = re.compile(r"\s*")
 
 
 # --- immutable per-line results ----------------------------------------------------------------
@@ -452,7 +457,7 @@ def _successors(content: str, offset: int) -> tuple[tuple[str, int, int], ...]:
     base = offset + len("Successors:")
     rest = content[len("Successors:"):]
     out: list[tuple[str, int, int]] = []
-    i = len(rest) - len(rest.lstrip())
+    i = _BLANKS_RE.match(rest).end()
     while i < len(rest):
         m = _SUCC_ITEM_RE.match(rest, i)
         if m is None:
@@ -462,8 +467,7 @@ def _successors(content: str, offset: int) -> tuple[tuple[str, int, int], ...]:
         if i < len(rest) and rest[i] != ",":
             raise _LineError("expected ',' between successors", base + i, base + len(rest))
         if i < len(rest):
-            i += 1
-            i += len(rest[i:]) - len(rest[i:].lstrip())
+            i = _BLANKS_RE.match(rest, i + 1).end()
             if i >= len(rest):
                 raise _LineError("trailing ',' in Successors: list", base + i - 1, base + i)
     return tuple(out)
