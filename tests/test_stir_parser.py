@@ -236,3 +236,11 @@ def test_crlf_and_cr_line_endings():
     assert m.functions[0].blocks[0].instrs[0].span.line == 4
     m = parse_stir(SAMPLE.replace("\n", "\r"), "cr.stir")
     assert m.diagnostics == [] and len(m.functions) == 2
+
+
+def test_module_metadata_block_is_skipped():
+    text = ('st.metadata "gir.frame_contract" {\ngir-frame-contract\ngen 0  ring=2 entry=0\n}\n\n'
+            'st.func @f() {\n^entry:\n  "st.s_nop"(0)\n}\njunk\n')
+    m = parse_stir(text, "meta.stir")
+    assert [(d.line, d.message) for d in m.diagnostics] == [(10, "text outside st.func is ignored")]
+    assert [i.mnemonic for i in m.functions[0].instructions()] == ["s_nop"]

@@ -38,6 +38,8 @@ SUCCS = "succs"
 LABEL = "label"
 INSTR = "instr"
 BAD = "bad"
+#: `st.metadata "name" {` (experimental upstream branch): a module-level block we skip
+META = "meta"
 
 #: deeper bracket nesting than this is refused up front, so no later step can recurse deeply
 MAX_NESTING = 64
@@ -498,6 +500,8 @@ def analyze_line(line: str) -> LineInfo:
             return LineInfo(FUNC, start, end, name, ns, ns + len(name))
         if body == "}":
             return LineInfo(FUNC_END, start, end)
+        if body.startswith("st.metadata") and body.endswith("{"):
+            return LineInfo(META, start, end)
         if body.startswith("^"):
             m = _BLOCK_RE.match(body)
             if m is None:
@@ -567,6 +571,8 @@ class _Scan:
     flat: bool
     func: Function | None = None
     func_line: int = 0
+    #: inside a top-level `st.metadata ... { ... }` block (skipped up to its closing brace)
+    in_metadata: bool = False
     block: Block | None = None
     block_closed: bool = False
     labels: set[str] = field(default_factory=set)
@@ -674,6 +680,10 @@ def _scan(module: Module, text: str) -> None:
         st.func_line = 0
     for idx, info in enumerate(infos):
         lineno = idx + 1
+        if st.func is None and (st.in_metadata or info.kind == META):
+            # experimental-branch module metadata: opaque text up to a lone closing brace
+            st.in_metadata = info.kind != FUNC_END
+            continue
         if st.func is None and info.kind not in (BLANK, FUNC):
             # upstream skips top-level text between functions; say so once per line
             st.diag(WARNING, "text outside st.func is ignored", lineno, info.start, info.end)
