@@ -109,6 +109,7 @@ fs.writeFileSync(path.join(dataDir, 'User', 'settings.json'), JSON.stringify({
   'update.mode': 'none',
   'editor.minimap.enabled': false,
   'editor.hover.delay': 200,
+  'editor.hover.above': false,
   'editor.fontSize': 14,
   'window.commandCenter': false,
   'workbench.colorTheme': 'Default Dark Modern',
@@ -166,6 +167,10 @@ try {
 
   const editorText = () => page.locator('.editor-group-container.active .monaco-editor .view-lines').first().innerText();
   const statusText = () => page.locator('.statusbar').innerText();
+  /** Inlay hints are rendered as injected-text spans; the fixtures have no waits of their own. */
+  const hintSpans = async () => (await page.locator('.editor-group-container.active .monaco-editor .view-lines span[class*="dyn-rule"]').allInnerTexts())
+    .map((t) => t.replace(/\s+/g, ' ').trim())
+    .filter((t) => t.startsWith('s_wait_'));
 
   async function runCommand(title) {
     await page.keyboard.press('F1');
@@ -224,20 +229,24 @@ try {
   await check('inlay hints with s_wait_ labels appear in the editor', async () => {
     // The fixture has no waits, so any `s_wait_` text on screen is an inlay hint.
     hintLines = await poll(async () => {
-      const spans = await page.locator('.editor-group-container.active .monaco-editor .view-lines span[class*="dyn-rule"]').allInnerTexts();
-      const hints = spans.map((s) => s.trim()).filter((s) => s.startsWith('s_wait_'));
-      return hints.length > 0 ? hints : false;
-    }, { what: 'inlay hint spans starting with s_wait_' });
+      const hints = await hintSpans();
+      return hints.length === asmPlan.length ? hints : false;
+    }, { what: `${asmPlan.length} inlay hint spans starting with s_wait_` });
     const text = await editorText();
     assert(!asmOriginal.includes('s_wait_'), 'fixture must not contain waits');
     assert(text.includes('s_wait_'), 'hint text not in the rendered lines');
     return `${hintLines.length} hint(s), e.g. "${hintLines[0]}"`;
   });
 
-  await check('every planned counter shows up in a hint', async () => {
-    const shown = hintLines.join(' ');
-    const missing = [...new Set(asmPlan.map((w) => w.instruction.split(/\s+/)[0]))].filter((m) => !shown.includes(m));
-    assert(missing.length === 0, `no hint for ${missing.join(', ')} (hints: ${shown})`);
+  await check('each planned wait has its own hint, labelled with the wait instruction', async () => {
+    const left = [...hintLines];
+    const missing = [];
+    for (const w of asmPlan) {
+      const i = left.findIndex((h) => h === w.instruction || h.startsWith(`${w.instruction} `));
+      if (i < 0) missing.push(w.instruction);
+      else left.splice(i, 1);
+    }
+    assert(missing.length === 0, `no hint for ${missing.join(', ')} (hints: ${JSON.stringify(hintLines)})`);
   });
 
   // The wait with the most producers makes the best hover: pick the one on the line of the
@@ -246,6 +255,7 @@ try {
   for (const w of asmPlan) byLine.set(w.line, [...(byLine.get(w.line) ?? []), w]);
   const [hoverLine, hoverWaits] = [...byLine.entries()].sort((a, b) => b[1].length - a[1].length)[0];
   await check('hover on a consumer shows the FIFO state of its counters', async () => {
+    await page.keyboard.press('Control+B'); // hide the side bar: more room for hints and hover
     await gotoLine(hoverLine, hoverWaits[0].column ?? 1);
     await sleep(300);
     await page.keyboard.press('Control+K');
@@ -257,19 +267,23 @@ try {
         await page.keyboard.press('Control+I');
         return false;
       }
+      // The diagnostics part of the hover renders first; wait for the server's part too.
       const t = await hover.innerText();
-      return /s_wait_/.test(t) ? t : false;
-    }, { what: 'a hover mentioning s_wait_', timeout: 30000 });
-    assert(/FIFO|queue|in flight/i.test(text), `hover has no FIFO/queue information:\n${text}`);
+      return /s_wait_/.test(t) && /in flight before this instruction/i.test(t) ? t : false;
+    }, { what: 'a hover with the planned waits and the FIFO section ("In flight before this instruction")', timeout: 30000 });
+    // The FIFO section lists, per counter and predecessor, the ops in flight: `L<line> <mnemonic>`.
     for (const w of hoverWaits) {
-      const producer = (w.deps ?? [])[0];
-      if (producer) assert(text.includes(producer.mnemonic), `hover does not name producer ${producer.mnemonic}:\n${text}`);
+      for (const d of w.deps ?? []) {
+        const entry = new RegExp(`L${d.line}\\s+${d.mnemonic}\\b`);
+        assert(entry.test(text), `FIFO state does not list producer L${d.line} ${d.mnemonic} of ${w.instruction}:\n${text}`);
+      }
     }
     if (opts.screenshot) {
       fs.mkdirSync(path.dirname(opts.screenshot), { recursive: true });
       await page.screenshot({ path: opts.screenshot });
     }
-    return text.split('\n').filter(Boolean).slice(0, 3).join(' | ');
+    const fifo = text.slice(text.search(/in flight before this instruction/i)).split('\n').filter(Boolean);
+    return fifo.slice(0, 4).join(' | ');
   });
   await page.keyboard.press('Escape');
 
@@ -281,11 +295,17 @@ try {
     await page.keyboard.press('Control+.');
     const widget = page.locator('.action-widget');
     await widget.waitFor({ state: 'visible', timeout: 20000 });
-    const item = widget.locator('.monaco-list-row', { hasText: target.instruction.split(/\s+/)[0] }).first();
-    await item.waitFor({ state: 'visible', timeout: 20000 });
-    const title = (await item.innerText()).trim();
-    await item.click();
-    await sleep(500);
+    // Pick the fix by keyboard (the widget's pointer block swallows synthetic clicks).
+    const rows = widget.locator('.monaco-list-row.action');
+    await rows.first().waitFor({ state: 'visible', timeout: 20000 });
+    const titles = (await rows.allInnerTexts()).map((t) => t.trim());
+    const index = titles.findIndex((t) => t.includes(target.instruction));
+    assert(index >= 0, `no quick fix mentioning "${target.instruction}" among ${JSON.stringify(titles)}`);
+    const title = titles[index];
+    for (let i = 0; i < index; i++) await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('Enter');
+    await widget.waitFor({ state: 'hidden', timeout: 10000 });
+    await sleep(300);
     await save();
     const after = fs.readFileSync(asmFile, 'utf8').split('\n');
     const added = after.length - before.length;
@@ -302,6 +322,11 @@ try {
     const remaining = cliPlan(asmFile).length;
     assert(remaining < asmPlan.length, `CLI still plans ${remaining} waits`);
     await poll(async () => new RegExp(`stinkywait: ${remaining} waits?\\b`).test(await statusText()), { what: `"stinkywait: ${remaining} wait(s)" in the status bar`, timeout: 30000 });
+    const shown = await poll(async () => {
+      const n = (await hintSpans()).length;
+      return n === remaining ? String(n) : false;
+    }, { what: `${remaining} inlay hints`, timeout: 30000 });
+    return `${shown} hints left`;
   });
 
   await check('"stinkywait: Insert All Waits in File" inserts every remaining wait', async () => {
@@ -335,10 +360,9 @@ try {
   await check('STIR: hints appear in a .stir kernel', async () => {
     await page.locator('.tab[aria-label^="double_buffer.stir"]').first().click();
     const hints = await poll(async () => {
-      const spans = await page.locator('.editor-group-container .monaco-editor .view-lines span[class*="dyn-rule"]').allInnerTexts();
-      const h = spans.map((s) => s.trim()).filter((s) => s.startsWith('s_wait_'));
-      return h.length > 0 ? h : false;
-    }, { what: 'STIR inlay hints' });
+      const h = await hintSpans();
+      return h.length === stirPlan.length ? h : false;
+    }, { what: `${stirPlan.length} STIR inlay hints` });
     assert((await statusText()).includes('STIR'), 'language mode STIR not shown');
     return `${hints.length} hint(s)`;
   });
