@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from stinkywait_core.diagnostics import ERROR, WARNING
-from stinkywait_core.ir import FloatImm, Imm, Instruction, Reg, Special, Str
+from stinkywait_core.ir import FloatImm, Imm, Instruction, Reg, Span, Special, Str
 from stinkywait_core.syntax import parse
 from stinkywait_core.syntax.asm_parser import (AsmLine, Symbols, decode_legacy_waitcnt, eval_expr,
                                                parse_asm, parse_line, split_lines)
@@ -57,7 +57,7 @@ def test_line_kinds_and_exact_text():
     assert m.lines[4].span.line == 5 and m.lines[4].span.end_col == len("\ts_nop 0  ; trailing") + 1
     assert m.lines[4].indent == "\t"
     assert m.lines[4].instruction is not None and m.lines[4].instruction.mnemonic == "s_nop"
-    assert m.lines[1].label == "k"
+    assert m.lines[1].label == "k" and m.lines[1].label_span == Span(2, 1, 2, 2)
     assert m.lines[0].directive == ".text"
 
 

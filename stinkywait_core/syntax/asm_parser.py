@@ -60,6 +60,8 @@ class AsmLine:
     directive: str | None = None
     indent: str = ""
     comment: str | None = None
+    #: the label name (without the colon), for go-to-definition and rename in the editor
+    label_span: Span | None = None
 
     @property
     def line(self) -> int:
@@ -1030,8 +1032,12 @@ def _scan_lines(text: str, st: _FileState) -> list[LineSyntax | None]:
         out.append(ls)
         for sev, code, msg, s, e in ls.problems:
             st.diags.append(_diag(sev, code, msg, lineno, s, e))
+        label_span = None
+        if ls.label_range is not None and ls.label is not None:
+            ls_start = ls.label_range[0]
+            label_span = Span(lineno, ls_start + 1, lineno, ls_start + 1 + len(ls.label))
         st.lines.append(AsmLine(ls.kind, span, line, label=ls.label, directive=ls.directive,
-                                indent=line[:ls.indent], comment=ls.comment))
+                                indent=line[:ls.indent], comment=ls.comment, label_span=label_span))
         if ls.kind == "directive":
             d = ls.directive or ""
             if d in VERBATIM_BLOCKS:
