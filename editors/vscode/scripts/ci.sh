@@ -2,7 +2,7 @@
 # The whole editor check (called by .ci/run):
 #   VS Code client: npm ci, tsc typecheck, esbuild bundle, grammar tests, `npm run package` (.vsix);
 #   real editor:    code-server (cached) + the .vsix + headless Chromium via playwright-core,
-#                   writes docs/vscode-e2e.png;
+#                   writes docs/vscode-e2e.png and docs/vscode-plan.png;
 #   Neovim:         headless test of editors/nvim against the real server.
 # Prints one line per step and finally `editor checks: N passed, M failed, K skipped`; exits 1
 # when a step failed. A tier is skipped (with the reason) only when its prerequisite is missing
@@ -20,6 +20,7 @@ cache=${STINKYWAIT_CACHE:-$HOME/.cache/stinkywait}
 install_code_server=${CODE_SERVER_INSTALLER:-$repo/../shared/tools/install-code-server.sh}
 code_server=$cache/code-server/node_modules/.bin/code-server
 screenshot=$repo/docs/vscode-e2e.png
+screenshot_plan=$repo/docs/vscode-plan.png
 logs=$cache/ci-logs
 mkdir -p "$logs"
 
@@ -143,7 +144,7 @@ else
         mkdir -p "$(dirname "$screenshot")"
         e2e() {
           cd "$ext" && timeout 900 node test/e2e/run.mjs --code-server "$code_server" --vsix "$ext/stinkywait.vsix" \
-            --python "$python" --chromium "$chromium" --screenshot "$screenshot"
+            --python "$python" --chromium "$chromium" --screenshot "$screenshot" --screenshot-plan "$screenshot_plan"
         }
         step "code-server + Chromium e2e" e2e
         grep -E '^(PASS|FAIL) ' "$logs/code-server-Chromium-e2e.log" | sed 's/^/    /' | cut -c1-180

@@ -114,7 +114,7 @@ export function renderPlanHtml(plan: Plan, title: string, nonce: string, cspSour
   const options = plan.options ? Object.entries(plan.options).map(([k, v]) => `<code>${esc(k)}=${esc(JSON.stringify(v))}</code>`).join(' ') : '';
   const sections = plan.functions.map((f) => {
     const rows = f.waits.map((w) => {
-      const deps = (w.deps ?? []).map((d) => `<li>${lineLink(d.line)} <code>${esc(d.mnemonic)}</code>${d.block ? ` in ^${esc(d.block)}` : ''}${d.pred ? ` via ^${esc(d.pred)}` : ''}${d.countFrom !== undefined ? `, ${esc(d.countFrom)} younger in flight` : ''}</li>`);
+      const deps = (w.deps ?? []).map((d) => `<li>${lineLink(d.line)} <code>${esc(d.mnemonic)}</code>${d.block ? ` in ^${esc(d.block)}` : ''}${d.pred ? ` via ^${esc(d.pred)}` : ''}${d.countFrom !== undefined && d.countFrom !== null ? `, countFrom ${esc(d.countFrom)}` : ''}</li>`);
       return `<tr>
         <td>${lineLink(w.line, w.column)}</td>
         <td><code class="wait">${esc(w.instruction)}</code></td>

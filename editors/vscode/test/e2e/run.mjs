@@ -1,7 +1,8 @@
 // Real-editor end-to-end test: code-server (VS Code 1.100 in the browser) + the built .vsix +
 // the stinkywait language server, driven through headless Chromium with playwright-core.
 //
-//   node test/e2e/run.mjs --code-server BIN --vsix FILE --python PY [--screenshot PNG] [--keep]
+//   node test/e2e/run.mjs --code-server BIN --vsix FILE --python PY [--screenshot PNG]
+//                         [--screenshot-plan PNG] [--chromium BIN] [--keep]
 //
 // Every check reads what the user would see (editor text, hover widget, status bar, the
 // file written by Ctrl+S); expected wait counts come from `stinkywait plan --json` on the
@@ -26,6 +27,7 @@ function parseArgs(argv) {
     else if (a === '--vsix') out.vsix = next();
     else if (a === '--python') out.python = next();
     else if (a === '--screenshot') out.screenshot = next();
+    else if (a === '--screenshot-plan') out.screenshotPlan = next();
     else if (a === '--chromium') out.chromium = next();
     else if (a === '--keep') out.keep = true;
     else throw new Error(`unknown argument ${a}`);
@@ -72,8 +74,8 @@ async function poll(fn, { timeout = opts.timeout, interval = 250, what = 'condit
 }
 
 /** Planned waits of `file` according to the CLI (same engine the server uses). */
-function cliPlan(file) {
-  const r = spawnSync(opts.python, ['-m', 'stinkywait_core.cli.main', 'plan', file, '--json'], { encoding: 'utf8' });
+function cliPlan(file, extra = []) {
+  const r = spawnSync(opts.python, ['-m', 'stinkywait_core.cli.main', 'plan', file, '--json', ...extra], { encoding: 'utf8' });
   if (r.status !== 0 && !r.stdout) throw new Error(`stinkywait plan ${file} failed: ${r.stderr}`);
   const plan = JSON.parse(r.stdout);
   return plan.functions.flatMap((f) => f.waits);
@@ -99,7 +101,8 @@ const asmPlan = cliPlan(asmFile);
 const stirPlan = cliPlan(stirFile);
 console.log(`fixtures: gemm_loop.s plans ${asmPlan.length} waits, double_buffer.stir plans ${stirPlan.length}`);
 
-fs.writeFileSync(path.join(dataDir, 'User', 'settings.json'), JSON.stringify({
+const settingsFile = path.join(dataDir, 'User', 'settings.json');
+const userSettings = {
   'workbench.startupEditor': 'none',
   'workbench.tips.enabled': false,
   'workbench.enableExperiments': false,
@@ -116,7 +119,8 @@ fs.writeFileSync(path.join(dataDir, 'User', 'settings.json'), JSON.stringify({
   'chat.commandCenter.enabled': false,
   'stinkywait.server.pythonPath': opts.python,
   'stinkywait.trace.server': 'messages',
-}, null, 2));
+};
+fs.writeFileSync(settingsFile, JSON.stringify(userSettings, null, 2));
 
 let server;
 let browser;
@@ -158,6 +162,7 @@ try {
     args: ['--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu'],
   });
   const context = await browser.newContext({ viewport: { width: 1500, height: 900 } });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: url });
   const page = await context.newPage();
   page.on('pageerror', (e) => console.log(`[page error] ${e.message}`));
   await page.goto(`${url}/?folder=${encodeURIComponent(ws)}`);
@@ -202,6 +207,20 @@ try {
     await sleep(200);
     await page.keyboard.press('Enter');
     await sleep(200);
+  }
+
+  /** Edit the user settings the way a user does: settings.json in the editor, then save. */
+  async function setUserSettings(values) {
+    await runCommand('Preferences: Open User Settings (JSON)');
+    await page.locator('.tab[aria-label^="settings.json"]').first().waitFor({ state: 'visible', timeout: 20000 });
+    await page.locator('.editor-group-container.active .monaco-editor .view-lines').first().click();
+    // paste, so auto-closing brackets and auto-indent leave the text alone
+    await page.evaluate((t) => navigator.clipboard.writeText(t), JSON.stringify(values, null, 2));
+    await page.keyboard.press('Control+A');
+    await page.keyboard.press('Control+V');
+    await save();
+    const saved = JSON.parse(fs.readFileSync(settingsFile, 'utf8'));
+    assert(JSON.stringify(saved) === JSON.stringify(values), 'settings.json was not saved as pasted');
   }
 
   async function save() {
@@ -279,6 +298,12 @@ try {
       }
     }
     if (opts.screenshot) {
+      // Focus the hover and scroll it to its end, so the picture shows the FIFO section.
+      await page.keyboard.press('Control+K');
+      await page.keyboard.press('Control+I');
+      await sleep(200);
+      await page.keyboard.press('End');
+      await sleep(400);
       fs.mkdirSync(path.dirname(opts.screenshot), { recursive: true });
       await page.screenshot({ path: opts.screenshot });
     }
@@ -354,6 +379,10 @@ try {
       return false;
     }, { what: 'the plan webview summary', timeout: 30000 });
     assert(summary.includes(`${stirPlan.length} planned wait`), `summary "${summary}" does not report ${stirPlan.length} waits`);
+    if (opts.screenshotPlan) {
+      await sleep(500);
+      await page.screenshot({ path: opts.screenshotPlan });
+    }
     return summary.trim();
   });
 
@@ -365,6 +394,39 @@ try {
     }, { what: `${stirPlan.length} STIR inlay hints` });
     assert((await statusText()).includes('STIR'), 'language mode STIR not shown');
     return `${hints.length} hint(s)`;
+  });
+
+  await check('changing a stinkywait setting re-plans with it (enableLoopCarriedTokenDeps)', async () => {
+    const expected = cliPlan(stirFile, ['--loop-carried-token-deps']);
+    assert(expected.length !== stirPlan.length, 'fixture does not react to the setting; the check would prove nothing');
+    await setUserSettings({ ...userSettings, 'stinkywait.enableLoopCarriedTokenDeps': true });
+    await page.locator('.tab[aria-label^="double_buffer.stir"]').first().click();
+    await poll(async () => (await hintSpans()).length === expected.length, { what: `${expected.length} hints after the setting change`, timeout: 30000 });
+    await poll(async () => new RegExp(`stinkywait: ${expected.length} waits?\\b`).test(await statusText()), { what: `"stinkywait: ${expected.length} waits"`, timeout: 30000 });
+    return `${stirPlan.length} → ${expected.length} waits`;
+  });
+
+  await check('"stinkywait: Restart Language Server" brings the server back', async () => {
+    await runCommand('stinkywait: Restart Language Server');
+    await poll(async () => /stinkywait: (starting|stopped)/.test(await statusText()) || undefined, { what: 'the status bar to show the restart', timeout: 10000 }).catch(() => undefined);
+    const text = await poll(async () => {
+      const m = /stinkywait: \d+ waits?/.exec(await statusText());
+      return m ? m[0] : false;
+    }, { what: 'the wait count after the restart', timeout: 30000 });
+    assert((await hintSpans()).length > 0, 'no hints after the restart');
+    return text;
+  });
+
+  await check('a server that cannot start gives an error with the fix', async () => {
+    const bad = path.join(work, 'no-such-venv', 'bin', 'python');
+    await setUserSettings({ ...userSettings, 'stinkywait.server.pythonPath': bad });
+    const toast = page.locator('.notification-toast', { hasText: 'stinkywait' }).first();
+    await toast.waitFor({ state: 'visible', timeout: 30000 });
+    const message = (await toast.innerText()).replace(/\s+/g, ' ');
+    assert(message.includes(bad) && /Fix:.*stinkywait\.server\.pythonPath/.test(message), `message without the path and the fix: ${message}`);
+    assert(/Open Settings/.test(message), `no "Open Settings" button: ${message}`);
+    await poll(async () => /stinkywait: failed/.test(await statusText()), { what: '"stinkywait: failed" in the status bar', timeout: 10000 });
+    return message.slice(0, 140);
   });
 } catch (err) {
   record('e2e run', false, err instanceof Error ? err.stack ?? err.message : String(err));
