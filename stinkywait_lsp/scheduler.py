@@ -20,7 +20,7 @@ import asyncio
 import logging
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Any, Callable
 
 from .snapshot import AnalyzeFn, Job, Snapshot, run_job
 
@@ -38,6 +38,8 @@ class DocState:
     waiters: list[tuple[Key, asyncio.Future]] = field(default_factory=list)
     #: the review of `latest` (second stage), published when done
     checks: asyncio.Task | None = None
+    #: the core's per-function plan cache for this document (None when the core has none)
+    cache: Any = None
 
 
 @dataclass(slots=True)
@@ -61,18 +63,26 @@ class Scheduler:
     current_key: Callable[[str], Key | None]
     on_snapshot: Callable[[Snapshot], None]
     ready: asyncio.Event
+    #: makes a per-document plan cache for the core (None: analyse from scratch each time)
+    new_cache: Callable[[], Any] | None = None
     debounce_s: float = 0.1
     docs: dict[str, DocState] = field(default_factory=dict)
 
     # -- document lifecycle ------------------------------------------------------------------
 
+    def _state(self, uri: str) -> DocState:
+        st = self.docs.get(uri)
+        if st is None:
+            st = self.docs[uri] = DocState(uri, cache=self.new_cache() if self.new_cache else None)
+        return st
+
     def opened(self, uri: str) -> None:
-        self.docs.setdefault(uri, DocState(uri))
+        self._state(uri)
         self._start(uri)
 
     def changed(self, uri: str) -> None:
         """Debounce diagnostics for typing; a request arriving meanwhile starts work at once."""
-        st = self.docs.setdefault(uri, DocState(uri))
+        st = self._state(uri)
         if st.debounce is not None:
             st.debounce.cancel()
         st.debounce = asyncio.get_running_loop().call_later(self.debounce_s, self._start, uri)
@@ -156,7 +166,7 @@ class Scheduler:
             if job is None:
                 return
             try:
-                snap = await loop.run_in_executor(self.executor, run_job, job, self.analyze)
+                snap = await loop.run_in_executor(self.executor, run_job, job, self.analyze, st.cache)
             except asyncio.CancelledError:
                 raise
             except Exception:  # noqa: BLE001 - executor failure: log, retry on next change

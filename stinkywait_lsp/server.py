@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import Any, Callable
 from urllib.parse import unquote
 
 from lsprotocol import types as T
@@ -32,7 +32,8 @@ log = logging.getLogger(__name__)
 class StinkyWaitServer(LanguageServer):
     """Holds the settings, their generation counter and the analysis scheduler."""
 
-    def __init__(self, analyze: AnalyzeFn, *, debounce_s: float = 0.1, analysis_workers: int = 2):
+    def __init__(self, analyze: AnalyzeFn, *, new_cache: Callable[[], Any] | None = None,
+                 debounce_s: float = 0.1, analysis_workers: int = 2):
         # pygls' own pool also runs the stdin reader: keep it separate from the analysis pool
         super().__init__("stinkywait", __version__, max_workers=4)
         self.settings = Settings()
@@ -42,6 +43,7 @@ class StinkyWaitServer(LanguageServer):
         self._ready: asyncio.Event | None = None
         self._settings_lock: asyncio.Lock | None = None
         self._analyze = analyze
+        self._new_cache = new_cache
         self._debounce_s = debounce_s
         self._scheduler: Scheduler | None = None
 
@@ -56,7 +58,7 @@ class StinkyWaitServer(LanguageServer):
             self._scheduler = Scheduler(executor=self.analysis_pool, analyze=self._analyze,
                                         make_job=self.make_job, current_key=self.current_key,
                                         on_snapshot=self.publish, ready=self._ready,
-                                        debounce_s=self._debounce_s)
+                                        new_cache=self._new_cache, debounce_s=self._debounce_s)
         return self._scheduler
 
     @property
@@ -96,7 +98,7 @@ class StinkyWaitServer(LanguageServer):
 
     def publish(self, snap: Snapshot) -> None:
         self.text_document_publish_diagnostics(T.PublishDiagnosticsParams(
-            uri=snap.uri, version=snap.version, diagnostics=[d for d, _ in snap.all_diagnostics()]))
+            uri=snap.uri, version=snap.version, diagnostics=snap.published()))
 
     # -- settings ---------------------------------------------------------------------------
 
@@ -146,12 +148,13 @@ class StinkyWaitServer(LanguageServer):
         return not formats or T.MarkupKind.Markdown in formats
 
 
-def create_server(analyze: AnalyzeFn | None = None, *, debounce_s: float = 0.1) -> StinkyWaitServer:
-    """Build a server with every feature registered (no module-level server object)."""
-    if analyze is None:
-        from stinkywait_core.api import analyze as core_analyze
-        analyze = core_analyze
-    server = StinkyWaitServer(analyze, debounce_s=debounce_s)
+def create_server(*, debounce_s: float = 0.1) -> StinkyWaitServer:
+    """Build a server on the real core with every feature registered (no module-level
+    server object)."""
+    from stinkywait_core import api
+
+    server = StinkyWaitServer(api.analyze, new_cache=getattr(api, "AnalysisCache", None),
+                              debounce_s=debounce_s)
 
     @server.feature(T.INITIALIZE)
     def on_initialize(ls: StinkyWaitServer, params: T.InitializeParams) -> None:

@@ -27,6 +27,10 @@ log = logging.getLogger(__name__)
 
 SOURCE = "stinkywait"
 
+#: at most this many diagnostics are pushed per document (a 100k-line garbage file would
+#: otherwise send a 100k-entry message the editor chokes on); the rest are summarised
+MAX_PUBLISHED = 1000
+
 #: LSP language ids the core understands; anything else falls back to the file extension
 LANGUAGES = frozenset({"stir", "amdgpu-asm", "asm"})
 
@@ -116,6 +120,18 @@ class Snapshot:
 
     def all_diagnostics(self) -> list[tuple[T.Diagnostic, CoreDiagnostic]]:
         return self.diagnostics + (self.checks or [])
+
+    def published(self) -> list[T.Diagnostic]:
+        """What is pushed: every diagnostic up to `MAX_PUBLISHED`, then one summary."""
+        every = self.all_diagnostics()
+        if len(every) <= MAX_PUBLISHED:
+            return [d for d, _ in every]
+        shown = [d for d, _ in every[:MAX_PUBLISHED]]
+        last = shown[-1].range.start
+        shown.append(T.Diagnostic(range=T.Range(start=last, end=last), source=SOURCE, code="truncated",
+                                  severity=T.DiagnosticSeverity.Information,
+                                  message=f"{len(every) - MAX_PUBLISHED} more diagnostics not shown"))
+        return shown
 
     def run_checks(self) -> list[tuple[T.Diagnostic, CoreDiagnostic]]:
         """The review of hand-written waits, computed once (worker thread; never raises).
@@ -233,12 +249,18 @@ def crash_snapshot(job: Job, lines: LineMap, error: BaseException) -> Snapshot:
                     waits=[], wait_lines=[], instrs={}, fifo={}, producers={}, checks=[])
 
 
-def run_job(job: Job, analyze: AnalyzeFn) -> Snapshot:
-    """Analyse one document version (runs in a worker thread; never raises)."""
+def run_job(job: Job, analyze: AnalyzeFn, cache: Any = None) -> Snapshot:
+    """Analyse one document version (runs in a worker thread; never raises).
+
+    `cache` is the core's per-function plan cache of this document (only one job per
+    document runs at a time, so it is never shared between threads): functions whose text
+    and position did not change are not re-planned.
+    """
     t0 = time.perf_counter()
     lines = LineMap.of(job.text, job.encoding)
     try:
-        analysis = analyze(job.text, job.path, job.options, language=job.language)
+        extra = {"cache": cache} if cache is not None else {}
+        analysis = analyze(job.text, job.path, job.options, language=job.language, **extra)
         t1 = time.perf_counter()
         core_diags = list(analysis.diagnostics)
         # stable: waits sharing an anchor keep the core's order (the order they are inserted)
@@ -254,6 +276,10 @@ def run_job(job: Job, analyze: AnalyzeFn) -> Snapshot:
                         diagnostics=[(to_lsp_diagnostic(d, job.uri, lines), d) for d in core_diags],
                         waits=waits, wait_lines=[w.line for w in waits],
                         instrs=_index_instructions(analysis.module), fifo=fifo, producers=producers)
+        if cache is not None and hasattr(cache, "size"):
+            # one entry per live function plus one edit's worth of churn: an LRU of old
+            # versions of a 30k-line function would hold hundreds of MB for nothing
+            cache.size = max(2, 2 * len(analysis.functions))
         t2 = time.perf_counter()
         snap.timings = {"analyze": t1 - t0, "index": t2 - t1}
         log.info("analysed %s v%d: %d waits, %d diagnostics; analyze %.1f ms, index %.1f ms",

@@ -1,0 +1,77 @@
+"""In-process checks of the pieces the protocol tests exercise only indirectly: position
+conversion, insertion edits at the end of a file, settings validation, CLI entry points."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from hypothesis import given, strategies as st
+from lsprotocol import types as T
+
+from stinkywait_lsp.positions import LineMap, in_range, ranges_overlap, split_lines
+from stinkywait_lsp.settings import Settings, section_of
+from stinkywait_lsp.snapshot import apply_insertions
+
+from .conftest import apply_text_edits
+
+
+def test_columns_per_encoding():
+    text = "a🚀b\nxyz"
+    for enc, col in (("utf-16", 3), ("utf-8", 5), ("utf-32", 2)):
+        assert LineMap.of(text, enc).position(1, 3) == T.Position(line=0, character=col)
+    lm = LineMap.of(text, "utf-16")
+    assert lm.line_end(1) == T.Position(line=0, character=4)
+    assert lm.position(9, 1) == lm.end() == T.Position(line=1, character=3)
+    assert lm.position(0, 5) == T.Position(line=0, character=0)
+
+
+def test_lines_split_like_lsp():
+    assert split_lines("a\r\nb\rc\nd\x0ce") == ["a", "b", "c", "d\x0ce"]
+    assert split_lines("a\n") == ["a", ""]
+
+
+def test_span_without_end_runs_to_line_end():
+    lm = LineMap.of("  s_nop 0\n", "utf-16")
+    assert lm.span(1, 3, None, None) == T.Range(start=T.Position(line=0, character=2),
+                                                end=T.Position(line=0, character=9))
+    assert lm.span(1, 3, 1, 3).end == T.Position(line=0, character=9)
+
+
+@given(st.lists(st.text(alphabet="ab \t;", max_size=6), max_size=5), st.booleans(),
+       st.lists(st.integers(min_value=1, max_value=8), max_size=4))
+def test_insertions_apply_like_a_client(lines, final_newline, at):
+    """Our verification replay and a client's edit application agree, for every insertion
+    point including past the end of a file with or without a final newline."""
+    text = "\n".join(lines) + ("\n" if final_newline and lines else "")
+    lm = LineMap.of(text, "utf-16")
+    edits = [lm.insertion(n, f"\ts_wait_dscnt {i}\n") for i, n in enumerate(at)]
+    assert apply_insertions(text, lm, edits) == apply_text_edits(text, edits)
+    for e in edits:
+        once = apply_text_edits(text, [e])
+        assert "\ts_wait_dscnt" in once and once.count("\n") == text.count("\n") + 1
+
+
+def test_range_helpers_are_closed_intervals():
+    r = T.Range(start=T.Position(line=1, character=0), end=T.Position(line=2, character=4))
+    assert in_range(T.Position(line=2, character=4), r) and not in_range(T.Position(line=2, character=5), r)
+    cursor = T.Range(start=T.Position(line=2, character=4), end=T.Position(line=2, character=4))
+    assert ranges_overlap(cursor, r)
+
+
+def test_settings_validation():
+    s, problems = Settings().merged({"numWaves": True, "optimize": False, "arch": "gfx1250", "other": 1})
+    assert s.optimize is False and s.num_waves == 0 and len(problems) == 1
+    s, problems = Settings().merged({"numWaves": -2})
+    assert s == Settings() and problems
+    assert Settings().merged("nonsense")[1]
+    assert section_of({"stinkywait": {"numWaves": 2}}) == {"numWaves": 2}
+    opts = Settings(num_waves=4, enable_loop_carried_token_deps=True, optimize=False).to_options()
+    assert (opts.num_waves, opts.enable_loop_carried_token_deps, opts.optimize) == (4, True, False)
+    assert Settings().to_json()["numWaves"] == 0
+
+
+def test_module_entry_point_runs():
+    out = subprocess.run([sys.executable, "-m", "stinkywait_lsp", "--version"],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0 and out.stdout.startswith("stinkywait-lsp ")
