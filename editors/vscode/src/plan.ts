@@ -137,7 +137,7 @@ export function renderPlanHtml(plan: Plan, title: string, nonce: string, cspSour
   table { border-collapse: collapse; width: 100%; margin: .5em 0 1em; }
   th, td { text-align: left; vertical-align: top; padding: 3px 8px; border-bottom: 1px solid var(--vscode-editorGroup-border); }
   th { font-weight: 600; }
-  code { font-family: var(--vscode-editor-font-family); }
+  code { font-family: var(--vscode-editor-font-family); line-height: 1.5; }
   code.wait { color: var(--vscode-charts-orange, #d18616); white-space: nowrap; }
   .muted { opacity: .7; font-weight: normal; font-size: .9em; }
   ul.deps { margin: .2em 0 0; padding-left: 1.2em; }

@@ -113,6 +113,7 @@ const userSettings = {
   'editor.minimap.enabled': false,
   'editor.hover.delay': 200,
   'editor.hover.above': false,
+  'editor.gotoLocation.multipleDefinitions': 'goto',
   'editor.fontSize': 14,
   'window.commandCenter': false,
   'workbench.colorTheme': 'Default Dark Modern',
@@ -311,6 +312,18 @@ try {
     return fifo.slice(0, 4).join(' | ');
   });
   await page.keyboard.press('Escape');
+
+  await check('go to definition (F12) on a consumer jumps to a producer it waits for', async () => {
+    const producers = hoverWaits.flatMap((w) => (w.deps ?? []).map((d) => d.line));
+    await gotoLine(hoverLine, hoverWaits[0].column ?? 1);
+    await page.keyboard.press('F12');
+    const line = await poll(async () => {
+      const m = /Ln (\d+), Col \d+/.exec(await statusText());
+      return m && Number(m[1]) !== hoverLine ? Number(m[1]) : false;
+    }, { what: 'the cursor to leave the consumer line', timeout: 20000 });
+    assert(producers.includes(line), `jumped to line ${line}, producers are ${producers.join(', ')}`);
+    return `line ${hoverLine} → line ${line}`;
+  });
 
   const target = asmPlan[0];
   await check('quick fix (Ctrl+.) inserts the wait into the buffer', async () => {
