@@ -64,7 +64,8 @@ local function root_dir(bufnr)
   return dir
 end
 
-local function hint_label(hint)
+--- The text of an LSP inlay hint (a string or a list of label parts).
+function M.hint_label(hint)
   if type(hint.label) == 'string' then
     return hint.label
   end
@@ -94,7 +95,7 @@ function M.render_hints(bufnr)
     for _, hint in ipairs(result or {}) do
       local line = hint.position.line
       by_line[line] = by_line[line] or {}
-      table.insert(by_line[line], vim.trim(hint_label(hint)))
+      table.insert(by_line[line], vim.trim(M.hint_label(hint)))
     end
     local last = vim.api.nvim_buf_line_count(bufnr) - 1
     for line, labels in pairs(by_line) do
@@ -180,20 +181,15 @@ end
 function M.setup(opts)
   config = vim.tbl_deep_extend('force', vim.deepcopy(M.defaults), opts or {})
   local group = vim.api.nvim_create_augroup('stinkywait', { clear = true })
-  vim.api.nvim_create_autocmd({ 'BufRead', 'BufNewFile' }, {
-    group = group,
-    pattern = '*.stir',
-    callback = function()
-      vim.bo.filetype = 'stir'
-    end,
-  })
-  vim.api.nvim_create_autocmd({ 'BufRead', 'BufNewFile' }, {
-    group = group,
-    pattern = '*.amdgcn',
-    callback = function()
-      vim.bo.filetype = 'amdgpu-asm'
-    end,
-  })
+  for pattern, filetype in pairs({ ['*.stir'] = 'stir', ['*.amdgcn'] = 'amdgpu-asm' }) do
+    vim.api.nvim_create_autocmd({ 'BufRead', 'BufNewFile' }, {
+      group = group,
+      pattern = pattern,
+      callback = function(ev)
+        vim.bo[ev.buf].filetype = filetype
+      end,
+    })
+  end
   vim.api.nvim_create_autocmd('BufRead', {
     group = group,
     pattern = { '*.s', '*.S', '*.asm' },

@@ -49,17 +49,6 @@ local function cli_plan(file)
   return waits
 end
 
-local function label_of(hint)
-  if type(hint.label) == 'string' then
-    return hint.label
-  end
-  local parts = {}
-  for _, p in ipairs(hint.label) do
-    table.insert(parts, p.value)
-  end
-  return table.concat(parts)
-end
-
 local sw = require('stinkywait')
 sw.setup({ cmd = { python, '-m', 'stinkywait_lsp' } })
 
@@ -121,7 +110,7 @@ local function run_file(name, filetype, hover_check)
       unmatched[i] = w
     end
     for _, h in ipairs(hints) do
-      local label = vim.trim(label_of(h))
+      local label = vim.trim(sw.hint_label(h))
       assert(label:sub(1, 7) == 's_wait_', 'hint label "' .. label .. '" does not start with s_wait_')
       for i, w in ipairs(unmatched) do
         if label:sub(1, #w.instruction) == w.instruction then
@@ -131,7 +120,7 @@ local function run_file(name, filetype, hover_check)
       end
     end
     assert(#unmatched == 0, 'no hint for ' .. vim.inspect(vim.tbl_map(function(w) return w.instruction end, unmatched)))
-    return vim.trim(label_of(hints[1]))
+    return vim.trim(sw.hint_label(hints[1]))
   end)
 
   if not vim.lsp.inlay_hint then

@@ -52,6 +52,13 @@ step() {
   return $rc
 }
 
+# blocked NAME WHY: a tier that cannot run because an earlier step failed counts as failed.
+blocked() {
+  failed=$((failed + 1))
+  failures+=("$1")
+  printf 'FAIL %-44s %s\n' "$1" "$2"
+}
+
 skip() {
   skipped=$((skipped + 1))
   printf 'SKIP %-44s %s\n' "$1" "$2"
@@ -123,9 +130,7 @@ else
   if [ ! -x "$chromium" ]; then
     skip "code-server e2e" "no chromium (apt-get install chromium, or set CHROMIUM)"
   elif [ $vsix_built -ne 0 ]; then
-    failed=$((failed + 1))
-    failures+=("code-server e2e")
-    echo "FAIL code-server e2e: no .vsix was built (see above)"
+    blocked "code-server e2e" "no .vsix was built (see above)"
   else
     install_cs() {
       if [ -x "$code_server" ] && "$code_server" --version 2>/dev/null | grep -q '^4\.100\.3'; then
@@ -137,9 +142,7 @@ else
     }
     if step "code-server 4.100.3 in $cache" install_cs; then
       if [ $server_ok -ne 0 ]; then
-        failed=$((failed + 1))
-        failures+=("code-server e2e")
-        echo "FAIL code-server e2e: the language server does not start (see above)"
+        blocked "code-server e2e" "the language server does not start (see above)"
       else
         mkdir -p "$(dirname "$screenshot")"
         e2e() {
@@ -157,9 +160,7 @@ fi
 if ! command -v nvim >/dev/null; then
   skip "Neovim headless e2e" "nvim not installed (apt-get install neovim)"
 elif [ $server_ok -ne 0 ]; then
-  failed=$((failed + 1))
-  failures+=("Neovim headless e2e")
-  echo "FAIL Neovim headless e2e: the language server does not start (see above)"
+  blocked "Neovim headless e2e" "the language server does not start (see above)"
 else
   step "Neovim headless e2e ($(nvim --version | head -1))" "$repo/editors/nvim/test/run.sh" "$python"
   grep -E '^(PASS|FAIL) ' "$logs"/Neovim-headless-e2e*.log | sed 's/^/    /' | cut -c1-180
