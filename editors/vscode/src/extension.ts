@@ -11,6 +11,7 @@ import {
   State,
   TransportKind,
 } from 'vscode-languageclient/node';
+import { detectAmdgpuAssembly } from './detect';
 import { describeLaunch, Launch, preflight, resolveLaunch } from './launch';
 import { PlanView } from './plan';
 import { StatusBar } from './status';
@@ -53,7 +54,11 @@ export class ServerManager implements vscode.Disposable {
     private readonly status: StatusBar,
   ) {}
 
+  /** Whether a start was attempted: the server starts with the first kernel, not with VS Code. */
+  attempted = false;
+
   async start(): Promise<void> {
+    this.attempted = true;
     if (this.starting) {
       return this.starting;
     }
@@ -286,7 +291,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<{ mana
       }
     }),
     vscode.workspace.onDidChangeConfiguration(async (e) => {
-      if (e.affectsConfiguration(`${SECTION}.server`)) {
+      if (e.affectsConfiguration(`${SECTION}.server`) && manager.attempted) {
         output.info('server settings changed');
         await manager.restart();
       }
@@ -296,9 +301,22 @@ export async function activate(context: vscode.ExtensionContext): Promise<{ mana
       }
     }),
   );
+  // Start the server with the first kernel; `.s`/`.asm` files get their language from content.
+  const onDocument = async (doc: vscode.TextDocument) => {
+    let current = doc;
+    try {
+      current = await detectAmdgpuAssembly(doc);
+    } catch (err) {
+      output.warn(`language detection for ${doc.fileName}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    if (isKernelDocument(current) && !manager.attempted) {
+      await manager.start();
+      refreshCount(0);
+    }
+  };
+  context.subscriptions.push(vscode.workspace.onDidOpenTextDocument((doc) => void onDocument(doc)));
   status.setVisible(isKernelDocument(vscode.window.activeTextEditor?.document));
-  await manager.start();
-  refreshCount(0);
+  await Promise.all(vscode.workspace.textDocuments.map((doc) => onDocument(doc)));
   return { manager };
 }
 

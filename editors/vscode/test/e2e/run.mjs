@@ -91,7 +91,7 @@ const extDir = path.join(work, 'extensions');
 const ws = path.join(work, 'workspace');
 fs.mkdirSync(path.join(dataDir, 'User'), { recursive: true });
 fs.mkdirSync(ws, { recursive: true });
-for (const f of ['gemm_loop.s', 'double_buffer.stir']) {
+for (const f of ['gemm_loop.s', 'double_buffer.stir', 'llc_order.s', 'not_amdgpu.s']) {
   fs.copyFileSync(path.join(extRoot, 'test', 'fixtures', f), path.join(ws, f));
 }
 const asmFile = path.join(ws, 'gemm_loop.s');
@@ -99,6 +99,7 @@ const stirFile = path.join(ws, 'double_buffer.stir');
 const asmOriginal = fs.readFileSync(asmFile, 'utf8');
 const asmPlan = cliPlan(asmFile);
 const stirPlan = cliPlan(stirFile);
+const llcPlan = cliPlan(path.join(ws, 'llc_order.s'));
 console.log(`fixtures: gemm_loop.s plans ${asmPlan.length} waits, double_buffer.stir plans ${stirPlan.length}`);
 
 const settingsFile = path.join(dataDir, 'User', 'settings.json');
@@ -232,7 +233,7 @@ try {
   // --- the assembly kernel -------------------------------------------------------------
   await openFile('gemm_loop.s');
 
-  await check('.s with .amdgcn_target is detected as AMDGPU Assembly (firstLine rule)', async () => {
+  await check('.s with .amdgcn_target on line 1 is detected as AMDGPU Assembly', async () => {
     await poll(async () => (await statusText()).includes('AMDGPU Assembly'), { what: 'language mode "AMDGPU Assembly" in the status bar', timeout: 20000 });
   });
 
@@ -312,6 +313,22 @@ try {
     return fifo.slice(0, 4).join(' | ');
   });
   await page.keyboard.press('Escape');
+
+  await check('a .s with .text first and the target on line 2 is detected by content', async () => {
+    await openFile('llc_order.s');
+    await poll(async () => (await statusText()).includes('AMDGPU Assembly'), { what: 'language mode "AMDGPU Assembly"', timeout: 20000 });
+    await poll(async () => (await hintSpans()).length === llcPlan.length, { what: `${llcPlan.length} hints in llc_order.s`, timeout: 30000 });
+    return `${llcPlan.length} hints`;
+  });
+
+  await check('a .s without an AMDGPU target is left alone', async () => {
+    await openFile('not_amdgpu.s');
+    await sleep(1500);
+    const status = await statusText();
+    assert(status.includes('Plain Text') && !status.includes('AMDGPU Assembly'), `x86 assembly was not left as Plain Text: ${status}`);
+    assert((await hintSpans()).length === 0, 'hints in a non-AMDGPU file');
+  });
+  await openFile('gemm_loop.s');
 
   await check('go to definition (F12) on a consumer jumps to a producer it waits for', async () => {
     const producers = hoverWaits.flatMap((w) => (w.deps ?? []).map((d) => d.line));
