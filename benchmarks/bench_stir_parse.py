@@ -2,7 +2,7 @@
 
 Run: .venv/bin/python benchmarks/bench_stir_parse.py [--repeat N]
 
-Cold means the per-line cache is empty (the LALR tables are built once per process and
+Cold means the per-line and per-attribute-dictionary caches are empty (the LALR tables are built once per process and
 timed separately); warm means the same file re-parsed after a one-line edit, which is what
 the language server does on every keystroke.  Figures are the best of --repeat runs.
 """
@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from stinkywait_core.syntax.stir_parser import _lark, analyze_line, parse_stir
+from stinkywait_core.syntax.stir_parser import _lark, clear_caches, parse_stir
 from stinkywait_core.syntax.stir_printer import print_module_stir
 
 REPO = Path(__file__).resolve().parent.parent
@@ -82,7 +82,7 @@ def fmt(t: tuple[float, float], n: int | None = None) -> str:
 
 def report(name: str, text: str, repeat: int) -> None:
     n = text.count("\n")
-    cold = best(lambda: parse_stir(text, name), repeat, analyze_line.cache_clear)
+    cold = best(lambda: parse_stir(text, name), repeat, clear_caches)
     module = parse_stir(text, name)
     assert not [d for d in module.diagnostics if d.severity == "error"], module.diagnostics[:3]
     lines = text.split("\n")

@@ -244,3 +244,31 @@ def test_module_metadata_block_is_skipped():
     m = parse_stir(text, "meta.stir")
     assert [(d.line, d.message) for d in m.diagnostics] == [(10, "text outside st.func is ignored")]
     assert [i.mnemonic for i in m.functions[0].instructions()] == ["s_nop"]
+
+
+def test_attribute_dictionaries_are_cached_apart_from_heads():
+    """Two lines that differ only in registers share one parse of their attribute dictionary."""
+    from stinkywait_core.syntax.stir_parser import _attributes
+
+    tail = '{ mod.mfma = { reuseA = false, reuseB = true }, mod.zz_unique_kind = { q = 1 } }'
+    parse_stir(f'a[0:7] = "st.v_wmma_f32_16x16x32_bf16"(v[0:7], v[8:15], a[0:7]) {tail}', "a.stir")
+    before = _attributes.cache_info()
+    m = parse_stir(f'a[8:15] = "st.v_wmma_f32_16x16x32_bf16"(v[16:23], v[8:15], a[8:15]) {tail}', "b.stir")
+    after = _attributes.cache_info()
+    assert (after.hits - before.hits, after.misses - before.misses) == (1, 0)
+    assert m.functions[0].blocks[0].instrs[0].mods["mfma"].fields == {"reuseA": False, "reuseB": True}
+
+
+def test_attribute_errors_are_located_in_the_line():
+    m = parse_stir('  v1 = "st.v_add_f32"(v2) { issueCycles = 1,, latencyCycles = 2 }', "e.stir")
+    (d,) = m.diagnostics
+    assert (d.line, d.col, d.message) == (1, 45, "unexpected ','")
+    m = parse_stir('  v1 = "st.v_add_f32"(v2 { issueCycles = 1 }', "e.stir")
+    (d,) = m.diagnostics
+    assert (d.col, d.message) == (26, "unexpected '{'")
+    m = parse_stir('  "st.x"() { bogus = 1, mod.ds = 3 }', "e.stir")
+    (d,) = m.diagnostics
+    assert (d.col, d.end_col, d.message) == (25, 31, "mod.ds must be a dictionary { key = value, ... }")
+    m = parse_stir('  "st.x"() { bogus = 1 }', "e.stir")
+    (d,) = m.diagnostics
+    assert (d.severity, d.col, d.end_col, d.message) == ("warning", 14, 19, "unknown attribute 'bogus' ignored")

@@ -67,6 +67,9 @@ _BLOCK_COMMENT_RE = re.compile(r'"(?:[^"\\\n]|\\.)*(?:"|\\?(?=\n|\Z))|#[^\n]*|//
                                re.S)
 _NEWLINE_RE = re.compile(r"\r\n|\r|\n")
 _BLANKS_RE = re.compile(r"\s*")
+#: an instruction up to its attribute dictionary: `{` outside strings (strings always match,
+#: unterminated ones to the end, so the scan is linear)
+_HEAD_RE = re.compile(r'(?:[^"{]+|"(?:[^"\\]|\\.)*(?:"|\\?\Z))*')
 
 
 # --- immutable per-line results ----------------------------------------------------------------
@@ -223,7 +226,7 @@ class _Callbacks(Transformer):
     def attrs(self, c: list[Any]) -> tuple[tuple[str, Any, int, int], ...]:
         return tuple(x for x in c if isinstance(x, tuple))
 
-    def start(self, c: list[Any]) -> tuple[Any, ...]:
+    def head(self, c: list[Any]) -> tuple[Any, ...]:
         return tuple(c)
 
 
@@ -286,7 +289,7 @@ def _lark() -> Lark:
     """The instruction-line parser (built once; grammar shipped as package data)."""
     grammar = resources.files(__package__).joinpath("stir_grammar.lark").read_text(encoding="utf-8")
     return Lark(grammar, parser="lalr", lexer=_LineLexer, transformer=_Callbacks(),
-                maybe_placeholders=True)
+                maybe_placeholders=True, start=["head", "attrs"])
 
 
 # --- operand resolution ------------------------------------------------------------------------
@@ -405,12 +408,57 @@ def _cycle_value(key: str, value: Any, start: int, end: int, problems: list[Prob
     return value if value > 0 else None
 
 
+@dataclass(frozen=True, slots=True)
+class AttrData:
+    """A parsed attribute dictionary; positions are offsets into the dictionary's text."""
+
+    mods: tuple[ModData, ...] = ()
+    issue: int | None = None
+    latency: int | None = None
+    problems: tuple[Problem, ...] = ()
+    error: Problem | None = None
+
+
+@lru_cache(maxsize=LINE_CACHE_SIZE)
+def _attributes(text: str) -> AttrData:
+    """Parse `{ issueCycles = .., mod.kind = { .. }, .. }`.  Pure and memoised by its text."""
+    try:
+        attrs = _lark().parse(text, start="attrs")
+    except LarkError as err:
+        msg, s, e = _describe_lark_error(err, len(text))
+        return AttrData(error=Problem(ERROR, msg, s, e))
+    issue = latency = None
+    mods: list[ModData] = []
+    problems: list[Problem] = []
+    for key, value, ks, ke in attrs:
+        if key == "issueCycles":
+            issue = _cycle_value(key, value, ks, ke, problems)
+        elif key == "latencyCycles":
+            latency = _cycle_value(key, value, ks, ke, problems)
+        elif key.startswith("mod.") and len(key) > 4:
+            if not isinstance(value, _RawDict):
+                return AttrData(error=Problem(ERROR, f"{key} must be a dictionary {{ key = value, ... }}", ks, ke))
+            fields = tuple((k, _plain(v)) for k, v, _s, _e in value.items)
+            flat = not any(isinstance(v, (tuple, FrozenMap)) for _k, v in fields)
+            mods.append(ModData(key[4:], fields, text[value.start:value.end], flat))
+        else:
+            problems.append(Problem(WARNING, f"unknown attribute '{key}' ignored", ks, ke))
+    return AttrData(tuple(mods), issue, latency, tuple(problems))
+
+
+def _shifted(p: Problem, by: int) -> Problem:
+    return Problem(p.severity, p.message, p.start + by, p.end + by)
+
+
 def _instruction(content: str, offset: int, problems: list[Problem]) -> InstrData:
     """Parse one instruction (`content` is the line from `offset` on, comment removed)."""
+    split = _HEAD_RE.match(content).end()  # the attribute dictionary's `{`, or the end
     try:
-        dsts_raw, mnem_tok, srcs_raw, attrs = _lark().parse(content)
+        dsts_raw, mnem_tok, srcs_raw = _lark().parse(content[:split], start="head")
     except LarkError as err:
-        msg, s, e = _describe_lark_error(err, len(content))
+        msg, s, e = _describe_lark_error(err, split)
+        if s >= split and split < len(content):
+            msg, s, e = "unexpected '{'", split, split + 1
         raise _LineError(msg, s + offset, e + offset) from None
     line = " " * offset + content
 
@@ -431,27 +479,17 @@ def _instruction(content: str, offset: int, problems: list[Problem]) -> InstrDat
                                 mnem_tok.start_pos + offset, mnem_tok.end_pos + offset))
     if not mnemonic:
         raise _LineError("empty mnemonic", mnem_tok.start_pos + offset, mnem_tok.end_pos + offset)
-    issue = latency = None
-    mods: list[ModData] = []
-    for key, value, ks, ke in attrs or ():
-        ks, ke = ks + offset, ke + offset
-        if key == "issueCycles":
-            issue = _cycle_value(key, value, ks, ke, problems)
-        elif key == "latencyCycles":
-            latency = _cycle_value(key, value, ks, ke, problems)
-        elif key.startswith("mod.") and len(key) > 4:
-            if not isinstance(value, _RawDict):
-                raise _LineError(f"{key} must be a dictionary {{ key = value, ... }}", ks, ke)
-            fields = tuple((k, _plain(v)) for k, v, _s, _e in value.items)
-            flat = not any(isinstance(v, (tuple, FrozenMap)) for _k, v in fields)
-            mods.append(ModData(key[4:], fields, content[value.start:value.end], flat))
-        else:
-            problems.append(Problem(WARNING, f"unknown attribute '{key}' ignored", ks, ke))
+    attrs = _attributes(content[split:]) if split < len(content) else AttrData()
+    if attrs.error is not None:
+        err = _shifted(attrs.error, offset + split)
+        raise _LineError(err.message, err.start, err.end)
+    problems.extend(_shifted(p, offset + split) for p in attrs.problems)
     cycles = None
-    if issue is not None or latency is not None:
+    if attrs.issue is not None or attrs.latency is not None:
         d_issue, d_latency = default_cycles(mnemonic)
-        cycles = (issue if issue is not None else d_issue, latency if latency is not None else d_latency)
-    return InstrData(mnemonic, dsts, srcs, tuple(mods), cycles)
+        cycles = (attrs.issue if attrs.issue is not None else d_issue,
+                  attrs.latency if attrs.latency is not None else d_latency)
+    return InstrData(mnemonic, dsts, srcs, attrs.mods, cycles)
 
 
 def _successors(content: str, offset: int) -> tuple[tuple[str, int, int], ...]:
@@ -643,6 +681,12 @@ class _Scan:
             self.func.span = Span(s.line, s.col, end_line, end_col)
         self.func = None
         self.block = None
+
+
+def clear_caches() -> None:
+    """Forget every memoised line and attribute dictionary (benchmarks measure cold parses)."""
+    analyze_line.cache_clear()
+    _attributes.cache_clear()
 
 
 def parse_stir(text: str, path: str) -> Module:
