@@ -5,7 +5,9 @@ The parser is built for an editor that re-parses on every keystroke.  The file's
 recognised line by line by a small state machine, and each line is analysed by
 `analyze_line`, a pure function of the line's text memoised in a bounded LRU cache.  The
 cache holds only immutable data, which `parse_stir` turns into fresh IR objects, so an edit
-re-runs the LALR parser only for the lines that changed.
+re-runs the LALR parser only for the lines that changed.  Attribute dictionaries (`{ ... }`),
+which repeat across lines far more than the rest of an instruction, have a cache of their
+own, so even a cold parse of a real kernel skips most of them.
 
 Bad input never raises: every problem becomes a `Diagnostic` located at its line and column,
 and the lines around it still parse.
@@ -46,8 +48,8 @@ MAX_NESTING = 64
 #: distinct lines remembered by the per-line cache (a 30k-line file fits)
 LINE_CACHE_SIZE = 65536
 
-#: register prefixes of the STIR parser, longest first so that `acc`/`ttmp` beat `a`/`t`
-_REG_PREFIXES = ("ttmp", "acc", "LDS", "SCC", "v", "s", "a", "m")
+#: register prefixes of the STIR parser -> register kind (`acc` is the AGPR file, like `a`);
+#: the regex lists longer prefixes first so that `acc`/`ttmp` beat `a`
 _REG_KIND = {"ttmp": "ttmp", "acc": "a", "LDS": "LDS", "SCC": "SCC", "v": "v", "s": "s", "a": "a",
              "m": "m"}
 _REG_SINGLE_RE = re.compile(r"(ttmp|acc|LDS|SCC|v|s|a|m)(\d+)\Z")
