@@ -127,7 +127,7 @@ def hover(snap: Snapshot, line0: int) -> T.Hover | None:
     if waits:
         sections.append("**Planned waits here**\n\n" + "\n\n".join(wait_markdown(w) for w in waits))
     if info is not None:
-        sections.append(fifo_markdown(snap.fifo.get(line, {})))
+        sections.append(fifo_markdown(snap.fifo_at(line)))
     rng = instruction_range(snap, line) if info is not None else snap.lines.line_range(line)
     return T.Hover(contents=T.MarkupContent(kind=T.MarkupKind.Markdown, value="\n\n---\n\n".join(sections)),
                    range=rng)
@@ -136,4 +136,4 @@ def hover(snap: Snapshot, line0: int) -> T.Hover | None:
 def definitions(snap: Snapshot, line0: int) -> list[T.Location]:
     """The async producers the consumer on this line waits for (from the core's provenance)."""
     return [T.Location(uri=snap.uri, range=instruction_range(snap, pl, pc))
-            for pl, pc in snap.producers.get(line0 + 1, [])]
+            for pl, pc in snap.producers_of(line0 + 1)]

@@ -165,6 +165,13 @@ class Scheduler:
             job = self.make_job(st.uri)
             if job is None:
                 return
+            # the previous version can never answer a request again (answers are never
+            # stale): free it now, so a big file holds one analysis at a time, not two
+            if st.latest is not None:
+                st.latest = None
+                if st.checks is not None:
+                    st.checks.cancel()
+                    st.checks = None
             try:
                 snap = await loop.run_in_executor(self.executor, run_job, job, self.analyze, st.cache)
             except asyncio.CancelledError:

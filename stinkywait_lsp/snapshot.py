@@ -100,8 +100,9 @@ class Snapshot:
     waits: list[PlannedWait]
     wait_lines: list[int]
     instrs: dict[int, InstrInfo]
-    fifo: dict[int, dict[str, list[QueueView]]]
-    producers: dict[int, list[tuple[int, int]]]
+    #: the core's per-function results; their `fifo` views are lazy (built per line on
+    #: access), so they are looked up per request rather than merged up front
+    functions: list[Any]
     timings: dict[str, float] = field(default_factory=dict)
     #: the hand-written-wait review (missing/redundant/stricter); None until `run_checks`
     checks: list[tuple[T.Diagnostic, CoreDiagnostic]] | None = None
@@ -117,6 +118,20 @@ class Snapshot:
         lo = bisect.bisect_left(self.wait_lines, first_line)
         hi = bisect.bisect_right(self.wait_lines, last_line)
         return self.waits[lo:hi]
+
+    def fifo_at(self, line: int) -> dict[str, list[QueueView]]:
+        """FIFO state before the instruction on 1-based `line` ({} when nothing is in flight)."""
+        for fr in self.functions:
+            if line in fr.fifo:
+                return fr.fifo[line]
+        return {}
+
+    def producers_of(self, line: int) -> list[tuple[int, int]]:
+        """(line, column) of the async producers the consumer on `line` waits for."""
+        out: list[tuple[int, int]] = []
+        for fr in self.functions:
+            out.extend(fr.producers.get(line, ()))
+        return out
 
     def all_diagnostics(self) -> list[tuple[T.Diagnostic, CoreDiagnostic]]:
         return self.diagnostics + (self.checks or [])
@@ -246,7 +261,7 @@ def crash_snapshot(job: Job, lines: LineMap, error: BaseException) -> Snapshot:
     return Snapshot(uri=job.uri, version=job.version, generation=job.generation, text=job.text,
                     lines=lines, analysis=None,
                     diagnostics=[(to_lsp_diagnostic(diag, job.uri, lines), diag)],
-                    waits=[], wait_lines=[], instrs={}, fifo={}, producers={}, checks=[])
+                    waits=[], wait_lines=[], instrs={}, functions=[], checks=[])
 
 
 def run_job(job: Job, analyze: AnalyzeFn, cache: Any = None) -> Snapshot:
@@ -265,21 +280,15 @@ def run_job(job: Job, analyze: AnalyzeFn, cache: Any = None) -> Snapshot:
         core_diags = list(analysis.diagnostics)
         # stable: waits sharing an anchor keep the core's order (the order they are inserted)
         waits = sorted(analysis.waits(), key=lambda w: w.line)
-        fifo: dict[int, dict[str, list[QueueView]]] = {}
-        producers: dict[int, list[tuple[int, int]]] = {}
-        for fr in analysis.functions:
-            fifo.update(fr.fifo)
-            for line, prods in fr.producers.items():
-                producers.setdefault(line, []).extend(prods)
         snap = Snapshot(uri=job.uri, version=job.version, generation=job.generation, text=job.text,
                         lines=lines, analysis=analysis,
                         diagnostics=[(to_lsp_diagnostic(d, job.uri, lines), d) for d in core_diags],
                         waits=waits, wait_lines=[w.line for w in waits],
-                        instrs=_index_instructions(analysis.module), fifo=fifo, producers=producers)
+                        instrs=_index_instructions(analysis.module), functions=list(analysis.functions))
         if cache is not None and hasattr(cache, "size"):
-            # one entry per live function plus one edit's worth of churn: an LRU of old
-            # versions of a 30k-line function would hold hundreds of MB for nothing
-            cache.size = max(2, 2 * len(analysis.functions))
+            # exactly the live functions: this run touched all of them, so the LRU evicts
+            # the superseded versions (old plans of a 30k-line function are 100s of MB)
+            cache.size = max(1, len(analysis.functions))
         t2 = time.perf_counter()
         snap.timings = {"analyze": t1 - t0, "index": t2 - t1}
         log.info("analysed %s v%d: %d waits, %d diagnostics; analyze %.1f ms, index %.1f ms",

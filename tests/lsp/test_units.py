@@ -75,3 +75,13 @@ def test_module_entry_point_runs():
     out = subprocess.run([sys.executable, "-m", "stinkywait_lsp", "--version"],
                          capture_output=True, text=True, timeout=60)
     assert out.returncode == 0 and out.stdout.startswith("stinkywait-lsp ")
+
+
+def test_console_script_runs():
+    import pytest
+    from pathlib import Path
+    script = Path(sys.executable).parent / "stinkywait-lsp"
+    if not script.exists():
+        pytest.skip("package not installed with its console scripts")
+    out = subprocess.run([str(script), "--version"], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0 and "stinkywait-lsp" in out.stdout
