@@ -140,12 +140,23 @@ class AnalysisCache:
             self._d.popitem(last=False)
 
 
-def _function_text_key(module: Module, func: Function) -> tuple:
-    lines = module.text.splitlines()
-    if func.span is None:
-        return (func.name, id(func))
-    a, b = func.span.line - 1, func.span.end_line
-    return (func.name, func.span.line, "\n".join(lines[a:b]))
+def _function_key(func: Function) -> tuple:
+    """What the pass's result depends on: instructions (semantics and positions) and the CFG.
+
+    Comments and trailing whitespace are not part of it, so typing in a comment reuses the
+    cached plan; anything that moves or changes an instruction does not.
+    """
+    blocks = []
+    for b in func.blocks:
+        rows = []
+        for i in b.instrs:
+            sp = i.span
+            rows.append((sp.line if sp else 0, sp.col if sp else 0, i.mnemonic, i.is_label,
+                         tuple(op.text() for op in i.dsts), tuple(op.text() for op in i.srcs),
+                         tuple((k, repr(m.fields)) for k, m in i.mods.items()) if i.mods else (),
+                         i.suffix))
+        blocks.append((b.label, tuple(b.succ_labels), b.span.line if b.span else 0, tuple(rows)))
+    return (func.name, tuple(blocks))
 
 
 def analyze(text: str, path: str = "<input>", options: Options = Options(), language: str | None = None,
@@ -159,7 +170,7 @@ def analyze(text: str, path: str = "<input>", options: Options = Options(), lang
     for func in module.functions:
         key = None
         if cache is not None:
-            key = (_function_text_key(module, func), options)
+            key = (_function_key(func), options)
             hit = cache.get(key)
             if hit is not None:
                 po, removed = hit

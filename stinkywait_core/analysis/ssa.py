@@ -9,26 +9,36 @@ dataflow ask "which async producers does this consumer read?" without any token 
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from ..ir import Function, Instruction, Reg
 from .cfg import CfgInfo
 
 Key = tuple[str, int]
 
 
-def _src_keys(inst: Instruction) -> list[Key]:
+@lru_cache(maxsize=16384)
+def _range_keys(kind: str, lo: int, hi: int) -> tuple[Key, ...]:
+    return tuple((kind, i) for i in range(lo, hi + 1))
+
+
+def _keys(ops: list) -> list[Key]:
     keys: list[Key] = []
-    for op in inst.srcs:
-        if isinstance(op, Reg) and op.kind != "null":
-            keys.extend(op.units())
+    for op in ops:
+        if type(op) is Reg and op.kind != "null":
+            if op.lo == op.hi:
+                keys.append((op.kind, op.lo))
+            else:
+                keys.extend(_range_keys(op.kind, op.lo, op.hi))
     return keys
+
+
+def _src_keys(inst: Instruction) -> list[Key]:
+    return _keys(inst.srcs)
 
 
 def _dst_keys(inst: Instruction) -> list[Key]:
-    keys: list[Key] = []
-    for op in inst.dsts:
-        if isinstance(op, Reg) and op.kind != "null":
-            keys.extend(op.units())
-    return keys
+    return _keys(inst.dsts)
 
 
 def remove_phis(func: Function) -> None:
@@ -45,15 +55,15 @@ def build_use_def_chain(func: Function, cfg: CfgInfo) -> None:
     # 1. keys read anywhere, and the blocks defining each key
     read: set[Key] = set()
     def_blocks: dict[Key, list] = {}
+    unit_keys: dict[Instruction, tuple[list[Key], list[Key]]] = {}
     for b in rpo:
         for inst in b.instrs:
             if inst.is_label:
                 continue
-            read.update(_src_keys(inst))
-        for inst in b.instrs:
-            if inst.is_label:
-                continue
-            for k in _dst_keys(inst):
+            sk, dk = _src_keys(inst), _dst_keys(inst)
+            unit_keys[inst] = (sk, dk)
+            read.update(sk)
+            for k in dk:
                 lst = def_blocks.setdefault(k, [])
                 if not lst or lst[-1] is not b:
                     lst.append(b)
@@ -86,15 +96,16 @@ def build_use_def_chain(func: Function, cfg: CfgInfo) -> None:
                 continue
             if inst.is_label:
                 continue
+            sk, dk = unit_keys[inst]
             srcs: list[Instruction | None] = []
             seen: set[int] = set()
-            for k in _src_keys(inst):
+            for k in sk:
                 d = defs.get(k)
                 if d is not None and id(d) not in seen:
                     seen.add(id(d))
                     srcs.append(d)
             inst.sources = srcs
-            for k in _dst_keys(inst):
+            for k in dk:
                 defs[k] = inst
         exit_defs[b] = defs
     # PHI operands: operand j = reaching def at the exit of predecessor j

@@ -12,6 +12,7 @@ post-optimizer plan so later anchors see what will really be emitted.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Callable
 
 from ..analysis import classify as K
@@ -62,6 +63,18 @@ class InstInfo:
     fence: bool
     ds_read_or_atomic: bool
     tensor_raw: bool
+    #: (source, counter) for memop sources, and PHI sources (set after all infos exist)
+    mem_srcs: tuple = ()
+    phi_srcs: tuple = ()
+    #: False when no rule can ever ask for a wait here (most ALU code): skipped outright
+    needs_check: bool = True
+
+
+@lru_cache(maxsize=8192)
+def _static_info(mnemonic: str) -> tuple[int, bool]:
+    """(counter, tensor anchor) for mnemonics whose operands do not matter."""
+    probe = Instruction(mnemonic)
+    return K.classify_mem_op(probe), K.is_tensor_anchor(probe)
 
 
 def _int_list(v) -> list[int]:
@@ -107,6 +120,8 @@ class WaitDataflow:
         for b in self.rpo:
             for inst in b.instrs:
                 self.info[inst] = self._make_info(inst)
+        for inst, inf in self.info.items():
+            self._link_sources(inst, inf)
         self.keep_live = {b: self._needs_live_tensor_state(b) for b in self.rpo}
         self.entry_state: dict[Block, DataflowState] = {}
         self.exit_state: dict[Block, DataflowState] = {}
@@ -130,19 +145,63 @@ class WaitDataflow:
 
     # --- per-instruction facts ---------------------------------------------------------
     def _make_info(self, inst: Instruction) -> InstInfo:
-        ring, adv = _ring(inst)
-        lc_war = _lc(inst, "loopcarriedwar")
-        lc_raw = _lc(inst, "loopcarriedraw")
-        if ring or adv or lc_war or lc_raw:
-            self.track_trips = True
-        nw = self.options.num_waves
-        dk = K.ds_kind(inst.mnemonic)
+        mods = inst.mods
+        if mods and ("lds_ring" in mods or "loopcarriedwar" in mods or "loopcarriedraw" in mods):
+            ring, adv = _ring(inst)
+            lc_war = _lc(inst, "loopcarriedwar")
+            lc_raw = _lc(inst, "loopcarriedraw")
+            if ring or adv or lc_war or lc_raw:
+                self.track_trips = True
+        else:
+            ring, adv, lc_war, lc_raw = [], [], None, None
+        mn = inst.mnemonic
+        if mn.startswith(("buffer_atomic", "flat_atomic", "global_atomic", "s_barrier")) or inst.is_phi \
+                or inst.is_label:
+            counter, barrier, fence = (K.classify_mem_op(inst), K.is_barrier(inst),
+                                       K.is_lds_fence_barrier(inst))
+            anchor = K.is_tensor_anchor(inst)
+            tensor_raw = (barrier and not K.is_cluster_split_barrier(inst)) or self.options.num_waves == 1
+        else:  # the mnemonic alone decides
+            counter, anchor = _static_info(mn)
+            fence = False
+            tensor_raw = self.options.num_waves == 1
+        dk = K.ds_kind(mn)
         return InstInfo(
-            counter=K.classify_mem_op(inst), tokens=inst.tokens, ring=ring, advances=adv,
+            counter=counter, tokens=inst.tokens, ring=ring, advances=adv,
             lc_war=lc_war, lc_raw=lc_raw, is_wait=K.is_wait(inst),
-            tensor_anchor=K.is_tensor_anchor(inst), lds_writer=K.is_lds_writer_anchor(inst),
-            fence=K.is_lds_fence_barrier(inst), ds_read_or_atomic=dk in ("read", "atomic"),
-            tensor_raw=(K.is_barrier(inst) and not K.is_cluster_split_barrier(inst)) or nw == 1)
+            tensor_anchor=anchor, lds_writer=dk == "store" or mn.startswith("tensor_load_to_lds"),
+            fence=fence, ds_read_or_atomic=dk in ("read", "atomic"), tensor_raw=tensor_raw)
+
+    def _link_sources(self, inst: Instruction, inf: InstInfo) -> None:
+        """Flatten the SSA sources to (memop, counter) pairs.
+
+        phiCurrentQueueWait recurses through PHI inputs and folds every concrete memop of the
+        counter against the live queues, exactly as a direct source is folded, so the PHIs
+        are resolved once here instead of at every sweep.
+        """
+        mem: list[tuple[Instruction, int]] = []
+        seen: set[int] = set()
+        stack = [s for s in reversed(inst.sources) if s is not None]
+        visited_phis: set[int] = set()
+        while stack:
+            src = stack.pop()
+            if src.is_phi:
+                if id(src) not in visited_phis:
+                    visited_phis.add(id(src))
+                    stack.extend(x for x in reversed(src.sources) if x is not None)
+                continue
+            if id(src) in seen:
+                continue
+            seen.add(id(src))
+            c = self.info[src].counter if src in self.info else K.classify_mem_op(src)
+            if c != CK_COUNT:
+                mem.append((src, c))
+        inf.mem_srcs = tuple(mem)
+        phis: list = []
+        inf.needs_check = bool(
+            mem or phis or inf.tensor_anchor or inf.lds_writer or inf.fence or inf.ring
+            or inf.lc_war is not None or inf.lc_raw is not None
+            or (self.options.enable_tensor_descriptor_war and not inf.is_wait and inst.dsts))
 
     def _needs_live_tensor_state(self, b: Block) -> bool:
         """Blocks that keep live (unfrozen) tensor queues: untagged tensor anchors,
@@ -265,19 +324,17 @@ class WaitDataflow:
             if why is not None:
                 why[c].append(Contribution(rule, w, op, pred, n, trips))
 
+        if not inf.needs_check and inst not in self.forced_at:
+            return req, why
         # 1. RAW from SSA sources (ring-annotated anchors rely on the ring scans for tensors)
-        for src in inst.sources:
-            if src is None:
-                continue
-            if src.is_phi:
-                for c in range(CK_COUNT):
-                    if c == CK_TENSOR and inf.ring:
-                        continue
-                    if self.raw_needs_wait(c, inf) and queues[c]:
-                        self._phi_wait(src, c, queues[c], set(), tighten)
-                continue
-            c = self.info[src].counter if src in self.info else K.classify_mem_op(src)
-            if c == CK_COUNT or not self.raw_needs_wait(c, inf) or (c == CK_TENSOR and inf.ring):
+        for src in inf.phi_srcs:
+            for c in range(CK_COUNT):
+                if c == CK_TENSOR and inf.ring:
+                    continue
+                if self.raw_needs_wait(c, inf) and queues[c]:
+                    self._phi_wait(src, c, queues[c], set(), tighten)
+        for src, c in inf.mem_srcs:
+            if not self.raw_needs_wait(c, inf) or (c == CK_TENSOR and inf.ring):
                 continue
             for q in queues[c]:
                 n = count_from(q, src, newest)
@@ -477,6 +534,10 @@ class WaitDataflow:
             if inf.is_wait:
                 self._credit(inst, state, emit)
                 continue
+            if not inf.needs_check and inst not in self.forced_at:
+                if inf.counter != CK_COUNT:
+                    self._produce(inst, inf, state, bb, emit, self.overflow_sites)
+                continue
             req, _ = self.compute_required_waits(inst, state)
             spec = None
             for c in range(CK_COUNT):
@@ -613,12 +674,16 @@ class WaitDataflow:
                     if inst.is_phi or inst.is_label:
                         continue
                     inf = self.info[inst]
-                    snaps[inst] = [list(qs) for qs in st.queues]
+                    snaps[inst] = tuple(st.queues)  # lists are replaced, never mutated, from here on
                     if inf.is_wait:
                         self._credit(inst, st, emit)
                         continue
-                    computed, why = self.compute_required_waits(inst, st, record=True)
                     pl = planned.get(inst)
+                    if pl is None and not inf.needs_check and inst not in self.forced_at:
+                        if inf.counter != CK_COUNT:
+                            self._produce(inst, inf, st, bb, emit, None)
+                        continue
+                    computed, why = self.compute_required_waits(inst, st, record=True)
                     apply = None
                     for c in range(CK_COUNT):
                         w = pl[c] if pl is not None else -1

@@ -176,11 +176,6 @@ def _build_result(out: PassOutput, options: Options) -> None:
     for b in out.func.blocks:
         for inst in b.instrs:
             spec = plan.anchor_waits.get(inst)
-            srcs = [s for s in inst.sources if s is not None]
-            if srcs:
-                prods = _producers(inst)
-                if prods:
-                    res.producers[_loc(inst)[0]] = [_loc(p) for p in prods]
             if spec is None:
                 continue
             why = df.why.get(inst) or [[] for _ in range(K.CK_COUNT)]
@@ -236,6 +231,48 @@ def _build_result(out: PassOutput, options: Options) -> None:
             *(_loc(out.func.blocks[0].instrs[0]) if out.func.blocks and out.func.blocks[0].instrs else (1, 1)),
             function=out.func.name))
     res.fifo = FifoView(df)
+    res.producers = ProducerView(out.func)
+
+
+class ProducerView(dict):
+    """consumer line -> [(line, col)] of the async producers it reads, computed on demand."""
+
+    def __init__(self, func: Function):
+        super().__init__()
+        self._by_line: dict[int, Instruction] = {}
+        for b in func.blocks:
+            for inst in b.instrs:
+                if inst.span is not None and any(s is not None for s in inst.sources):
+                    self._by_line.setdefault(inst.span.line, inst)
+        self._memo: dict[int, list[tuple[int, int]]] = {}
+
+    def _compute(self, line: int) -> list[tuple[int, int]]:
+        if line not in self._memo:
+            self._memo[line] = [_loc(p) for p in _producers(self._by_line[line])]
+        return self._memo[line]
+
+    def __contains__(self, line: object) -> bool:
+        return line in self._by_line and bool(self._compute(line))  # type: ignore[arg-type]
+
+    def __getitem__(self, line: int) -> list[tuple[int, int]]:
+        if line not in self._by_line:
+            raise KeyError(line)
+        return self._compute(line)
+
+    def get(self, line, default=None):  # type: ignore[override]
+        return self._compute(line) if line in self._by_line and self._compute(line) else default
+
+    def keys(self):  # type: ignore[override]
+        return [ln for ln in sorted(self._by_line) if self._compute(ln)]
+
+    def __iter__(self):
+        return iter(self.keys())
+
+    def __len__(self) -> int:
+        return len(self.keys())
+
+    def items(self):  # type: ignore[override]
+        return [(k, self[k]) for k in self.keys()]
 
 
 def _producers(inst: Instruction) -> list[Instruction]:
