@@ -4,7 +4,8 @@ Prints three figures:
 
 * cold: parsing the 3.2k-line gfx1250 GEMM in a fresh interpreter (empty line cache);
 * warm: re-parsing the same file after a one-line edit (the LSP's steady state);
-* 30k: a 30,000-line synthetic file made of corpus lines, cold and after a one-line edit.
+* 30k: a 30,000-line synthetic file made of corpus lines (every line distinct), cold and after
+  a one-line edit.
 
 Usage: ``.venv/bin/python benchmarks/bench_asm_parse.py [--repeat N] [FILE]``.
 """
@@ -77,10 +78,15 @@ def warm(text: str, repeat: int) -> tuple[float, float]:
 
 
 def synthetic(text: str, n: int) -> str:
-    """`n` lines drawn from the instruction lines of `text`, under one kernel label."""
-    pool = [ln for ln in text.split("\n") if ln.startswith("\t") and not ln.lstrip().startswith(".")]
+    """`n` lines drawn from the instruction lines of `text`, under one kernel label.
+
+    Each line gets a distinct trailing comment so that every line is a miss of the line
+    cache on a cold parse (operand spellings still repeat, as in real kernels).
+    """
+    pool = [ln for ln in text.split("\n") if ln.startswith("\t") and not ln.lstrip().startswith(".")
+            and "//" not in ln and ";" not in ln]
     rng = random.Random(1250)
-    body = [rng.choice(pool) for _ in range(n - 2)]
+    body = [f"{rng.choice(pool)}  // #{i}" for i in range(n - 2)]
     return "synthetic_kernel:\n" + "\n".join(body) + "\n\ts_endpgm\n"
 
 

@@ -490,6 +490,19 @@ def test_set_edit_does_not_invalidate_lines_without_brackets():
     assert eval_expr("1/0") is None and eval_expr("-7/2") == -3
 
 
+def test_parse_restores_the_garbage_collector_state():
+    import gc
+    assert gc.isenabled()
+    parse_asm("k:\n s_nop 0\n", "t.s")
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        parse_asm("k:\n s_nop 0\n", "t.s")
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
 def test_instructions_are_fresh_objects_each_parse():
     src = "k:\n ds_load_b128 v[0:3], v4 // st.token:1\n"
     i1 = parse_asm(src, "t.s").lines[1].instruction
