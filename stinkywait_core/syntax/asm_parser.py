@@ -17,16 +17,15 @@ whole entry point is guarded so that even an internal bug degrades to one diagno
 
 from __future__ import annotations
 
-import gc
 import re
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import PurePath
-from typing import Any, Iterator
+from typing import Any
 
 from ..diagnostics import ERROR, WARNING, Diagnostic
-from ..ir import Block, FloatImm, Function, Imm, Instruction, Modifier, Module, Operand, Reg, Special, Span, Str
+from ..ir import (Block, FloatImm, Function, Imm, Instruction, Modifier, Module, Operand, Reg, Special, Span, Str,
+                  bulk_construction)
 from ..ir.operands import NAMED_SPECIALS, PAIR_SPECIALS
 from .asm_tables import (BARE_MODIFIERS, MAX_REG_INDEX, MAX_REG_WIDTH, REG_PREFIXES,
                          UNTRACKED_NAMED_REGS, VERBATIM_OPERAND_MNEMONICS, atomic_returns,
@@ -993,29 +992,11 @@ def _diag(severity: str, code: str, message: str, line: int, s: int, e: int) -> 
     return Diagnostic(severity, code, message, line, s + 1, line, e + 1)
 
 
-@contextmanager
-def _gc_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector while a file is turned into objects.
-
-    A parse allocates several objects per line while the line caches keep hundreds of
-    thousands alive, so the collector's generation scans cost more than the parse itself
-    (measured: 0.39 s -> 0.16 s CPU for a 30k-line re-parse).  Nothing here creates cyclic
-    garbage that needs prompt collection; the previous state is restored on exit.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
 def parse_asm(text: str, path: str = "<input>") -> Module:
     """Parse AMDGPU assembly into a Module (kind "asm"); never raises."""
     module = Module(path=path, kind="asm", text=text)
     try:
-        with _gc_paused():
+        with bulk_construction():  # GC paused: measured 0.39 s -> 0.16 s on a 30k-line re-parse
             st = _FileState(path)
             syntax = _scan_lines(text, st)
             _build_functions(syntax, st)
