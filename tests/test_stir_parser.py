@@ -272,3 +272,17 @@ def test_attribute_errors_are_located_in_the_line():
     m = parse_stir('  "st.x"() { bogus = 1 }', "e.stir")
     (d,) = m.diagnostics
     assert (d.severity, d.col, d.end_col, d.message) == ("warning", 14, 19, "unknown attribute 'bogus' ignored")
+
+
+def test_parse_restores_the_garbage_collector_state():
+    import gc
+
+    assert gc.isenabled()
+    parse_stir(SAMPLE, "g.stir")
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        parse_stir(SAMPLE, "g.stir")
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
