@@ -340,6 +340,9 @@ def test_malformed_lines_are_located_errors(line, needle):
 def test_duplicate_label_is_an_error():
     m = parse_asm("k:\n s_nop 0\n.L1:\n s_nop 0\n.L1:\n s_endpgm\n", "t.s")
     assert [(d.code, d.line) for d in m.diagnostics] == [("asm-duplicate-label", 5)]
+    # both arms of a conditional are parsed: a label defined in each is not a redefinition
+    m = parse_asm("k:\n.if X\n.L1:\n s_nop 0\n.else\n.L1:\n s_nop 1\n.endif\n s_endpgm\n", "t.s")
+    assert not m.diagnostics
 
 
 def test_unterminated_blocks_warn():

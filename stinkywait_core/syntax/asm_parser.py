@@ -1098,14 +1098,19 @@ def _build_functions(syntax: list[LineSyntax | None], st: _FileState) -> None:
     pending: list[tuple[str, int, tuple[int, int]]] = []
     default_name = _default_name(st.path)
     seen_labels: dict[str, int] = {}
+    conditional = 0  # depth of .if/.endif: both arms are parsed, so a label may legally repeat
     for idx, ls in enumerate(syntax):
         if ls is None or ls.kind in ("error", "comment", "blank", "verbatim"):
             continue
         lineno = idx + 1
+        if ls.directive is not None and ls.directive.startswith(".if"):
+            conditional += 1
+        elif ls.directive == ".endif":
+            conditional = max(0, conditional - 1)
         if ls.label is not None:
             name = ls.label
             assert ls.label_range is not None
-            if name in seen_labels and not name.isdigit():
+            if name in seen_labels and not name.isdigit() and not conditional:
                 s, e = ls.label_range
                 st.diags.append(_diag(ERROR, "asm-duplicate-label",
                                       f"label '{name}' is already defined on line {seen_labels[name]}", lineno, s, e))
