@@ -237,6 +237,25 @@ try {
     await poll(async () => (await statusText()).includes('AMDGPU Assembly'), { what: 'language mode "AMDGPU Assembly" in the status bar', timeout: 20000 });
   });
 
+  await check('the bundled grammar colours mnemonics by class', async () => {
+    // Monaco renders each token as a span with an `mtkN` colour class.
+    const tokenClass = async (text) => {
+      const spans = page.locator('.editor-group-container.active .monaco-editor .view-line span span', { hasText: text });
+      const n = await spans.count();
+      for (let i = 0; i < n; i++) {
+        const span = spans.nth(i);
+        if ((await span.innerText()).trim() === text) return (await span.getAttribute('class')) ?? '';
+      }
+      throw new Error(`no token "${text}" on screen`);
+    };
+    const ds = await tokenClass('ds_load_b128');
+    const barrier = await tokenClass('s_barrier_wait');
+    const valu = await tokenClass('v_add_f32_e32');
+    const classes = new Set([ds, barrier, valu]);
+    assert(classes.size === 3, `DS, barrier and VALU mnemonics share colours: ${JSON.stringify({ ds, barrier, valu })}`);
+    return JSON.stringify({ ds, barrier, valu });
+  });
+
   await check('status bar shows the running server and the planned wait count', async () => {
     const want = new RegExp(`stinkywait: ${asmPlan.length} waits?\\b`);
     const text = await poll(async () => {
