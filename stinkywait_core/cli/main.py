@@ -22,7 +22,7 @@ def _options(ns: argparse.Namespace) -> Options:
               enable_loop_carried_token_deps=ns.loop_carried_token_deps,
               enable_tensor_descriptor_war=ns.tensor_descriptor_war,
               optimize=not ns.no_optimize,
-              replace_waits=getattr(ns, "replace_waits", False))
+              replace_waits=ns.replace_waits)
     if ns.upstream:
         return Options.upstream(**kw)
     return Options(bounded=not ns.exact, **kw)
@@ -145,6 +145,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="enableLoopCarriedTokenDeps: tensor state crosses back edges")
     common.add_argument("--tensor-descriptor-war", action="store_true",
                         help="enableTensorDescriptorWar")
+    common.add_argument("--replace-waits", action="store_true",
+                        help="strip rebuildable waits (dscnt, loadcnt, tensorcnt, asynccnt) first")
     common.add_argument("--no-optimize", action="store_true", help="disable ShallowPredPromotion")
     common.add_argument("--exact", action="store_true",
                         help="no widening: the exact per-predecessor iteration (may be slow)")
@@ -160,8 +162,6 @@ def build_parser() -> argparse.ArgumentParser:
     ins.add_argument("-o", "--output", default=None, help="output file, - for stdout (default)")
     ins.add_argument("--in-place", action="store_true", help="rewrite FILE atomically")
     ins.add_argument("--explain", action="store_true", help="add the provenance as a comment")
-    ins.add_argument("--replace-waits", action="store_true",
-                     help="strip rebuildable waits (dscnt, loadcnt, tensorcnt, asynccnt) first")
     ins.set_defaults(func=cmd_insert)
     ck = sub.add_parser("check", parents=[common], help="review hand-written waits")
     ck.add_argument("--exhaustive", action="store_true",

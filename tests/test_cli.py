@@ -1,0 +1,200 @@
+"""`stinkywait plan / insert / check`: output, exit codes, located errors, atomic writes."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+SHARED = os.path.join(ROOT, "..", "shared")
+EXAMPLE = os.path.join(ROOT, "examples", "gemm_loop.s")
+GEMM1 = os.path.join(SHARED, "corpus", "asm", "aiter_gfx1250_mxscale_gemm1_final_isa.s")
+GEMM2 = os.path.join(SHARED, "corpus", "asm", "aiter_gfx1250_mxscale_gemm2_final_isa.s")
+
+DIAMOND = """st.func @d() {
+^entry:
+  v[0:3] = "st.buffer_load_b128"(v8, s[0:3], 0)
+  v[4:7] = "st.buffer_load_b128"(v8, s[0:3], 0)
+  SCC0 = "st.s_cmp_eq_u32"(s13, 0x1)
+  "st.s_cbranch_scc1"("p_shallow", SCC0)
+  Successors: ^p_shallow, ^p_deep
+^p_deep:
+  v[20:23] = "st.buffer_load_b128"(v100, s[0:3], 0)
+  v[24:27] = "st.buffer_load_b128"(v101, s[0:3], 0)
+  Successors: ^merge
+^p_shallow:
+  Successors: ^merge
+^merge:
+  v100 = "st.v_add_f32"(v0, v0)
+}
+"""
+
+ASM = """\t.amdgcn_target "amdgcn-amd-amdhsa--gfx1250"
+\t.text
+k:
+\tglobal_load_b128 v[0:3], v[10:11], off
+\tds_load_b128 v[4:7], v20 // st.token:0
+\tv_add_f32 v8, v0, v4
+\ts_endpgm
+"""
+
+
+def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "stinkywait_core.cli.main", *args], input=stdin,
+                          capture_output=True, text=True, cwd=ROOT, timeout=120)
+
+
+@pytest.fixture
+def diamond(tmp_path):
+    p = tmp_path / "d.stir"
+    p.write_text(DIAMOND)
+    return p
+
+
+@pytest.fixture
+def asm(tmp_path):
+    p = tmp_path / "k.s"
+    p.write_text(ASM)
+    return p
+
+
+def test_plan_json_shape(diamond):
+    r = run("plan", str(diamond), "--json")
+    assert r.returncode == 0, r.stderr
+    data = json.loads(r.stdout)
+    assert set(data) == {"file", "options", "diagnostics", "functions"}
+    (fn,) = data["functions"]
+    assert set(fn) == {"name", "waits", "diagnostics"}
+    waits = fn["waits"]
+    assert [(w["block"], w["instruction"], w["placement"]) for w in waits] == [
+        ("p_shallow", "s_wait_loadcnt 1", "after"), ("merge", "s_wait_loadcnt 3", "before")]
+    for w in waits:
+        assert set(w) == {"line", "column", "block", "placement", "instruction", "counter", "count",
+                          "reason", "deps"}
+        assert w["counter"] == "load"
+    merge = waits[1]
+    assert merge["line"] == 15 and merge["column"] == 3
+    assert [(d["line"], d["mnemonic"], d["block"], d["pred"], d["countFrom"]) for d in merge["deps"]] == [
+        (3, "buffer_load_b128", "entry", "p_deep", 4)]
+
+
+def test_plan_text_lists_every_wait(asm):
+    r = run("plan", str(asm))
+    assert r.returncode == 0
+    assert "s_wait_loadcnt 0" in r.stdout and "s_wait_dscnt 0" in r.stdout
+    assert f"{asm}:6:2:" in r.stdout
+
+
+def test_insert_to_stdout_and_file(asm, tmp_path):
+    r = run("insert", str(asm), "-o", "-")
+    assert r.returncode == 0
+    assert r.stdout == ASM.replace("\tv_add_f32", "\ts_wait_dscnt 0\n\ts_wait_loadcnt 0\n\tv_add_f32")
+    out = tmp_path / "out.s"
+    r = run("insert", str(asm), "-o", str(out))
+    assert r.returncode == 0 and out.read_text() == r.stdout + run("insert", str(asm)).stdout[len(r.stdout):]
+
+
+def test_insert_explain_and_idempotence(asm, tmp_path):
+    r = run("insert", str(asm), "--explain")
+    assert "// stinkywait: RAW" in r.stdout
+    once = tmp_path / "once.s"
+    once.write_text(run("insert", str(asm)).stdout)
+    assert run("insert", str(once)).stdout == once.read_text()
+
+
+def test_insert_in_place_is_atomic_and_keeps_mode(asm):
+    os.chmod(asm, 0o640)
+    r = run("insert", str(asm), "--in-place")
+    assert r.returncode == 0
+    assert "s_wait_loadcnt 0" in asm.read_text()
+    assert (os.stat(asm).st_mode & 0o777) == 0o640
+    assert not [f for f in os.listdir(asm.parent) if f.startswith(".stinkywait-")]
+
+
+def test_insert_in_place_never_touches_a_file_with_errors(tmp_path):
+    p = tmp_path / "bad.stir"
+    text = DIAMOND.replace('"st.v_add_f32"(v0, v0)', '"st.v_add_f32"(v0, v0')
+    p.write_text(text)
+    r = run("insert", str(p), "--in-place")
+    assert r.returncode == 1
+    assert p.read_text() == text
+    assert f"{p}:15:" in r.stderr and "error" in r.stderr
+    assert "Traceback" not in r.stderr
+
+
+def test_replace_waits_strips_rebuildable_waits(tmp_path):
+    p = tmp_path / "w.s"
+    p.write_text(ASM.replace("\tv_add_f32", "\ts_wait_loadcnt 0x0\n\ts_wait_dscnt 0x0\n\tv_add_f32"))
+    assert run("plan", str(p), "--json").stdout.count('"instruction"') == 0
+    r = run("insert", str(p), "--replace-waits")
+    assert r.stdout == run("insert", str(p.parent / "w.s"), "--replace-waits").stdout
+    assert r.stdout.count("s_wait_") == 2
+
+
+def test_check_reports_missing_and_redundant(tmp_path, asm):
+    r = run("check", str(asm))
+    assert r.returncode == 1
+    assert "missing s_wait_dscnt 0" in r.stdout and "[missing-wait]" in r.stdout
+    assert "note: producer ds_load_b128" in r.stdout
+    ok = tmp_path / "ok.s"
+    ok.write_text(run("insert", str(asm)).stdout.replace("\ts_endpgm", "\ts_wait_dscnt 0x0\n\ts_endpgm"))
+    r = run("check", str(ok))
+    assert r.returncode == 0, r.stdout
+    assert "redundant s_wait_dscnt 0" in r.stdout
+
+
+def test_check_exhaustive(asm, tmp_path):
+    r = run("check", "--exhaustive", str(asm))
+    assert r.returncode == 1
+    fixed = tmp_path / "fixed.s"
+    fixed.write_text(run("insert", str(asm)).stdout)
+    r = run("check", "--exhaustive", str(fixed))
+    assert r.returncode == 0, r.stdout
+
+
+@pytest.mark.parametrize("sub", ["plan", "insert", "check"])
+def test_bad_input_is_located_never_a_traceback(sub, tmp_path):
+    missing = tmp_path / "nope.s"
+    r = run(sub, str(missing))
+    assert r.returncode == 2
+    assert r.stderr.startswith(f"{missing}:1:1: error:")
+    garbage = tmp_path / "g.s"
+    garbage.write_bytes(bytes(range(256)) * 40 + b"\n\xff\xfe v_add v[1:\n")
+    r = run(sub, str(garbage))
+    assert r.returncode in (0, 1)
+    assert "Traceback" not in r.stderr + r.stdout
+    assert f"{garbage}:" in r.stderr
+
+
+def test_usage_errors_exit_2(asm):
+    assert run().returncode == 2
+    assert run("insert", str(asm), "--in-place", "-o", "x").returncode == 2
+    assert run("frobnicate").returncode == 2
+
+
+def test_stdin_input():
+    r = run("plan", "-", "--language", "asm", stdin=ASM)
+    assert r.returncode == 0 and "s_wait_dscnt 0" in r.stdout
+
+
+@pytest.mark.skipif(not os.path.exists(GEMM1), reason="../shared is absent")
+def test_real_gemms_get_waits(tmp_path):
+    for path in (GEMM1, GEMM2):
+        r = run("plan", path, "--replace-waits", "--json")
+        assert r.returncode == 0
+        waits = json.loads(r.stdout)["functions"][0]["waits"]
+        counters = {w["counter"] for w in waits}
+        assert {"ds", "tensor"} <= counters, counters
+
+
+def test_demo_example_plans():
+    r = run("plan", EXAMPLE, "--json")
+    assert r.returncode == 0
+    waits = json.loads(r.stdout)["functions"][0]["waits"]
+    assert {w["counter"] for w in waits} >= {"ds", "tensor", "load", "km"}
