@@ -9,7 +9,7 @@ import pytest
 from stinkywait_core.diagnostics import ERROR, WARNING
 from stinkywait_core.ir import FloatImm, Imm, Instruction, Reg, Span, Special, Str
 from stinkywait_core.syntax import parse
-from stinkywait_core.syntax.asm_parser import (AsmLine, Symbols, decode_legacy_waitcnt, eval_expr,
+from stinkywait_core.syntax.asm_parser import (LINE_KINDS, AsmLine, Symbols, decode_legacy_waitcnt, eval_expr,
                                                parse_asm, parse_line, split_lines)
 
 CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus" / "asm"
@@ -53,6 +53,7 @@ def test_line_kinds_and_exact_text():
     assert kinds == ["directive", "label", "comment", "blank", "instruction", "comment",
                      "directive", "verbatim", "directive", "error"]
     assert all(isinstance(ln, AsmLine) for ln in m.lines)
+    assert set(kinds) | {"verbatim"} == set(LINE_KINDS)
     assert [ln.text for ln in m.lines] == src.split("\n")[:-1]
     assert m.lines[4].span.line == 5 and m.lines[4].span.end_col == len("\ts_nop 0  ; trailing") + 1
     assert m.lines[4].indent == "\t"
