@@ -10,6 +10,9 @@ $(BIN)/stinkywait: pyproject.toml
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 	$(BIN)/pip install -q -e .
+	@# byte-compile now: start-up matters for a CLI run per keystroke-save, and some
+	@# environments set PYTHONDONTWRITEBYTECODE, which would recompile on every run
+	$(BIN)/python -m compileall -q stinkywait_core stinkywait_lsp >/dev/null
 	@touch $@
 
 $(VENV)/.test-deps: $(BIN)/stinkywait

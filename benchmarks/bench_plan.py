@@ -1,0 +1,103 @@
+"""Plan speed: cold `stinkywait plan` vs `llvm-mc-22` on the same kernel, and linear scaling.
+
+Usage: .venv/bin/python benchmarks/bench_plan.py [--repeat N] [KERNEL.s]
+
+Prints, side by side in one run:
+* the median wall time of a whole `stinkywait plan KERNEL` process (interpreter start-up and
+  imports included) and of `llvm-mc-22 -triple=amdgcn-amd-amdhsa -mcpu=gfx1250 -filetype=obj`;
+* in-process `analyze` time (CPU) for the kernel and for a synthetic kernel 10x its size (the
+  main loop body repeated ten times), and their ratio;
+* the same for `--replace-waits` (all rebuildable waits stripped: the pass places every wait).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+DEFAULT = os.path.join(ROOT, "..", "shared", "corpus", "asm", "aiter_gfx1250_mxscale_gemm1_final_isa.s")
+
+
+def wall(cmd: list[str], repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def scaled(text: str, times: int) -> str:
+    """A kernel `times` as long: the body of its main loop (between the loop label and the
+    back-edge branch) is repeated until the file has `times` x the lines; the rest is kept."""
+    lines = text.splitlines(keepends=True)
+    back = next(i for i, ln in enumerate(lines) if re.match(r"\s*s_cbranch_\w+\s+(\.L\w+)", ln)
+                and any(lines[j].startswith(re.match(r"\s*s_cbranch_\w+\s+(\.L\w+)", ln).group(1) + ":")
+                        for j in range(i)))
+    label = re.match(r"\s*s_cbranch_\w+\s+(\.L\w+)", lines[back]).group(1)
+    head = next(j for j in range(back) if lines[j].startswith(label + ":"))
+    body = lines[head + 1:back]
+    rest = len(lines) - len(body)
+    factor = max(1, round((times * len(lines) - rest) / max(1, len(body))))
+    return "".join(lines[:head + 1] + body * factor + lines[back:])
+
+
+def cpu_analyze(text: str, path: str, repeat: int, **kw) -> float:
+    from stinkywait_core.api import analyze
+    from stinkywait_core.results import Options
+    times = []
+    for _ in range(repeat):
+        t0 = time.process_time()
+        analyze(text, path, Options(**kw))
+        times.append(time.process_time() - t0)
+    return statistics.median(times)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("kernel", nargs="?", default=DEFAULT)
+    ap.add_argument("--repeat", type=int, default=5)
+    ns = ap.parse_args()
+    text = open(ns.kernel, encoding="utf-8").read()
+    exe = os.path.join(os.path.dirname(sys.executable), "stinkywait")
+    mc = shutil.which("llvm-mc-22")
+    print(f"kernel: {os.path.relpath(ns.kernel)} ({text.count(chr(10))} lines), repeat {ns.repeat}")
+    print(f"load average at start: {os.getloadavg()[0]:.2f}")
+    plan = wall([exe, "plan", ns.kernel], ns.repeat)
+    print(f"cold `stinkywait plan` (whole process):          {plan * 1e3:8.1f} ms")
+    if mc:
+        mct = wall([mc, "-triple=amdgcn-amd-amdhsa", "-mcpu=gfx1250", "-filetype=obj", ns.kernel,
+                    "-o", os.devnull], ns.repeat)
+        print(f"`llvm-mc-22 -filetype=obj` (whole process):      {mct * 1e3:8.1f} ms")
+        print(f"ratio plan / llvm-mc:                             {plan / mct:8.2f}x")
+    else:
+        print("llvm-mc-22 not installed: no side-by-side figure")
+    big = scaled(text, 10)
+    with tempfile.NamedTemporaryFile("w", suffix=".s", delete=False) as fh:
+        fh.write(big)
+    try:
+        plan10 = wall([exe, "plan", fh.name], max(1, ns.repeat // 2))
+        print(f"cold `stinkywait plan`, 10x kernel ({big.count(chr(10))} lines): {plan10 * 1e3:8.1f} ms "
+              f"({plan10 / plan:.2f}x)")
+    finally:
+        os.unlink(fh.name)
+    for kw in ({}, {"replace_waits": True}):
+        one = cpu_analyze(text, ns.kernel, ns.repeat, **kw)
+        ten = cpu_analyze(big, ns.kernel, max(1, ns.repeat // 2), **kw)
+        tag = " --replace-waits" if kw else ""
+        print(f"analyze{tag:16} 1x: {one * 1e3:8.1f} ms CPU   10x: {ten * 1e3:8.1f} ms CPU   "
+              f"ratio {ten / one:5.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
