@@ -158,3 +158,22 @@ def test_asm_input_keeps_its_text_and_splices_edits(tmp_path: Path):
     assert status == 0, err
     assert out == ("kernel:\n  ds_load_b64 v[0:1], v10 offset:16\n  s_wait_dscnt 0\n  v_add_f32 v2, v0, v1\n"
                    "  s_endpgm\n")
+
+
+def test_stdin_input(monkeypatch: pytest.MonkeyPatch):
+    class FakeStdin:
+        buffer = io.BytesIO(GOOD.encode())
+
+    monkeypatch.setattr(sys, "stdin", FakeStdin())
+    status, out, err = opt("-", "--emit-asm")
+    assert status == 0, err
+    assert out.startswith("ds_load_b64 v[20:21], v0\n")
+
+
+def test_pass_arguments_reach_the_passes(good: Path):
+    status, _, err = opt(str(good), "--StinkyWaitCntInsertionPass=enableLoopCarriedTokenDeps,bogusArg",
+                         "--StinkyRemoveWaitCntPass=removeKmcnt,nope")
+    assert status == 0
+    assert "unknown StinkyWaitCntInsertionPass argument 'bogusArg' ignored" in err
+    assert "unknown StinkyRemoveWaitCntPass argument 'nope' ignored" in err
+    assert "enableLoopCarriedTokenDeps" not in err and "removeKmcnt" not in err
