@@ -322,7 +322,8 @@ def run(argv: list[str], out: TextIO, err: TextIO) -> int:
     from ..syntax import parse
 
     try:
-        module = parse(text, cfg.input)
+        # stdin has no extension to tell the language by: it is read as STIR
+        module = parse(text, cfg.input, language="stir" if cfg.input == "-" else None)
     except ImportError as exc:
         err.write(f"stinkywait-opt: error: no front end for '{cfg.input}' ({exc})\n")
         return 1
