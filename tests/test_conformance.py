@@ -123,7 +123,7 @@ def run_corpus_file(path: Path, workdir: Path) -> Outcome:
         return Outcome(False, "no RUN line")
     if not test.checks:
         return Outcome(False, "no CHECK lines")
-    cmd = test.run.replace("%stinkytofu-opt", opt_command()).replace("%s", shlex.quote(str(path)))
+    cmd = test.run.replace("%stinkytofu-opt", opt_command()).replace("%s", shlex.quote(str(path.resolve())))
     proc = subprocess.run(cmd, shell=True, capture_output=True, text=True, cwd=workdir, timeout=300)
     problems: list[str] = []
     if "Traceback" in proc.stderr or "internal error" in proc.stderr:
