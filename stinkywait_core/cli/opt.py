@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Callable, TextIO
 
 from ..diagnostics import ERROR, Diagnostic, SourceError
-from ..ir import Function, Module
+from ..ir import Function, Instruction, Module
 from ..results import Options
 
 VERSION = "stinkywait-opt 0.1.0 (stinkytofu-opt compatible wait-count passes)"
@@ -231,13 +231,17 @@ def _run_pass(req: PassRequest, cfg: OptConfig, module: Module, state: RunState)
     return all(run(func) for func in module.functions)
 
 
-def _source_lines(module: Module) -> dict[int, int]:
-    """id(instruction) -> source line of every instruction the input text holds."""
-    return {id(i): i.span.line for f in module.functions for i in f.instructions()
-            if i.span is not None and not i.inserted}
+def _source_lines(module: Module) -> list[tuple[Instruction, int]]:
+    """Every instruction the input text holds, with its line.
+
+    The instructions themselves are kept (not just their ids) so that one a pass deletes
+    stays alive and its id cannot be reused by an instruction the pass creates.
+    """
+    return [(i, i.span.line) for f in module.functions for i in f.instructions()
+            if i.span is not None and not i.inserted]
 
 
-def _render_asm_source(module: Module, before: dict[int, int], preserve_comments: bool) -> str:
+def _render_asm_source(module: Module, before: list[tuple[Instruction, int]], preserve_comments: bool) -> str:
     """An assembly input given back as its own text with the passes' edits spliced in.
 
     Upstream re-prints `.s` input from its IR; our asm front end keeps the text instead, so
@@ -250,7 +254,7 @@ def _render_asm_source(module: Module, before: dict[int, int], preserve_comments
     from ..syntax.stir_printer import format_asm_instruction, with_comment
 
     present = {id(i) for f in module.functions for i in f.instructions()}
-    drop = {line for key, line in before.items() if key not in present}
+    drop = {line for inst, line in before if id(inst) not in present}
     insertions: list[tuple[int, str]] = []
     for func in module.functions:
         for block in func.blocks:
@@ -270,7 +274,7 @@ def _render_asm_source(module: Module, before: dict[int, int], preserve_comments
     return apply_insertions(module.text, insertions, drop)
 
 
-def _render(cfg: OptConfig, module: Module, before: dict[int, int]) -> str:
+def _render(cfg: OptConfig, module: Module, before: list[tuple[Instruction, int]]) -> str:
     from ..syntax.stir_printer import print_module_asm, print_module_stir
 
     if module.kind == "asm":
