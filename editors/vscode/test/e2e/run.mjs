@@ -248,9 +248,9 @@ try {
       }
       throw new Error(`no token "${text}" on screen`);
     };
-    const ds = await tokenClass('ds_load_b128');
-    const barrier = await tokenClass('s_barrier_wait');
-    const valu = await tokenClass('v_add_f32_e32');
+    // TextMate tokenization runs in the background: poll until the lines are split into tokens.
+    const [ds, barrier, valu] = await poll(async () => Promise.all(['ds_load_b128', 's_barrier_wait', 'v_add_f32_e32'].map(tokenClass)),
+      { what: 'tokenized mnemonics', timeout: 20000 });
     const classes = new Set([ds, barrier, valu]);
     assert(classes.size === 3, `DS, barrier and VALU mnemonics share colours: ${JSON.stringify({ ds, barrier, valu })}`);
     return JSON.stringify({ ds, barrier, valu });
