@@ -15,13 +15,11 @@ and the lines around it still parse.
 
 from __future__ import annotations
 
-import gc
 import re
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
-from typing import Any, Iterator
+from typing import Any
 
 from lark import Lark, Token, Transformer
 from lark.lexer import Lexer
@@ -29,6 +27,7 @@ from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedEOF, Unex
 
 from ..diagnostics import ERROR, WARNING, Diagnostic
 from ..ir import Block, FloatImm, Function, Imm, Instruction, Modifier, Module, Operand, Reg, Span, Special, Str
+from ..ir.nodes import bulk_construction
 from ..ir.operands import NAMED_SPECIALS, PAIR_SPECIALS
 from .stir_printer import default_cycles
 
@@ -695,28 +694,10 @@ def clear_caches() -> None:
     _attributes.cache_clear()
 
 
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Hold off the cyclic garbage collector while a file's IR is built.
-
-    A parse allocates a few objects per line and frees almost none, which is the worst case
-    for generational collection: on a 30k-line file the collector's repeated passes over the
-    growing heap took two thirds of a re-parse.  Collection is only postponed (and only
-    re-enabled when it was on), so nothing is leaked.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
 def parse_stir(text: str, path: str) -> Module:
     """Parse STIR text into a linked `Module` (kind "stir"); never raises."""
     module = Module(path=path, kind="stir", text=text)
-    with _collector_paused():
+    with bulk_construction():  # GC pause: two thirds of a 30k-line re-parse otherwise
         try:
             _scan(module, text)
         except RecursionError:  # pragma: no cover - nesting is bounded per line; belt and braces
