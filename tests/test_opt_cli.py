@@ -87,7 +87,7 @@ def test_bad_input_is_located_error(tmp_path: Path):
     p.write_text('st.func @f() {\n^entry:\n  v1 = "st.v_add_f32"(v2,, v3)\n}\n')
     status, out, err = opt(str(p), "--print-output")
     assert status == 1 and out == ""
-    assert err == f"{p}:3:26: error: unexpected ','\n"
+    assert err == f"{p}:3:26: error: unexpected ','; expected an operand\n"
 
 
 def test_unknown_successor_is_located_error(tmp_path: Path):

@@ -262,7 +262,7 @@ def test_attribute_dictionaries_are_cached_apart_from_heads():
 def test_attribute_errors_are_located_in_the_line():
     m = parse_stir('  v1 = "st.v_add_f32"(v2) { issueCycles = 1,, latencyCycles = 2 }', "e.stir")
     (d,) = m.diagnostics
-    assert (d.line, d.col, d.message) == (1, 45, "unexpected ','")
+    assert (d.line, d.col, d.message) == (1, 45, "unexpected ','; expected a name")
     m = parse_stir('  v1 = "st.v_add_f32"(v2 { issueCycles = 1 }', "e.stir")
     (d,) = m.diagnostics
     assert (d.col, d.message) == (26, "unexpected '{'")
@@ -286,3 +286,14 @@ def test_parse_restores_the_garbage_collector_state():
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_error_messages_say_what_was_expected():
+    cases = {
+        'v1 = ': 'unexpected end of line; expected a quoted mnemonic such as "st.s_nop"',
+        '"st.x"(v1) x': "unexpected 'x'; expected the end of the line",
+        '"st.x"() { a 1 }': "unexpected '1'; expected '='",
+        '"st.x"(v1,)': "unexpected ')'; expected an operand",
+    }
+    for text, message in cases.items():
+        assert [d.message for d in parse_stir(text, "m.stir").diagnostics] == [message], text

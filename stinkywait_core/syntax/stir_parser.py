@@ -384,21 +384,40 @@ def _nesting_too_deep(text: str) -> int:
     return -1
 
 
+#: what the parser wanted, in words, for the expected-token sets that have a clear reading
+#: (LALR sets are often wider than what is really legal, so other sets get no hint)
+_OPERAND_START = frozenset({"FLOAT", "HEX", "IDENT", "INT", "MINUS", "STRING"})
+_EXPECTED_WORDS = {frozenset({"IDENT"}): "a name", frozenset({"EQUAL"}): "'='",
+                   frozenset({"STRING"}): 'a quoted mnemonic such as "st.s_nop"',
+                   frozenset({"$END"}): "the end of the line", frozenset({"RBRACE"}): "'}'",
+                   frozenset({"COMMA", "RBRACE"}): "',' or '}'", frozenset({"COMMA", "RPAR"}): "',' or ')'"}
+
+
+def _expected_hint(expected: Any) -> str:
+    names = frozenset(expected or ())
+    words = _EXPECTED_WORDS.get(names)
+    if words is None and names and names <= _OPERAND_START:
+        words = "an operand"
+    return f"; expected {words}" if words else ""
+
+
 def _describe_lark_error(err: LarkError, length: int) -> tuple[str, int, int]:
+    """A one-line message and the 0-based columns it points at."""
     if isinstance(err, _BadCharacter):
         return str(err), err.pos, err.pos + 1
     if isinstance(err, UnexpectedCharacters):
         pos = err.pos_in_stream
         return f"unexpected character {err.char!r}", pos, pos + 1
     if isinstance(err, UnexpectedEOF):
-        return "unexpected end of line", length, length
+        return "unexpected end of line" + _expected_hint(err.expected), length, length
     if isinstance(err, UnexpectedToken):
         tok = err.token
+        hint = _expected_hint(err.expected)
         if tok.type == "$END":
-            return "unexpected end of line", length, length
+            return "unexpected end of line" + hint, length, length
         text = str(tok)
         shown = text if len(text) <= 40 else text[:37] + "..."
-        return f"unexpected '{shown}'", tok.start_pos or 0, tok.end_pos or (tok.start_pos or 0) + 1
+        return f"unexpected '{shown}'" + hint, tok.start_pos or 0, tok.end_pos or (tok.start_pos or 0) + 1
     return "syntax error", 0, length
 
 
