@@ -40,16 +40,16 @@ def synthetic(n_lines: int) -> str:
                 out.append(f'  v[{r}:{r + 1}] = "st.ds_load_b64"(v{i % 97}) {{ mod.ds = {{ na = 1, offset = {i * 8 % 65536}, '
                            f'gds = false }}, mod.memtoken = {{ tokens = [{i % 3}] }} }}')
             elif kind == 1:
-                out.append(f'  "st.tensor_load_to_lds"(s[{i % 60}:{i % 60 + 3}], s[{i % 50}:{i % 50 + 7}]) '
+                out.append(f'  "st.tensor_load_to_lds"(s[{i % 60}:{i % 60 + 3}], s[{i}:{i + 7}]) '
                            f'{{ mod.memtoken = {{ tokens = [{i % 3}] }} }}')
             elif kind == 2:
-                out.append(f'  a[{r % 64}:{r % 64 + 7}] = "st.v_wmma_f32_16x16x32_bf16"(v[{r}:{r + 7}], '
+                out.append(f'  a[{r % 64}:{r % 64 + 7}] = "st.v_wmma_f32_16x16x32_bf16"(v[{i}:{i + 7}], '
                            f'v[{(r + 40) % 200}:{(r + 40) % 200 + 7}], a[{r % 64}:{r % 64 + 7}]) '
                            f'{{ mod.mfma = {{ reuseA = false, reuseB = false }} }}')
             elif kind == 3:
                 out.append(f'  "st.s_barrier_signal"(-1) {{ mod.memtoken = {{ tokens = [{i % 3}] }} }}  # b{i}')
             elif kind == 4:
-                out.append(f'  v{i % 256} = "st.v_add_f32"(v{(i + 1) % 256}, v{(i + 2) % 256}) '
+                out.append(f'  v{i % 256} = "st.v_add_f32"(v{i}, v{(i + 2) % 256}) '
                            f'{{ issueCycles = 1, latencyCycles = {i % 9 + 1} }}')
             else:
                 out.append(f'  SCC0 = "st.s_cmp_eq_u32"(s{i % 100}, {i})')
