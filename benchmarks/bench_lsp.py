@@ -22,6 +22,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
+import re
 import statistics
 import sys
 import time
@@ -57,6 +59,9 @@ class Scenario:
     lines: int
     open_to_hints_ms: float = 0.0
     edit_to_hints_ms: list[float] = field(default_factory=list)
+    #: server CPU (user+sys, all threads) spent between the didChange and the answer: what a
+    #: quiet machine shows as wall time when this one is shared
+    edit_to_hints_cpu_ms: list[float] = field(default_factory=list)
     hints: int = 0
     core_parse_ms: float = 0.0
     core_analyze_ms: float = 0.0
@@ -65,6 +70,10 @@ class Scenario:
     @property
     def median_ms(self) -> float:
         return statistics.median(self.edit_to_hints_ms) if self.edit_to_hints_ms else 0.0
+
+    @property
+    def median_cpu_ms(self) -> float:
+        return statistics.median(self.edit_to_hints_cpu_ms) if self.edit_to_hints_cpu_ms else 0.0
 
 
 class Driver:
@@ -126,6 +135,12 @@ def rss_mb(pid: int) -> tuple[float, float]:
     return kb("VmRSS") / 1024, kb("VmHWM") / 1024
 
 
+def cpu_ms(pid: int) -> float:
+    """User + system CPU time of a process so far, in ms (from /proc/<pid>/stat)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return 1e3 * (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def core_stages(text: str, path: str) -> tuple[float, float, float]:
     """In-process parse / full analyze / review times (ms) of one text, for attribution."""
     from stinkywait_core.api import analyze
@@ -141,11 +156,15 @@ def core_stages(text: str, path: str) -> tuple[float, float, float]:
 
 
 def edit_line(lines: list[str], i: int) -> tuple[int, str]:
-    """Pick the i-th editable instruction line and a changed version of it (an operand)."""
-    candidates = [n for n, ln in enumerate(lines) if ln.startswith("\tv_") and "," in ln]
+    """The i-th edit: rename the destination register of some VALU line (v200..v249).
+
+    The change is semantic on purpose: the core's per-function cache ignores layout-only
+    edits (spaces, comments), so a whitespace edit would measure a cache hit, not typing.
+    """
+    candidates = [n for n, ln in enumerate(lines) if re.match(r"\tv_\w+ v\d+,", ln)]
     n = candidates[(i * 7919) % len(candidates)]
-    line = lines[n]
-    return n, line.replace(",", ", ", 1) if ", " not in line[:line.index(",") + 2] else line.replace(", ", ",", 1)
+    new = re.sub(r"^(\tv_\w+ )v\d+", lambda m: f"{m.group(1)}v{200 + i % 50}", lines[n], count=1)
+    return n, new
 
 
 async def scenario(driver: Driver, name: str, uri: str, text: str, iterations: int) -> Scenario:
@@ -164,12 +183,14 @@ async def scenario(driver: Driver, name: str, uri: str, text: str, iterations: i
         rng = T.Range(start=T.Position(line=n, character=0), end=T.Position(line=n, character=len(lines[n])))
         lines[n] = new
         version += 1
+        c0 = cpu_ms(driver.pid)
         t0 = time.perf_counter()
         driver.client.text_document_did_change(T.DidChangeTextDocumentParams(
             text_document=T.VersionedTextDocumentIdentifier(uri=uri, version=version),
             content_changes=[T.TextDocumentContentChangePartial(range=rng, text=new)]))
         await driver.hints(uri, max(0, n - VIEWPORT // 2), n + VIEWPORT // 2)
         sc.edit_to_hints_ms.append(1e3 * (time.perf_counter() - t0))
+        sc.edit_to_hints_cpu_ms.append(cpu_ms(driver.pid) - c0)
         await driver.diagnostics(uri, version)
     sc.core_parse_ms, sc.core_analyze_ms, sc.core_review_ms = core_stages("\n".join(lines), uri)
     return sc
@@ -191,7 +212,9 @@ async def run(args: argparse.Namespace) -> dict:
         rss, peak = rss_mb(driver.pid)
     finally:
         await driver.stop()
-    return {"scenarios": [asdict(s) | {"median_edit_to_hints_ms": s.median_ms} for s in results],
+    return {"scenarios": [asdict(s) | {"median_edit_to_hints_ms": s.median_ms,
+                                       "median_edit_to_hints_cpu_ms": s.median_cpu_ms} for s in results],
+            "load_average": os.getloadavg(),
             "server_rss_mb": rss, "server_peak_rss_mb": peak}
 
 
@@ -208,13 +231,14 @@ def main() -> int:
         print(json.dumps(out, indent=2))
         return 0
     print(f"{'scenario':<16} {'lines':>6} {'open->hints':>12} {'edit->hints med':>16} {'min':>8} {'max':>8}"
-          f" {'hints':>6} | core: {'parse':>7} {'analyze':>8} {'review':>8}")
+          f" {'cpu med':>8} {'hints':>6} | core: {'parse':>7} {'analyze':>8} {'review':>8}")
     for s in out["scenarios"]:
         e = s["edit_to_hints_ms"]
         print(f"{s['name']:<16} {s['lines']:>6} {s['open_to_hints_ms']:>10.0f}ms {s['median_edit_to_hints_ms']:>14.0f}ms"
-              f" {min(e):>6.0f}ms {max(e):>6.0f}ms {s['hints']:>6} |       {s['core_parse_ms']:>5.0f}ms"
+              f" {min(e):>6.0f}ms {max(e):>6.0f}ms {s['median_edit_to_hints_cpu_ms']:>6.0f}ms {s['hints']:>6} |       {s['core_parse_ms']:>5.0f}ms"
               f" {s['core_analyze_ms']:>6.0f}ms {s['core_review_ms']:>6.0f}ms")
-    print(f"server RSS {out['server_rss_mb']:.0f} MB (peak {out['server_peak_rss_mb']:.0f} MB)")
+    print(f"server RSS {out['server_rss_mb']:.0f} MB (peak {out['server_peak_rss_mb']:.0f} MB); "
+          f"load average {out['load_average'][0]:.1f} on {os.cpu_count()} CPUs")
     return 0
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 
 from . import __version__
@@ -24,6 +25,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Parse the CLI, set up stderr/file logging, serve until `exit`."""
     args = parse_args(argv)
     level = (logging.WARNING, logging.INFO, logging.DEBUG)[min(args.verbose, 2)]
     handler: logging.Handler = (logging.FileHandler(args.log_file) if args.log_file
@@ -36,8 +38,14 @@ def main(argv: list[str] | None = None) -> int:
     logging.getLogger("pygls").setLevel(logging.DEBUG if args.verbose >= 2 else logging.WARNING)
 
     from .server import create_server
-    create_server(debounce_s=args.debounce_ms / 1000.0).start_io()
-    return 0
+    server = create_server(debounce_s=args.debounce_ms / 1000.0)
+    server.start_io()
+    # A worker thread cannot be interrupted, and interpreter shutdown would join it: after
+    # `exit`, do not keep the editor waiting for a superseded analysis of a huge file.
+    code = 0 if getattr(server.protocol, "_shutdown", False) else 1
+    logging.shutdown()
+    sys.stdout.flush()
+    os._exit(code)
 
 
 if __name__ == "__main__":

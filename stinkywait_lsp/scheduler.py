@@ -77,7 +77,8 @@ class Scheduler:
         return st
 
     def opened(self, uri: str) -> None:
-        self._state(uri)
+        # a re-open (even without a close) may reuse version numbers: never trust old results
+        self._state(uri).latest = None
         self._start(uri)
 
     def changed(self, uri: str) -> None:

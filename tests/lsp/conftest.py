@@ -12,6 +12,7 @@ VS Code declares.  `LspSpecificationWarning` is turned into an error for every t
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -163,23 +164,16 @@ class Session:
         return [a for a in (result or []) if isinstance(a, T.CodeAction)]
 
 
-def synthetic_kernel(n_blocks: int) -> str:
-    """A long single-kernel gfx1250 file: `n_blocks` self-loops of LDS/buffer loads and their
-    consumers (8 lines each), for load and non-blocking tests."""
-    out = ['\t.amdgcn_target "amdgcn-amd-amdhsa--gfx1250"', "\t.text", "\t.globl\tbig",
-           "\t.type\tbig,@function", "big:", "\ts_load_b64 s[4:5], s[0:1], 0x0"]
-    for b in range(n_blocks):
-        r = (b % 8) * 8
-        out += [f".LBB0_{b}:",
-                f"\tds_load_b64 v[{r}:{r + 1}], v100 offset:{(b % 64) * 8}",
-                f"\tds_load_b64 v[{r + 2}:{r + 3}], v101",
-                f"\tbuffer_load_b32 v{r + 4}, v102, s[4:7], null offen",
-                f"\tv_add_f32_e32 v{r + 5}, v{r}, v{r + 2}",
-                f"\tv_mul_f32_e32 v{r + 6}, v{r + 4}, v{r + 5}",
-                f"\ts_cmp_lt_u32 s10, {b}",
-                f"\ts_cbranch_scc1 .LBB0_{b}"]
-    out.append("\ts_endpgm")
-    return "\n".join(out) + "\n"
+def _bench_module():
+    """benchmarks/bench_lsp.py, which owns the synthetic-kernel generator used here too."""
+    spec = importlib.util.spec_from_file_location("bench_lsp", REPO / "benchmarks" / "bench_lsp.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("bench_lsp", module)  # dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+synthetic_kernel = _bench_module().synthetic_kernel
 
 
 def whole_range(text: str) -> T.Range:

@@ -66,3 +66,19 @@ async def test_close_clears_diagnostics(nvim):
     await nvim.client.wait_for_notification(T.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
     assert list(nvim.client.diagnostics[uri]) == []
     assert await nvim.hints(uri) == []
+
+
+async def test_kmaxinflight_overflow_is_reported(nvim):
+    """70 LDS loads in flight overflow the 64-deep queue: the core's warning (naming the
+    block and counter) is pushed as is, at the op that was pushed out."""
+    body = [f"\tds_load_b32 v{i}, v200 offset:{4 * i}" for i in range(70)]
+    text = "\n".join(["\t.text", "\t.globl\tk", "\t.type\tk,@function", "k:", *body,
+                      "\tv_add_f32_e32 v201, v0, v69", "\ts_endpgm"]) + "\n"
+    uri = (DATA / "overflow.s").as_uri()
+    nvim.open(uri, text, "amdgpu-asm")
+    want = [d for d in core(text, DATA / "overflow.s").diagnostics if d.code == "overflow"]
+    assert want
+    got = [d for d in await nvim.diagnostics(uri, 1) if d.code == "overflow"]
+    assert [(d.range.start.line, d.message, d.severity) for d in got] == \
+        [(d.line - 1, d.message, T.DiagnosticSeverity.Warning) for d in want]
+    assert {"block": "k", "counter": "ds"}.items() <= got[0].data.items()

@@ -74,3 +74,22 @@ async def test_non_ascii_columns_use_the_negotiated_encoding(bare_client):
     for h, w in zip(hints, waits):
         prefix = text.split("\n")[w.line - 1][:w.column - 1]
         assert h.position.character == len(prefix.encode("utf-16-le")) // 2
+
+
+async def test_odd_requests_get_empty_answers(nvim):
+    """Positions past the end, inverted ranges and never-opened documents are answered
+    (empty), not failed, and the server keeps working."""
+    uri, text = nvim.open_file(DATA / "sample.s")
+    assert await nvim.hover(uri, 99_999, 5) is None
+    far = T.Range(start=T.Position(line=5000, character=0), end=T.Position(line=6000, character=0))
+    assert await nvim.hints(uri, far) == []
+    inverted = T.Range(start=T.Position(line=20, character=0), end=T.Position(line=2, character=0))
+    assert await nvim.hints(uri, inverted) == []
+    ghost = (DATA / "never-opened.s").as_uri()
+    nvim.docs[ghost] = ("", 0)
+    assert await nvim.hints(ghost) == []
+    assert await nvim.hover(ghost, 0) is None
+    assert not await nvim.client.text_document_definition_async(T.DefinitionParams(
+        text_document=T.TextDocumentIdentifier(uri=ghost), position=T.Position(line=0, character=0)))
+    assert len(await nvim.hints(uri)) == len(core(text, DATA / "sample.s").waits())
+    assert not nvim.client.messages
