@@ -24,9 +24,10 @@ from .state import (EMPTY, K_MAX_TRIPS_BACK, CounterEmitState, DataflowState, Pe
                     WaitInsertionPlan, any_in_flight, append_to_all_paths, count_from, new_spec,
                     trim_queues, wait_to_drain)
 
-#: exact mode gives up (and the bounded mode re-solves with widening) past this many
-#: per-predecessor queues of one counter at one block entry
-MAX_QUEUES_EXACT = 48
+#: the bounded mode's exact attempt gives up (and re-solves with widening) once the joins of
+#: one solve have copied this many per-predecessor queues: a deterministic work budget
+#: (a few tenths of a second of Python); exact solves that need less are kept as they are
+WORK_BUDGET_EXACT = 20_000
 #: widening keeps at most this many queues per (block, counter) past a block's first instruction
 MAX_QUEUES_BOUNDED = 16
 
@@ -142,6 +143,7 @@ class WaitDataflow:
         self.exploded = False
         self.forced_at: dict[Instruction, set[int]] = {}
         self.widened_blocks: dict[Block, str] = {}
+        self.work = 0
 
     # --- per-instruction facts ---------------------------------------------------------
     def _make_info(self, inst: Instruction) -> InstInfo:
@@ -222,6 +224,8 @@ class WaitDataflow:
     # --- join ------------------------------------------------------------------------------
     def merge_from_predecessors(self, bb: Block, exits: dict[Block, DataflowState]) -> DataflowState:
         entry = DataflowState()
+        seen: list[set] = [set() for _ in range(CK_COUNT)]
+        work = 0
         for p in bb.preds:
             ps = exits.get(p)
             if ps is None:
@@ -230,11 +234,14 @@ class WaitDataflow:
             advances = self._advances(p) if back else []
             for c in range(CK_COUNT):
                 dst = entry.queues[c]
+                have = seen[c]
                 if self.keep_empty and not ps.queues[c]:
                     q = PerPredQueue(p, (), EMPTY, False, True)
-                    if q not in dst:
+                    if q not in have:
+                        have.add(q)
                         dst.append(q)
                     continue
+                work += len(ps.queues[c])
                 for pq in ps.queues[c]:
                     ops = pq.ops
                     if back:
@@ -242,14 +249,17 @@ class WaitDataflow:
                     if self.widening:
                         ops = self._dedupe_instances(ops)
                     q = PerPredQueue(p, ops, pq.sat, pq.ring_sat)
-                    if q not in dst:
+                    if q not in have:
+                        have.add(q)
                         dst.append(q)
-        for c in range(CK_COUNT):
-            n = len(entry.queues[c])
-            if n > MAX_QUEUES_EXACT:
-                self.exploded = True
-            if self.widening and n > MAX_QUEUES_BOUNDED:
-                self._force_entry_drain(bb, c, n)
+        self.work += work
+        if self.work > WORK_BUDGET_EXACT:
+            self.exploded = True
+        if self.widening:
+            for c in range(CK_COUNT):
+                n = len(entry.queues[c])
+                if n > MAX_QUEUES_BOUNDED:
+                    self._force_entry_drain(bb, c, n)
         return entry
 
     def _dedupe_instances(self, ops: tuple[QOp, ...]) -> tuple[QOp, ...]:
@@ -575,6 +585,7 @@ class WaitDataflow:
 
     def _solve(self) -> bool:
         self.exploded = False
+        self.work = 0
         for b in self.rpo:
             self.entry_state[b] = DataflowState()
             self.exit_state[b] = DataflowState()
@@ -588,6 +599,8 @@ class WaitDataflow:
             for bb in self.rpo:
                 keep = self.keep_live[bb]
                 entry = self.merge_from_predecessors(bb, self.exit_state)
+                if self.exploded and self.options.bounded and not self.widening:
+                    return False
                 if freeze and it > 0:
                     self._restore_tensor(entry, self.entry_state[bb], keep)
                 work = entry.copy()
