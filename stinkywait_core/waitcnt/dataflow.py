@@ -17,7 +17,7 @@ from typing import Callable
 
 from ..analysis import classify as K
 from ..analysis.cfg import CfgInfo
-from ..diagnostics import WARNING, Diagnostic
+from ..diagnostics import WARNING, Diagnostic, Related
 from ..ir import Block, Function, Instruction, Reg
 from ..results import Options
 from .state import (EMPTY, K_MAX_TRIPS_BACK, CounterEmitState, DataflowState, PerPredQueue, QOp,
@@ -129,7 +129,7 @@ class WaitDataflow:
         self.emit_plan: dict[Block, list[tuple[Instruction, list[int]]]] = {}
         self.cap_hit = False
         self.sweeps = 0
-        self.overflow_sites: dict[tuple[Block, int], Instruction] = {}
+        self.overflow_sites: dict[tuple[Block, int], tuple[Instruction, Instruction]] = {}
         self.diagnostics: list[Diagnostic] = []
         #: finalize outputs
         self.final_entry: dict[Block, DataflowState] = {}
@@ -530,8 +530,8 @@ class WaitDataflow:
             return
         qop = QOp(inst, 0, (0,) * len(inf.ring))
         state.queues[c], sat = append_to_all_paths(state.queues[c], qop)
-        if sat and sites is not None and (bb, c) not in sites:
-            sites[(bb, c)] = inst
+        if sat is not None and sites is not None and (bb, c) not in sites:
+            sites[(bb, c)] = (inst, sat)
         emit[c].since += 1
 
     def transfer_block(self, bb: Block, state: DataflowState) -> list[tuple[Instruction, list[int]]]:
@@ -625,17 +625,23 @@ class WaitDataflow:
         return False
 
     def _report_overflow(self) -> None:
-        for (bb, c), inst in self.overflow_sites.items():
+        """One warning per (block, in-order counter): the op pushed out and the one that did it."""
+        for (bb, c), (inst, pushed) in self.overflow_sites.items():
             if c == CK_KM:
                 continue
             sp = inst.span
+            psp = pushed.span
+            related = [Related(psp.line, psp.col, f"{pushed.mnemonic} pushed out of the window; "
+                               f"now tracked at depth {K.K_MAX_IN_FLIGHT}")] if psp else []
             self.diagnostics.append(Diagnostic(
                 WARNING, "overflow",
                 f"[WaitDataflow] warning: block ^{bb.name} counter {K.COUNTER_DIAG_NAMES[c]} exceeds "
-                f"kMaxInFlight={K.K_MAX_IN_FLIGHT}; older producers are tracked at the maximum wait "
-                f"count {K.K_MAX_WAIT_COUNT} (confirm no deeper drain is needed)",
-                sp.line if sp else 1, sp.col if sp else 1, function=self.func.name,
-                data={"block": bb.name, "counter": K.COUNTER_NAMES[c]}))
+                f"kMaxInFlight={K.K_MAX_IN_FLIGHT}: {pushed.mnemonic}"
+                f"{f' (line {psp.line})' if psp else ''} is tracked at the maximum wait count "
+                f"{K.K_MAX_WAIT_COUNT} (confirm no deeper drain is needed)",
+                sp.line if sp else 1, sp.col if sp else 1, related=related, function=self.func.name,
+                data={"block": bb.name, "counter": K.COUNTER_NAMES[c],
+                      "pushed_out_line": psp.line if psp else None}))
 
     def materialize_plan(self) -> WaitInsertionPlan:
         plan = WaitInsertionPlan()

@@ -87,12 +87,14 @@ def trim_queues(queues: list[PerPredQueue], keep: int) -> list[PerPredQueue]:
     return out
 
 
-def append_to_all_paths(queues: list[PerPredQueue], qop: QOp, ring: bool = False) -> tuple[list[PerPredQueue], bool]:
-    """The new op is in flight on every path; returns (queues, saturated?)."""
+def append_to_all_paths(queues: list[PerPredQueue], qop: QOp,
+                        ring: bool = False) -> tuple[list[PerPredQueue], Instruction | None]:
+    """The new op is in flight on every path; returns (queues, an op pushed out of the
+    64-entry window or None)."""
     if not queues:
         queues = [PerPredQueue(None, ())]
     out = []
-    saturated = False
+    saturated: Instruction | None = None
     for q in queues:
         ops = q.ops + (qop,)
         sat = q.sat
@@ -101,8 +103,8 @@ def append_to_all_paths(queues: list[PerPredQueue], qop: QOp, ring: bool = False
             drop = len(ops) - K_MAX_IN_FLIGHT
             sat = sat | {e.op for e in ops[:drop]}
             ring_sat = ring_sat or any(bool(e.deltas) for e in ops[:drop])
+            saturated = saturated or ops[0].op
             ops = ops[drop:]
-            saturated = True
         out.append(PerPredQueue(q.pred, ops, sat, ring_sat, q.empty_origin))
     return out, saturated
 
