@@ -27,7 +27,7 @@ from stinkywait_core.syntax import parse
 from stinkywait_core.validate.exhaustive import check_function, format_result
 from stinkywait_core.waitcnt.pipeline import run_insertion
 
-FUZZ = settings(max_examples=50, deadline=None,
+FUZZ = settings(max_examples=30, deadline=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "gemm_loop.s"
 
