@@ -41,6 +41,8 @@ class Analysis:
     removed_lines: list[int] = field(default_factory=list)
     outputs: list[PassOutput] = field(default_factory=list)
     _check: list[Diagnostic] | None = None
+    #: the per-function cache this analysis used (the review's second analysis shares it)
+    cache: "AnalysisCache | None" = None
 
     def waits(self) -> list[PlannedWait]:
         out = [w for f in self.functions for w in f.waits]
@@ -164,7 +166,7 @@ def analyze(text: str, path: str = "<input>", options: Options = Options(), lang
     """Parse and plan a whole file.  Never raises on bad input: errors become diagnostics."""
     lang = language_for(path, language)
     module = parse(text, path, lang)
-    an = Analysis(path, lang, options, module)
+    an = Analysis(path, lang, options, module, cache=cache)
     an.diagnostics.extend(module.diagnostics)
     lines = text.splitlines()
     for func in module.functions:
@@ -263,7 +265,8 @@ def _review(an: Analysis) -> list[Diagnostic]:
              "counter": w.counter, "count": w.count}, w.function))
     if an.options.replace_waits:
         return out
-    stripped = analyze(an.module.text, an.path, replace(an.options, replace_waits=True), an.language)
+    stripped = analyze(an.module.text, an.path, replace(an.options, replace_waits=True), an.language,
+                       cache=an.cache)
     # planned waits of the stripped analysis, by anchor line and counter
     planned: dict[tuple[int, str], int] = {}
     for w in stripped.waits():
