@@ -138,7 +138,7 @@ def measure(func: Function, options: Options, tally: Tally, name: str, strip: bo
             b.instrs.insert(idx, inst)
             if removable:
                 tally.redundant[cname] += 1
-            if len(tally.examples) < 12:
+            if len(tally.examples) < 40:
                 tally.examples.append(f"{name}: {inst.mnemonic} {n} before line {_anchor_line(inst)}"
                                       f"{' (removable)' if removable else ''}")
     tally.seconds += time.perf_counter() - t0

@@ -70,6 +70,15 @@ so the checker gives the same answer before and after that pass.
     At an LDS-fence barrier (``s_barrier``, ``s_barrier_signal/wait`` except ``-3``) every
     in-flight DS op and async op overlapping the barrier's tokens must be complete.
 
+Not modelled
+------------
+``mod.lds_ring`` and ``mod.loopcarriedwar`` / ``mod.loopcarriedraw`` (upstream branches B1/B2)
+describe rotating LDS buffers: the same token names a different slot on each trip.  The checker
+ignores them and treats every token as one fixed region, so on such kernels it can report a
+dependency the ring rules out and miss one that only the annotation states.  The optional
+tensor-descriptor WAR (``enable_tensor_descriptor_war``) and write-after-write hazards between
+an in-flight load and a later writer of the same registers are not checked either.
+
 Required wait, present wait
 ---------------------------
 For a producer at index i of a FIFO with n entries (oldest first) the largest immediate that
