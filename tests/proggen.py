@@ -43,6 +43,9 @@ class GenParams:
     waves: tuple[int, ...] = (1, 2, 4)
     barriers: bool = True
     existing_waits: bool = True
+    #: also hand-written waits in the other forms (combined loadcnt_dscnt / storecnt_dscnt,
+    #: modifier-only, xcnt, legacy s_waitcnt); off by default so that seeds keep their programs
+    exotic_waits: bool = False
     max_depth: int = 3
     max_ops: int = 6
     max_regions: int = 3
@@ -57,12 +60,17 @@ class Op:
     dsts: list[str] = field(default_factory=list)
     srcs: list[str] = field(default_factory=list)
     tokens: tuple[int, ...] | None = None
+    #: other attributes, verbatim (e.g. ``mod.swaittensorcnt = { tlcnt = 1 }``)
+    mods: str | None = None
 
     def to_stir(self) -> str:
         lhs = (", ".join(self.dsts) + " = ") if self.dsts else ""
         text = f'{lhs}"st.{self.mnemonic}"({", ".join(self.srcs)})'
+        attrs = [self.mods] if self.mods else []
         if self.tokens is not None:
-            text += " { mod.memtoken = { tokens = [" + ",".join(str(t) for t in self.tokens) + "] } }"
+            attrs.append("mod.memtoken = { tokens = [" + ",".join(str(t) for t in self.tokens) + "] }")
+        if attrs:
+            text += " { " + ", ".join(attrs) + " }"
         return text
 
 
@@ -226,8 +234,27 @@ class _Gen:
             if form == 1:
                 return [Op("s_barrier_signal", [], ["-3"]), Op("s_barrier_wait", [], ["-3"])]
             return [Op("s_barrier", [], [], toks)]
+        if self.p.exotic_waits and c.integer(0, 2) == 0:
+            return [self.exotic_wait()]
         mn = c.choice(["s_wait_dscnt", "s_wait_loadcnt", "s_wait_kmcnt", "s_wait_tensorcnt", "s_wait_asynccnt"])
         return [Op(mn, [], [str(c.integer(0, 2))])]
+
+    def exotic_wait(self) -> Op:
+        """A hand-written wait in one of the less common spellings of formats.md section 6.1."""
+        c = self.c
+        form = c.integer(0, 5)
+        n, m = c.integer(0, 2), c.integer(0, 2)
+        if form == 0:
+            return Op("s_wait_loadcnt_dscnt", [], [hex((n << 8) | m)])
+        if form == 1:
+            return Op("s_wait_storecnt_dscnt", [], [hex((n << 8) | m)])
+        if form == 2:
+            return Op("s_wait_tensorcnt", [], [], mods=f"mod.swaittensorcnt = {{ tlcnt = {n} }}")
+        if form == 3:
+            return Op("s_wait_dscnt", [], [], mods=f"mod.swaitcnt = {{ dlcnt = {n} }}")
+        if form == 4:
+            return Op("s_wait_xcnt", [], ["0"])
+        return Op("s_waitcnt", [], ["0"])
 
     def code(self, block: BlockSpec, lo: int = 0) -> None:
         for _ in range(self.c.integer(lo, self.p.max_ops)):

@@ -33,7 +33,7 @@ from stinkywait_core.waitcnt.pipeline import run_insertion
 import pytest
 
 #: small enough that one example (pass + checker) takes milliseconds
-PARAMS = GenParams(max_depth=2, max_regions=3, max_ops=5)
+PARAMS = GenParams(max_depth=2, max_regions=3, max_ops=5, exotic_waits=True)
 SETTINGS = settings(max_examples=60, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 #: checker bounds used by the properties (2 trips expose every back-edge dependency)
