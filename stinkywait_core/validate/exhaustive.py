@@ -232,6 +232,7 @@ class _Config:
     max_steps: int
     hw_max_outstanding: int | None
     async_store_reads_lds: bool
+    memoize: bool = True
 
 
 # --------------------------------------------------------------------------- wait decoding
@@ -387,6 +388,8 @@ class _Checker:
         Checked before the trip bound, so a loop whose header state repeats is closed by
         memoisation instead of being reported as cut.
         """
+        if not self.cfg.memoize:
+            return False
         key = self._canon(bi, st)
         trips = tuple(sorted(st.trips.items()))
         prev = self.memo.setdefault(key, [])
@@ -576,16 +579,19 @@ def _tok_detail(a: tuple[int, ...] | None, b: tuple[int, ...] | None) -> str:
 def check_function(func: Function, options: Options | None = None, max_trips: int = 2,
                    max_paths: int = 20000, max_steps: int = 2_000_000,
                    hw_max_outstanding: int | None = None,
-                   async_store_reads_lds: bool = True) -> CheckResult:
+                   async_store_reads_lds: bool = True, memoize: bool = True) -> CheckResult:
     """Check every dependency of `func` on every path (see the module docstring).
 
     `options.num_waves` selects the tensor RAW policy (1 = drain at each reader, otherwise at
-    LDS-fence barriers).  The function is not modified.
+    LDS-fence barriers).  `async_store_reads_lds` treats a tagged async store as an LDS reader
+    (what the implicit-dependency pass does, spec-notes.md).  `memoize=False` enumerates every
+    path literally; it exists so tests can confirm that memoisation loses nothing.  The
+    function is not modified.
     """
     opts = options or Options()
     cfg = _Config(num_waves=opts.num_waves, max_trips=max(1, max_trips), max_paths=max_paths,
                   max_steps=max_steps, hw_max_outstanding=hw_max_outstanding,
-                  async_store_reads_lds=async_store_reads_lds)
+                  async_store_reads_lds=async_store_reads_lds, memoize=memoize)
     return _Checker(func, cfg).run()
 
 
