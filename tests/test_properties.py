@@ -204,3 +204,41 @@ def test_saturated_fifo_is_drained(n_long: int, mode: dict):
     res = check_function(func, options, max_trips=3)
     assert res.ok, format_result(res, "sat.stir")
     assert any(i.inserted for i in func.instructions())
+
+
+TWO_LOOPS = """st.func @two_loops() {
+^entry:
+  "st.s_branch"("l1")
+  Successors: ^l1
+^l1:
+  v0 = "st.ds_load_b32"(v40)
+  v5 = "st.ds_load_b32"(v40)
+  "st.s_cbranch_scc1"("l1", SCC0)
+  Successors: ^l1, ^mid
+^mid:
+  "st.s_branch"("l2")
+  Successors: ^l2
+^l2:
+  v1 = "st.v_add_f32"(v0, v0)
+  v6 = "st.ds_load_b32"(v40)
+  v7 = "st.ds_load_b32"(v40)
+  "st.s_cbranch_scc1"("l2", SCC0)
+  Successors: ^l2, ^exit
+^exit:
+}
+"""
+
+
+@pytest.mark.parametrize("options", [
+    Options(),
+    Options(bounded=False),
+    pytest.param(Options.upstream(), marks=pytest.mark.xfail(
+        strict=False, reason="upstream's countFrom matches the OLDEST instance of a static load "
+        "(upstream-algorithm.md 18.1): after 3 trips of ^l1 it plans s_wait_dscnt 3 at the ^l2 "
+        "consumer of v0, which leaves the newest instance in flight (needs 1); our default "
+        "count_from_instance='newest' plans 1")),
+], ids=["default", "exact", "upstream"])
+def test_load_consumed_in_following_loop(options: Options):
+    _, func = insert(TWO_LOOPS, options)
+    res = check_function(func, options, max_trips=3)
+    assert res.ok, format_result(res, "two_loops.stir")
