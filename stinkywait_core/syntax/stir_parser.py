@@ -165,11 +165,13 @@ def _unquote(tok: str) -> str:
 
 #: token types of each operand alternative of the grammar -> the form `_operand` resolves
 _OPERAND_FORMS = {
-    ("IDENT",): "ident", ("IDENT", "INT", "INT", "RSQB"): "range", ("IDENT", "INT", "RSQB"): "index",
-    ("IDENT", "INT"): "index", ("MINUS", "IDENT"): "neg", ("MINUS", "IDENT", "INT", "INT", "RSQB"): "negrange",
+    ("IDENT",): "ident", ("REG_RANGE",): "range", ("IDENT", "INT", "RSQB"): "index",
+    ("IDENT", "INT"): "index", ("MINUS", "IDENT"): "neg", ("MINUS", "REG_RANGE"): "negrange",
     ("INT",): "int", ("HEX",): "hex", ("FLOAT",): "float", ("STRING",): "string",
 }
 _VALUE_TOKENS = frozenset({"IDENT", "INT", "HEX", "FLOAT", "STRING"})
+#: the parts of a REG_RANGE token: register file, low and high index
+_RANGE_PARTS_RE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*\[\s*(\d+)\s*:\s*(\d+)\s*\]")
 
 
 class _Callbacks(Transformer):
@@ -179,7 +181,12 @@ class _Callbacks(Transformer):
         toks = [t for t in c if isinstance(t, Token)]
         types = tuple(t.type for t in toks)
         form = "call" if types[:2] == ("IDENT", "LPAR") else _OPERAND_FORMS[types]
-        parts = (str(toks[0]),) if form == "call" else tuple(str(t) for t in toks if t.type in _VALUE_TOKENS)
+        if form == "call":
+            parts: tuple[str, ...] = (str(toks[0]),)
+        elif types[-1] == "REG_RANGE":
+            parts = _RANGE_PARTS_RE.fullmatch(str(toks[-1])).groups()
+        else:
+            parts = tuple(str(t) for t in toks if t.type in _VALUE_TOKENS)
         return _RawOp(form, toks[0].start_pos, toks[-1].end_pos, parts)
 
     def callargs(self, c: list[Any]) -> None:
@@ -386,7 +393,7 @@ def _nesting_too_deep(text: str) -> int:
 
 #: what the parser wanted, in words, for the expected-token sets that have a clear reading
 #: (LALR sets are often wider than what is really legal, so other sets get no hint)
-_OPERAND_START = frozenset({"FLOAT", "HEX", "IDENT", "INT", "MINUS", "STRING"})
+_OPERAND_START = frozenset({"FLOAT", "HEX", "IDENT", "INT", "MINUS", "STRING", "REG_RANGE"})
 _EXPECTED_WORDS = {frozenset({"IDENT"}): "a name", frozenset({"EQUAL"}): "'='",
                    frozenset({"STRING"}): 'a quoted mnemonic such as "st.s_nop"',
                    frozenset({"$END"}): "the end of the line", frozenset({"RBRACE"}): "'}'",
