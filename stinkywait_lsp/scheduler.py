@@ -40,6 +40,8 @@ class DocState:
     checks: asyncio.Task | None = None
     #: the core's per-function plan cache for this document (None when the core has none)
     cache: Any = None
+    #: seconds the last review of this document took (it cannot be interrupted once started)
+    review_cost: float = 0.0
 
 
 @dataclass(slots=True)
@@ -66,6 +68,7 @@ class Scheduler:
     #: makes a per-document plan cache for the core (None: analyse from scratch each time)
     new_cache: Callable[[], Any] | None = None
     debounce_s: float = 0.1
+    max_review_delay_s: float = 2.0
     docs: dict[str, DocState] = field(default_factory=dict)
 
     # -- document lifecycle ------------------------------------------------------------------
@@ -198,13 +201,16 @@ class Scheduler:
     async def _review(self, st: DocState, snap: Snapshot) -> None:
         """Second stage: review hand-written waits, then publish (unless superseded).
 
-        Waits one debounce period first: while the user keeps typing, the review of a version
+        Waits for a quiet period first: while the user keeps typing, the review of a version
         that is about to be replaced would only compete with the next analysis for the GIL.
+        A review cannot be stopped once started, so the quiet period grows with what the
+        last one cost (capped): a 60 s review of a 30k-line kernel waits for a real pause.
         """
-        await asyncio.sleep(self.debounce_s)
+        await asyncio.sleep(max(self.debounce_s, min(st.review_cost, self.max_review_delay_s)))
         if st.latest is not snap or self.current_key(st.uri) != snap.key:
             return
         await asyncio.get_running_loop().run_in_executor(self.executor, snap.run_checks)
+        st.review_cost = snap.timings.get("check", 0.0)
         if st.latest is not snap or self.docs.get(st.uri) is not st:
             return
         try:
