@@ -36,3 +36,38 @@ async def test_gemm_hints_diagnostics_and_fix_all(nvim):
     expected = core(nvim.text(uri), GEMM).waits()
     assert [label_text(h).split(" countFrom")[0] for h in after] == \
         [w.instruction for w in sorted(expected, key=lambda w: w.line)]
+
+
+async def test_gemm_typing_burst_never_answers_stale(nvim):
+    """Edits arrive faster than the pass runs (superseded analyses are discarded): every
+    answer belongs to the version it was asked about or a newer one, the last to the last."""
+    import asyncio
+    import re
+    uri, text = nvim.open_file(GEMM, "amdgpu-asm")
+    await nvim.hints(uri)
+    lines = text.split("\n")
+    valu = [n for n, ln in enumerate(lines) if re.match(r"\tv_\w+ v\d+,", ln)]
+    texts: dict[int, str] = {}
+    asked: list[tuple[int, asyncio.Task]] = []
+    for i in range(10):
+        n = valu[(i * 37) % len(valu)]
+        old = nvim.text(uri).split("\n")[n]
+        new = re.sub(r"^(\tv_\w+ )v\d+", lambda m: f"{m.group(1)}v{210 + i}", old, count=1)
+        nvim.replace_range(uri, T.Range(start=T.Position(line=n, character=0),
+                                        end=T.Position(line=n, character=len(old))), new)
+        # and a line above every hint, so that each version's hints sit on other lines
+        v = nvim.replace_range(uri, T.Range(start=T.Position(line=8, character=0),
+                                            end=T.Position(line=8, character=0)), f"; burst {i}\n")
+        valu = [m + 1 for m in valu]
+        texts[v] = nvim.text(uri)
+        asked.append((v, asyncio.ensure_future(nvim.hints(uri))))
+        await asyncio.sleep(0.01)
+    expected = {v: [(w.line - 1, w.instruction) for w in sorted(core(t, GEMM).waits(), key=lambda w: w.line)]
+                for v, t in texts.items()}
+    assert len({tuple(e) for e in expected.values()}) == len(expected), "versions must differ"
+    for v, task in asked:
+        got = [(h.position.line, label_text(h).split(" countFrom")[0]) for h in await task]
+        assert any(got == expected[w] for w in expected if w >= v), f"stale answer for v{v}"
+    last = max(texts)
+    got = [(h.position.line, label_text(h).split(" countFrom")[0]) for h in await nvim.hints(uri)]
+    assert got == expected[last]
