@@ -19,8 +19,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--stdio", action="store_true", help="use stdio (the default; accepted for editors that pass it)")
     p.add_argument("--log-file", help="write the log here instead of stderr")
     p.add_argument("-v", "--verbose", action="count", default=0, help="-v: info (analysis timings), -vv: debug")
-    p.add_argument("--debounce-ms", type=float, default=100.0,
-                   help="delay before re-analysing after an edit when no request is waiting")
+    p.add_argument("--debounce-ms", type=float, default=0.0,
+                   help="delay before re-analysing after an edit when no request is waiting "
+                        "(default 0: start at once; running jobs coalesce anyway)")
     return p.parse_args(argv)
 
 

@@ -67,7 +67,9 @@ class Scheduler:
     ready: asyncio.Event
     #: makes a per-document plan cache for the core (None: analyse from scratch each time)
     new_cache: Callable[[], Any] | None = None
-    debounce_s: float = 0.1
+    debounce_s: float = 0.0
+    #: quiet period before a version's review starts (grows with the last review's cost)
+    review_delay_s: float = 0.3
     max_review_delay_s: float = 2.0
     docs: dict[str, DocState] = field(default_factory=dict)
 
@@ -85,11 +87,21 @@ class Scheduler:
         self._start(uri)
 
     def changed(self, uri: str) -> None:
-        """Debounce diagnostics for typing; a request arriving meanwhile starts work at once."""
+        """Start analysing the new text (after `debounce_s`, 0 by default).
+
+        Starting at once is cheap under typing because jobs coalesce (one running, then the
+        newest text), and it hides latency: editors ask for hints only after their own
+        debounce, by when the analysis is already under way.  A request arriving during a
+        debounce starts the work at once.
+        """
         st = self._state(uri)
         if st.debounce is not None:
             st.debounce.cancel()
-        st.debounce = asyncio.get_running_loop().call_later(self.debounce_s, self._start, uri)
+            st.debounce = None
+        if self.debounce_s <= 0:
+            self._start(uri)
+        else:
+            st.debounce = asyncio.get_running_loop().call_later(self.debounce_s, self._start, uri)
 
     def closed(self, uri: str) -> None:
         st = self.docs.pop(uri, None)
@@ -206,7 +218,7 @@ class Scheduler:
         A review cannot be stopped once started, so the quiet period grows with what the
         last one cost (capped): a 60 s review of a 30k-line kernel waits for a real pause.
         """
-        await asyncio.sleep(max(self.debounce_s, min(st.review_cost, self.max_review_delay_s)))
+        await asyncio.sleep(max(self.review_delay_s, min(st.review_cost, self.max_review_delay_s)))
         if st.latest is not snap or self.current_key(st.uri) != snap.key:
             return
         await asyncio.get_running_loop().run_in_executor(self.executor, snap.run_checks)

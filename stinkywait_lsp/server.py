@@ -33,7 +33,7 @@ class StinkyWaitServer(LanguageServer):
     """Holds the settings, their generation counter and the analysis scheduler."""
 
     def __init__(self, analyze: AnalyzeFn, *, new_cache: Callable[[], Any] | None = None,
-                 debounce_s: float = 0.1, analysis_workers: int = 2):
+                 debounce_s: float = 0.0, analysis_workers: int = 2):
         # pygls' own pool also runs the stdin reader: keep it separate from the analysis pool
         super().__init__("stinkywait", __version__, max_workers=4)
         self.settings = Settings()
@@ -148,7 +148,7 @@ class StinkyWaitServer(LanguageServer):
         return not formats or T.MarkupKind.Markdown in formats
 
 
-def create_server(*, debounce_s: float = 0.1) -> StinkyWaitServer:
+def create_server(*, debounce_s: float = 0.0) -> StinkyWaitServer:
     """Build a server on the real core with every feature registered (no module-level
     server object)."""
     from stinkywait_core import api
