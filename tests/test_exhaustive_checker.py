@@ -548,13 +548,15 @@ PROPS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCh
 
 
 def _keys(res: CheckResult) -> set:
-    return {(v.consumer.line, v.producer.line, v.rule, v.counter, v.required, v.path) for v in res.violations}
+    """Violations as comparable facts (the exposing path may differ between equivalent runs:
+    memoisation keeps whichever path reached a state first)."""
+    return {(v.consumer.line, v.producer.line, v.rule, v.counter, v.required) for v in res.violations}
 
 
 @PROPS
 @given(programs(SMALL))
 def test_memoisation_loses_nothing(spec):
-    """Pruning repeated states finds exactly the violations (and paths) of plain enumeration."""
+    """Pruning repeated states finds exactly the violations of plain enumeration."""
     note(spec.to_stir())
     f = spec.to_function()
     fast = check_function(f, spec.options(), max_trips=2, max_paths=20000)
