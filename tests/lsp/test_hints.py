@@ -75,3 +75,21 @@ async def test_only_hints_inside_the_requested_range(lsp):
     empty = await lsp.hints(uri, T.Range(start=T.Position(line=0, character=0),
                                          end=T.Position(line=first - 1, character=0)))
     assert empty == []
+
+
+async def test_tail_drain_hint_sits_at_the_end_of_the_predecessor_line(nvim):
+    """ShallowPredPromotion appends a corrective wait after a predecessor's last
+    instruction: its hint is shown at the end of that line, its edit inserts below it."""
+    uri, text = nvim.open_file(DATA / "diamond.s")
+    waits = core(text, DATA / "diamond.s").waits()
+    drains = [w for w in waits if w.placement == "after"]
+    assert drains, "diamond.s must produce a tail drain"
+    hints = await nvim.hints(uri)
+    lines = text.split("\n")
+    for w in drains:
+        hint = next(h for h in hints if h.position.line == w.line - 1)
+        assert hint.position.character == len(lines[w.line - 1])
+        assert label_text(hint).startswith(w.instruction)
+        after = apply_text_edits(text, hint.text_edits).split("\n")
+        assert after[w.insert_line - 1] + "\n" == w.insert_text
+        assert after[w.line - 1] == lines[w.line - 1]
