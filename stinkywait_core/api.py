@@ -18,7 +18,7 @@ from typing import Any
 from .analysis import classify as K
 from .analysis.implicit_deps import build_implicit_dependencies
 from .diagnostics import ERROR, HINT, WARNING, Diagnostic, Related
-from .ir import Function, Instruction, Module
+from .ir import Function, Instruction, Module, bulk_construction
 from .results import FunctionResult, Options, PlannedWait
 from .syntax import language_for, parse
 from .waitcnt.dataflow import credited_waits
@@ -163,7 +163,18 @@ def _function_key(func: Function) -> tuple:
 
 def analyze(text: str, path: str = "<input>", options: Options = Options(), language: str | None = None,
             cache: AnalysisCache | None = None) -> Analysis:
-    """Parse and plan a whole file.  Never raises on bad input: errors become diagnostics."""
+    """Parse and plan a whole file.  Never raises on bad input: errors become diagnostics.
+
+    The cyclic collector is paused for the duration: the pass allocates many short-lived
+    immutable queue tuples while the IR keeps every instruction alive, and generational scans
+    over that live set made the time grow faster than the file (see BENCHMARKS.md).
+    """
+    with bulk_construction():
+        return _analyze(text, path, options, language, cache)
+
+
+def _analyze(text: str, path: str, options: Options, language: str | None,
+             cache: AnalysisCache | None) -> Analysis:
     lang = language_for(path, language)
     module = parse(text, path, lang)
     an = Analysis(path, lang, options, module, cache=cache)

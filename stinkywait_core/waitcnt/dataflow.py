@@ -236,19 +236,21 @@ class WaitDataflow:
                 dst = entry.queues[c]
                 have = seen[c]
                 if self.keep_empty and not ps.queues[c]:
-                    q = PerPredQueue(p, (), EMPTY, False, True)
+                    q = PerPredQueue(p, (), EMPTY, False, True, ())
                     if q not in have:
                         have.add(q)
                         dst.append(q)
                     continue
                 work += len(ps.queues[c])
                 for pq in ps.queues[c]:
-                    ops = pq.ops
+                    ops, insts = pq.ops, pq.insts
                     if back:
                         ops = tuple(self._age(e, advances) for e in ops)
                     if self.widening:
-                        ops = self._dedupe_instances(ops)
-                    q = PerPredQueue(p, ops, pq.sat, pq.ring_sat)
+                        deduped = self._dedupe_instances(ops)
+                        if deduped is not ops:
+                            ops, insts = deduped, tuple(e.op for e in deduped)
+                    q = PerPredQueue(p, ops, pq.sat, pq.ring_sat, False, insts)
                     if q not in have:
                         have.add(q)
                         dst.append(q)

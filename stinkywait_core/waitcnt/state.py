@@ -41,6 +41,9 @@ class PerPredQueue(NamedTuple):
     ring_sat: bool = False
     #: the path arrived with nothing in flight (kept only when empty paths are represented)
     empty_origin: bool = False
+    #: `ops[i].op` for every i: lets countFrom use C-level `tuple.index` (identity compare)
+    insts: tuple = ()
+
 
 
 def count_from(q: PerPredQueue, op: Instruction, newest: bool = False) -> int:
@@ -51,17 +54,13 @@ def count_from(q: PerPredQueue, op: Instruction, newest: bool = False) -> int:
     """
     if op in q.sat:
         return K_MAX_IN_FLIGHT
-    ops = q.ops
-    n = len(ops)
-    if newest:
-        for i in range(n - 1, -1, -1):
-            if ops[i].op is op:
-                return n - i
-    else:
-        for i in range(n):
-            if ops[i].op is op:
-                return n - i
-    return 0
+    insts = q.insts
+    try:
+        if newest:
+            return insts[::-1].index(op) + 1
+        return len(insts) - insts.index(op)
+    except ValueError:
+        return 0
 
 
 def wait_to_drain(c: int, n: int) -> int:
@@ -77,13 +76,15 @@ def trim_queues(queues: list[PerPredQueue], keep: int) -> list[PerPredQueue]:
     """Model `s_wait_<c> keep` on every per-pred queue of one counter."""
     out = []
     for q in queues:
+        n = len(q.ops)
         if keep <= 0:
             ops: tuple[QOp, ...] = ()
-        elif len(q.ops) > keep:
-            ops = q.ops[len(q.ops) - keep:]
+            insts: tuple = ()
+        elif n > keep:
+            ops, insts = q.ops[n - keep:], q.insts[n - keep:]
         else:
-            ops = q.ops
-        out.append(PerPredQueue(q.pred, ops, EMPTY, False, q.empty_origin))
+            ops, insts = q.ops, q.insts
+        out.append(PerPredQueue(q.pred, ops, EMPTY, False, q.empty_origin, insts))
     return out
 
 
@@ -95,8 +96,10 @@ def append_to_all_paths(queues: list[PerPredQueue], qop: QOp,
         queues = [PerPredQueue(None, ())]
     out = []
     saturated: Instruction | None = None
+    op = qop.op
     for q in queues:
         ops = q.ops + (qop,)
+        insts = q.insts + (op,)
         sat = q.sat
         ring_sat = q.ring_sat
         if len(ops) > K_MAX_IN_FLIGHT:
@@ -104,8 +107,8 @@ def append_to_all_paths(queues: list[PerPredQueue], qop: QOp,
             sat = sat | {e.op for e in ops[:drop]}
             ring_sat = ring_sat or any(bool(e.deltas) for e in ops[:drop])
             saturated = saturated or ops[0].op
-            ops = ops[drop:]
-        out.append(PerPredQueue(q.pred, ops, sat, ring_sat, q.empty_origin))
+            ops, insts = ops[drop:], insts[drop:]
+        out.append(PerPredQueue(q.pred, ops, sat, ring_sat, q.empty_origin, insts))
     return out, saturated
 
 
