@@ -18,6 +18,7 @@ from lsprotocol import types as T
 from pygls.capabilities import get_capability
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
+from pygls.workspace import TextDocument
 
 from . import __version__
 from .actions import FIX_ALL_KIND, EditStyle, code_actions, needs_fix_all
@@ -73,9 +74,10 @@ class StinkyWaitServer(LanguageServer):
         log.error("server error (%s): %r", getattr(source, "__name__", source), error)
 
     def capability(self, path: str, default: Any = None) -> Any:
+        """A client capability by dotted path (`default` when the client did not say)."""
         return get_capability(self.client_capabilities, path, default)
 
-    def _document(self, uri: str):
+    def _document(self, uri: str) -> TextDocument | None:
         """The open document for `uri`, or None (never pygls' read-from-disk fallback)."""
         docs = self.workspace.text_documents
         if uri in docs:
