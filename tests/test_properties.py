@@ -242,3 +242,32 @@ def test_load_consumed_in_following_loop(options: Options):
     _, func = insert(TWO_LOOPS, options)
     res = check_function(func, options, max_trips=3)
     assert res.ok, format_result(res, "two_loops.stir")
+
+
+SELF_LOOP_LOAD = """st.func @self_loop_load() {
+^entry:
+  "st.s_branch"("loop")
+  Successors: ^loop
+^loop:
+  v2 = "st.buffer_load_b32"(v44, s[0:3])
+  "st.s_cbranch_scc1"("loop", SCC0)
+  Successors: ^loop, ^after
+^after:
+  v8 = "st.v_add_f32"(v2, v2)
+}
+"""
+
+
+@pytest.mark.parametrize("options", [
+    Options(),
+    Options(bounded=False),
+    pytest.param(Options.upstream(), marks=pytest.mark.xfail(
+        strict=False, reason="upstream drops the empty entry path and its back-edge queue "
+        "saturates; countFrom reports a saturated old instance first (upstream-algorithm.md 18.2, "
+        "spec-notes.md) and plans s_wait_loadcnt 63 at ^after although the newest load is the "
+        "last one issued (needs 0)")),
+], ids=["default", "exact", "upstream"])
+def test_self_loop_load_consumed_after_loop(options: Options):
+    _, func = insert(SELF_LOOP_LOAD, options)
+    res = check_function(func, options, max_trips=3)
+    assert res.ok, format_result(res, "self_loop_load.stir")
