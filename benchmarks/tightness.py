@@ -18,6 +18,11 @@ unsafe and excluded from the tightness count.  Over-drained waits are broken dow
 and by the pass's own provenance rule (`PlannedWait.rule`) for the anchor.
 
     .venv/bin/python benchmarks/tightness.py --seeds 300 [--no-kernels] [--json out.json]
+
+``--search LO HI DEPTH`` instead hunts counterexamples: programs of seeds LO..HI-1 with
+``GenParams(max_depth=DEPTH)`` (at most 150 instructions) through the pass in three
+configurations (safe mode, safe mode without ShallowPredPromotion, `Options.upstream()`), each
+run limited to 8 s; every output the checker rejects is printed with its STIR seed.
 """
 
 from __future__ import annotations
@@ -190,12 +195,68 @@ def render(name: str, t: Tally) -> str:
     return "\n".join(lines)
 
 
+CONFIGS = ("safe", "no-optimizer", "upstream")
+
+
+def _config(name: str, num_waves: int) -> Options:
+    if name == "upstream":
+        return Options.upstream(num_waves=num_waves, enable_loop_carried_token_deps=True)
+    return Options(num_waves=num_waves, enable_loop_carried_token_deps=True, optimize=name == "safe")
+
+
+def search(lo: int, hi: int, depth: int) -> Counter:
+    """Counterexample hunt (see the module docstring); returns per-config counts."""
+    import signal
+
+    from proggen import GenParams, random_program
+    from stinkywait_core.validate.exhaustive import format_result
+
+    class _Timeout(Exception):
+        pass
+
+    def _alarm(*_args) -> None:
+        raise _Timeout()
+
+    signal.signal(signal.SIGALRM, _alarm)
+    counts: Counter = Counter()
+    params = GenParams(max_depth=depth)
+    for seed in range(lo, hi):
+        spec = random_program(seed, params)
+        if spec.n_instructions() > 150:
+            continue
+        for name in CONFIGS:
+            opts = _config(name, spec.num_waves)
+            func = spec.to_function()
+            build_implicit_dependencies(func)
+            signal.alarm(8)
+            try:
+                run_insertion(func, opts)
+                res = check_function(func, opts, max_trips=3, max_paths=3000)
+            except _Timeout:
+                counts[name, "timeout"] += 1
+                continue
+            finally:
+                signal.alarm(0)
+            counts[name, "checked"] += 1
+            if res.violations:
+                counts[name, "unsafe"] += 1
+                print(f"seed {seed} ({name}, depth {depth}):\n{format_result(res, f'gen{seed}.stir')}", flush=True)
+    return counts
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--seeds", type=int, default=300)
     ap.add_argument("--no-kernels", action="store_true")
     ap.add_argument("--json")
+    ap.add_argument("--search", nargs=3, type=int, metavar=("LO", "HI", "DEPTH"))
     args = ap.parse_args(argv)
+    if args.search:
+        counts = search(*args.search)
+        for name in CONFIGS:
+            print(f"{name}: {counts[name, 'checked']} checked, {counts[name, 'unsafe']} unsafe, "
+                  f"{counts[name, 'timeout']} over 8 s")
+        return 0
     prop = Tally()
     property_corpus(args.seeds, prop)
     print(render(f"property corpus (seeds 0..{args.seeds - 1})", prop))
