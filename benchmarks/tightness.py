@@ -228,8 +228,8 @@ def search(lo: int, hi: int, depth: int) -> Counter:
             opts = _config(name, spec.num_waves)
             func = spec.to_function()
             build_implicit_dependencies(func)
-            signal.alarm(8)
             try:
+                signal.alarm(8)
                 run_insertion(func, opts)
                 res = check_function(func, opts, max_trips=3, max_paths=3000)
             except _Timeout:
