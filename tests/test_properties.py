@@ -228,22 +228,6 @@ TWO_LOOPS = """st.func @two_loops() {
 }
 """
 
-
-@pytest.mark.parametrize("options", [
-    Options(),
-    Options(bounded=False),
-    pytest.param(Options.upstream(), marks=pytest.mark.xfail(
-        strict=False, reason="upstream's countFrom matches the OLDEST instance of a static load "
-        "(upstream-algorithm.md 18.1): after 3 trips of ^l1 it plans s_wait_dscnt 3 at the ^l2 "
-        "consumer of v0, which leaves the newest instance in flight (needs 1); our default "
-        "count_from_instance='newest' plans 1")),
-], ids=["default", "exact", "upstream"])
-def test_load_consumed_in_following_loop(options: Options):
-    _, func = insert(TWO_LOOPS, options)
-    res = check_function(func, options, max_trips=3)
-    assert res.ok, format_result(res, "two_loops.stir")
-
-
 SELF_LOOP_LOAD = """st.func @self_loop_load() {
 ^entry:
   "st.s_branch"("loop")
@@ -256,22 +240,6 @@ SELF_LOOP_LOAD = """st.func @self_loop_load() {
   v8 = "st.v_add_f32"(v2, v2)
 }
 """
-
-
-@pytest.mark.parametrize("options", [
-    Options(),
-    Options(bounded=False),
-    pytest.param(Options.upstream(), marks=pytest.mark.xfail(
-        strict=False, reason="upstream drops the empty entry path and its back-edge queue "
-        "saturates; countFrom reports a saturated old instance first (upstream-algorithm.md 18.2, "
-        "spec-notes.md) and plans s_wait_loadcnt 63 at ^after although the newest load is the "
-        "last one issued (needs 0)")),
-], ids=["default", "exact", "upstream"])
-def test_self_loop_load_consumed_after_loop(options: Options):
-    _, func = insert(SELF_LOOP_LOAD, options)
-    res = check_function(func, options, max_trips=3)
-    assert res.ok, format_result(res, "self_loop_load.stir")
-
 
 UNTAGGED_TENSOR_LOOP = """st.func @loop_tensor_untagged() {
 ^entry:
@@ -290,15 +258,36 @@ UNTAGGED_TENSOR_LOOP = """st.func @loop_tensor_untagged() {
 """
 
 
-@pytest.mark.parametrize("options", [
-    Options(num_waves=4, enable_loop_carried_token_deps=True),
-    pytest.param(Options(num_waves=4), marks=pytest.mark.xfail(
-        strict=False, reason="default mode freezes tensor state after sweep 0; the live-queue "
-        "exception for blocks with an untagged tensor anchor (upstream-algorithm.md 10.3) only "
-        "helps when the anchor block is where the back edge arrives: here ^loop (no anchor) is "
-        "frozen, so the untagged ds_load in ^body never sees the previous trip's tensor load")),
-], ids=["loop-carried", "default"])
-def test_untagged_tensor_anchor_below_loop_header(options: Options):
-    _, func = insert(UNTAGGED_TENSOR_LOOP, options)
+OLDEST_INSTANCE = ("upstream's countFrom matches the OLDEST instance of a static load "
+                   "(upstream-algorithm.md 18.1): after 3 trips of ^l1 it plans s_wait_dscnt 3 at "
+                   "the ^l2 consumer of v0, which leaves the newest instance in flight (needs 1); "
+                   "our default count_from_instance='newest' plans 1")
+SATURATED = ("upstream drops the empty entry path and its back-edge queue saturates; countFrom "
+             "reports a saturated old instance first (upstream-algorithm.md 18.2, spec-notes.md) and "
+             "plans s_wait_loadcnt 63 at ^after although the newest load is the last one issued "
+             "(needs 0)")
+FROZEN_TENSOR = ("default mode freezes tensor state after sweep 0; the live-queue exception for "
+                 "blocks with an untagged tensor anchor (upstream-algorithm.md 10.3) only helps when "
+                 "the anchor block is where the back edge arrives: here ^loop (no anchor) is frozen, "
+                 "so the untagged ds_load in ^body never sees the previous trip's tensor load")
+
+
+@pytest.mark.parametrize("program, options", [
+    pytest.param(TWO_LOOPS, Options(), id="two-loops-default"),
+    pytest.param(TWO_LOOPS, Options(bounded=False), id="two-loops-exact"),
+    pytest.param(TWO_LOOPS, Options.upstream(), id="two-loops-upstream",
+                 marks=pytest.mark.xfail(strict=False, reason=OLDEST_INSTANCE)),
+    pytest.param(SELF_LOOP_LOAD, Options(), id="self-loop-default"),
+    pytest.param(SELF_LOOP_LOAD, Options(bounded=False), id="self-loop-exact"),
+    pytest.param(SELF_LOOP_LOAD, Options.upstream(), id="self-loop-upstream",
+                 marks=pytest.mark.xfail(strict=False, reason=SATURATED)),
+    pytest.param(UNTAGGED_TENSOR_LOOP, Options(num_waves=4, enable_loop_carried_token_deps=True),
+                 id="untagged-tensor-loop-carried"),
+    pytest.param(UNTAGGED_TENSOR_LOOP, Options(num_waves=4), id="untagged-tensor-default",
+                 marks=pytest.mark.xfail(strict=False, reason=FROZEN_TENSOR)),
+])
+def test_minimal_loop_counterexamples(program: str, options: Options):
+    """The smallest programs found by the counterexample search, per pass mode."""
+    _, func = insert(program, options)
     res = check_function(func, options, max_trips=3)
-    assert res.ok, format_result(res, "loop_tensor_untagged.stir")
+    assert res.ok, format_result(res, "case.stir")
