@@ -9,6 +9,7 @@ never mixes data of two versions.
 from __future__ import annotations
 
 import bisect
+import gc
 import logging
 import threading
 import time
@@ -30,6 +31,9 @@ SOURCE = "stinkywait"
 #: at most this many diagnostics are pushed per document (a 100k-line garbage file would
 #: otherwise send a 100k-entry message the editor chokes on); the rest are summarised
 MAX_PUBLISHED = 1000
+
+#: texts at least this long (about 10k lines) get a full collection before they are analysed
+COLLECT_BEFORE_CHARS = 400_000
 
 #: LSP language ids the core understands; anything else falls back to the file extension
 LANGUAGES = frozenset({"stir", "amdgpu-asm", "asm"})
@@ -271,6 +275,12 @@ def run_job(job: Job, analyze: AnalyzeFn, cache: Any = None) -> Snapshot:
     document runs at a time, so it is never shared between threads): functions whose text
     and position did not change are not re-planned.
     """
+    if len(job.text) >= COLLECT_BEFORE_CHARS:
+        # The scheduler has just dropped this document's previous analysis, which is cyclic
+        # garbage; the core pauses the cyclic collector while it builds IR, so without this
+        # the old and the new plan of a big file would be alive together (and the postponed
+        # collection, run later, would scan both).
+        gc.collect()
     t0, c0 = time.perf_counter(), time.thread_time()
     lines = LineMap.of(job.text, job.encoding)
     try:
