@@ -9,7 +9,10 @@ the language server use) and through `run_insertion` + `check_function` directly
   (huge, negative and missing wait immediates, empty or string token lists, barriers without
   ids, registers beyond the file, unknown labels, self loops);
 * damaged assembly: the demo kernel with random line edits.
-Every combination of the pass options is drawn as well.
+Every combination of the pass options is drawn as well, except ``bounded=False``: the exact
+(unwidened) iteration is documented as possibly slow, and fuzzing found a three-instruction,
+two-block program on which it grows past 1.5 GB within 15 s (reported to the pass owner), which
+would take the test process down instead of failing it.
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "gemm_loop.s"
 options = st.builds(Options, num_waves=st.sampled_from([0, 1, 2, 8]),
                     enable_loop_carried_token_deps=st.booleans(),
                     enable_tensor_descriptor_war=st.booleans(), optimize=st.booleans(),
-                    replace_waits=st.booleans(), bounded=st.booleans(),
+                    replace_waits=st.booleans(),
                     count_from_instance=st.sampled_from(["newest", "oldest"]))
 
 
