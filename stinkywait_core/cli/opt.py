@@ -176,9 +176,15 @@ def _load(pass_name: str, err: TextIO) -> object | None:
 
 
 def _options(cfg: OptConfig, args: list[str]) -> Options:
+    """Upstream's choices by default (this is the upstream-compatible driver): oldest-instance
+    countFrom and no empty-path queues, still bounded so no input can hang it.  The pass
+    argument `safe` selects stinkywait's own safe defaults (docs/decisions.md 20-22)."""
+    safe = "safe" in args
     return Options(num_waves=cfg.num_waves, arch=cfg.arch or "gfx1250",
                    enable_loop_carried_token_deps="enableLoopCarriedTokenDeps" in args,
-                   enable_tensor_descriptor_war="enableTensorDescriptorWar" in args)
+                   enable_tensor_descriptor_war="enableTensorDescriptorWar" in args,
+                   count_from_instance="newest" if safe else "oldest",
+                   represent_empty_paths=safe)
 
 
 def _run_pass(req: PassRequest, cfg: OptConfig, module: Module, state: RunState) -> bool:

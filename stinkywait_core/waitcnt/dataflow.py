@@ -588,9 +588,12 @@ class WaitDataflow:
     def _solve(self) -> bool:
         self.exploded = False
         self.work = 0
+        # Exit states start absent, not empty: a predecessor not yet computed contributes
+        # nothing, while one computed with nothing in flight contributes an empty queue
+        # (represent_empty_paths).  For upstream's choices both are the same bottom.
+        self.exit_state = {}
         for b in self.rpo:
             self.entry_state[b] = DataflowState()
-            self.exit_state[b] = DataflowState()
         freeze = not self.loop_carried
         for it in range(self.cap):
             self.sweeps = it + 1
@@ -609,7 +612,7 @@ class WaitDataflow:
                 self.emit_plan[bb] = self.transfer_block(bb, work)
                 if freeze and it > 0:
                     self._restore_tensor(work, self.exit_state[bb], keep)
-                if work != self.exit_state[bb]:
+                if work != self.exit_state.get(bb):
                     self.exit_state[bb] = work
                     changed = True
                 self.entry_state[bb] = entry
@@ -656,9 +659,32 @@ class WaitDataflow:
         return plan
 
     # --- finalize --------------------------------------------------------------------------
-    def finalize_plan(self, plan: WaitInsertionPlan) -> None:
-        """Replay the whole dataflow with the post-optimizer plan (min of planned, computed)."""
+    def finalize_plan(self, plan: WaitInsertionPlan, unchanged: bool = False) -> None:
+        """Replay the whole dataflow with the post-optimizer plan (min of planned, computed).
+
+        `unchanged`: no optimizer touched the converged (not cap-hit) plan.  The replay then
+        runs the solver's own transfer from the same bottom, so it passes through the same
+        states to the same fixed point; one recording walk from the converged entry states
+        gives its result (provenance, FIFO snapshots, tensor tokens) without re-iterating.
+        """
         planned = {k: list(v) for k, v in plan.anchor_waits.items()}
+        if unchanged and not plan.tail_drains and not self.cap_hit:
+            new_anchors: dict[Instruction, list[int]] = {}
+            tokens: dict[Instruction, list[int]] = {}
+            why_all: dict = {}
+            snaps: dict = {}
+            self.final_entry, self.final_exit = {}, {}
+            for bb in self.rpo:
+                st = self.entry_state[bb].copy()
+                self.final_entry[bb] = st.copy()
+                self._replay_walk(bb, st, planned, new_anchors, tokens, why_all, snaps)
+                self.final_exit[bb] = st
+            self.why, self.snapshots = why_all, snaps
+            self.finalize_sweeps = 1
+            self.finalize_converged = True
+            plan.anchor_waits = new_anchors
+            plan.tensor_tokens = tokens
+            return
         tails: dict[Block, list[int]] = {}
         for td in plan.tail_drains:
             if td.pred not in tails and any(v != -1 for v in td.spec):
@@ -690,41 +716,7 @@ class WaitDataflow:
                 if freeze and it > 0 and bb in final_entry:
                     self._restore_tensor(st, final_entry[bb], keep)
                 final_entry[bb] = st.copy()
-                emit = [CounterEmitState() for _ in range(CK_COUNT)]
-                for inst in bb.instrs:
-                    if inst.is_phi or inst.is_label:
-                        continue
-                    inf = self.info[inst]
-                    snaps[inst] = tuple(st.queues)  # lists are replaced, never mutated, from here on
-                    if inf.is_wait:
-                        self._credit(inst, st, emit)
-                        continue
-                    pl = planned.get(inst)
-                    if pl is None and not inf.needs_check and inst not in self.forced_at:
-                        if inf.counter != CK_COUNT:
-                            self._produce(inst, inf, st, bb, emit, None)
-                        continue
-                    computed, why = self.compute_required_waits(inst, st, record=True)
-                    apply = None
-                    for c in range(CK_COUNT):
-                        w = pl[c] if pl is not None else -1
-                        if computed[c] != -1:
-                            w = computed[c] if w == -1 else min(w, computed[c])
-                        if w == -1 or not emit[c].needs_new_wait(w):
-                            continue
-                        if apply is None:
-                            apply = new_spec()
-                        apply[c] = w
-                        emit[c].record_emitted(w)
-                    if apply is not None:
-                        if apply[CK_TENSOR] != -1:
-                            tokens[inst] = self._drained_tokens(st.queues[CK_TENSOR], apply[CK_TENSOR])
-                        for c in range(CK_COUNT):
-                            if apply[c] != -1:
-                                st.queues[c] = trim_queues(st.queues[c], apply[c])
-                        new_anchors[inst] = apply
-                        why_all[inst] = why
-                    self._produce(inst, inf, st, bb, emit, None)
+                self._replay_walk(bb, st, planned, new_anchors, tokens, why_all, snaps)
                 if freeze and it > 0 and bb in final_exit:
                     self._restore_tensor(st, final_exit[bb], keep)
                 if bb not in final_exit or final_exit[bb] != st:
@@ -746,6 +738,45 @@ class WaitDataflow:
                 sp.line if sp else 1, sp.col if sp else 1, function=self.func.name))
         plan.anchor_waits = new_anchors
         plan.tensor_tokens = tokens
+
+    def _replay_walk(self, bb: Block, st: DataflowState, planned: dict, new_anchors: dict, tokens: dict,
+                     why_all: dict, snaps: dict) -> None:
+        """One finalize walk over a block: apply min(planned, computed), record provenance."""
+        emit = [CounterEmitState() for _ in range(CK_COUNT)]
+        for inst in bb.instrs:
+            if inst.is_phi or inst.is_label:
+                continue
+            inf = self.info[inst]
+            snaps[inst] = tuple(st.queues)  # lists are replaced, never mutated, from here on
+            if inf.is_wait:
+                self._credit(inst, st, emit)
+                continue
+            pl = planned.get(inst)
+            if pl is None and not inf.needs_check and inst not in self.forced_at:
+                if inf.counter != CK_COUNT:
+                    self._produce(inst, inf, st, bb, emit, None)
+                continue
+            computed, why = self.compute_required_waits(inst, st, record=True)
+            apply = None
+            for c in range(CK_COUNT):
+                w = pl[c] if pl is not None else -1
+                if computed[c] != -1:
+                    w = computed[c] if w == -1 else min(w, computed[c])
+                if w == -1 or not emit[c].needs_new_wait(w):
+                    continue
+                if apply is None:
+                    apply = new_spec()
+                apply[c] = w
+                emit[c].record_emitted(w)
+            if apply is not None:
+                if apply[CK_TENSOR] != -1:
+                    tokens[inst] = self._drained_tokens(st.queues[CK_TENSOR], apply[CK_TENSOR])
+                for c in range(CK_COUNT):
+                    if apply[c] != -1:
+                        st.queues[c] = trim_queues(st.queues[c], apply[c])
+                new_anchors[inst] = apply
+                why_all[inst] = why
+            self._produce(inst, inf, st, bb, emit, None)
 
     def _drained_tokens(self, queues: list[PerPredQueue], keep: int) -> list[int]:
         toks: set[int] = set()

@@ -159,7 +159,7 @@ def plan_function(func: Function, options: Options) -> PassOutput:
     relaxed: dict[Instruction, list[int]] = {}
     if options.optimize and not (options.bounded and df.cap_hit):
         relaxed = ShallowPredPromotion().rewrite(plan, df)
-    df.finalize_plan(plan)
+    df.finalize_plan(plan, unchanged=not relaxed)
     remove_phis(func)
     out = PassOutput(func, df, plan, relaxed, FunctionResult(func.name))
     _build_result(out, options)
