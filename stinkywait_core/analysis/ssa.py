@@ -136,3 +136,24 @@ def build_use_def_chain(func: Function, cfg: CfgInfo) -> None:
                     continue
                 keep.append(inst)
             b.instrs = keep
+
+
+def flatten_sources(inst: Instruction) -> list[Instruction]:
+    """The concrete (non-PHI) defining instructions an instruction reads, through PHIs.
+
+    Depth-first in source order, each once: the order in which phiCurrentQueueWait and
+    collectMemOpDeps visit them.
+    """
+    out: list[Instruction] = []
+    seen: set[int] = set()
+    stack = [s for s in reversed(inst.sources) if s is not None]
+    while stack:
+        src = stack.pop()
+        if id(src) in seen:
+            continue
+        seen.add(id(src))
+        if src.is_phi:
+            stack.extend(x for x in reversed(src.sources) if x is not None)
+        else:
+            out.append(src)
+    return out

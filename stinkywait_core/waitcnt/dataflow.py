@@ -17,6 +17,7 @@ from typing import Callable
 
 from ..analysis import classify as K
 from ..analysis.cfg import CfgInfo
+from ..analysis.ssa import flatten_sources
 from ..diagnostics import WARNING, Diagnostic, Related
 from ..ir import Block, Function, Instruction, Reg
 from ..results import Options
@@ -64,9 +65,8 @@ class InstInfo:
     fence: bool
     ds_read_or_atomic: bool
     tensor_raw: bool
-    #: (source, counter) for memop sources, and PHI sources (set after all infos exist)
+    #: (source, counter) for memop sources, through PHIs (set after all infos exist)
     mem_srcs: tuple = ()
-    phi_srcs: tuple = ()
     #: False when no rule can ever ask for a wait here (most ALU code): skipped outright
     needs_check: bool = True
 
@@ -182,26 +182,13 @@ class WaitDataflow:
         are resolved once here instead of at every sweep.
         """
         mem: list[tuple[Instruction, int]] = []
-        seen: set[int] = set()
-        stack = [s for s in reversed(inst.sources) if s is not None]
-        visited_phis: set[int] = set()
-        while stack:
-            src = stack.pop()
-            if src.is_phi:
-                if id(src) not in visited_phis:
-                    visited_phis.add(id(src))
-                    stack.extend(x for x in reversed(src.sources) if x is not None)
-                continue
-            if id(src) in seen:
-                continue
-            seen.add(id(src))
+        for src in flatten_sources(inst):
             c = self.info[src].counter if src in self.info else K.classify_mem_op(src)
             if c != CK_COUNT:
                 mem.append((src, c))
         inf.mem_srcs = tuple(mem)
-        phis: list = []
         inf.needs_check = bool(
-            mem or phis or inf.tensor_anchor or inf.lds_writer or inf.fence or inf.ring
+            mem or inf.tensor_anchor or inf.lds_writer or inf.fence or inf.ring
             or inf.lc_war is not None or inf.lc_raw is not None
             or (self.options.enable_tensor_descriptor_war and not inf.is_wait and inst.dsts))
 
@@ -338,13 +325,9 @@ class WaitDataflow:
 
         if not inf.needs_check and inst not in self.forced_at:
             return req, why
-        # 1. RAW from SSA sources (ring-annotated anchors rely on the ring scans for tensors)
-        for src in inf.phi_srcs:
-            for c in range(CK_COUNT):
-                if c == CK_TENSOR and inf.ring:
-                    continue
-                if self.raw_needs_wait(c, inf) and queues[c]:
-                    self._phi_wait(src, c, queues[c], set(), tighten)
+        # 1. RAW from SSA sources, PHIs flattened once (phiCurrentQueueWait folds every
+        #    concrete input against the live queues, as for a direct source); ring-annotated
+        #    anchors rely on the ring scans for tensors
         for src, c in inf.mem_srcs:
             if not self.raw_needs_wait(c, inf) or (c == CK_TENSOR and inf.ring):
                 continue
@@ -432,25 +415,6 @@ class WaitDataflow:
             if e.op is op:
                 return e.trips
         return 0
-
-    def _phi_wait(self, phi: Instruction, c: int, queues: list[PerPredQueue], seen: set, tighten) -> None:
-        """phiCurrentQueueWait: recurse through PHI inputs, scan the live queues."""
-        if id(phi) in seen:
-            return
-        seen.add(id(phi))
-        for s in phi.sources:
-            if s is None:
-                continue
-            if s.is_phi:
-                self._phi_wait(s, c, queues, seen, tighten)
-                continue
-            sc = self.info[s].counter if s in self.info else K.classify_mem_op(s)
-            if sc != c:
-                continue
-            for q in queues:
-                n = count_from(q, s, self.newest)
-                if n > 0:
-                    tighten(c, wait_to_drain(c, n), "raw", s, q.pred, n, self._trips(q, s))
 
     def _scan_ds_anti(self, inst: Instruction, toks, queues: list[PerPredQueue], barrier_mode: bool,
                       tighten, min_trips: int, rule: str | None = None) -> None:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from ..analysis import classify as K
 from ..analysis.cfg import compute_cfg
-from ..analysis.ssa import build_use_def_chain, remove_phis
+from ..analysis.ssa import build_use_def_chain, flatten_sources, remove_phis
 from ..diagnostics import INFO, Diagnostic
 from ..ir import Block, Function, Instruction, Modifier
 from ..results import DepInfo, FunctionResult, Options, PlannedWait
@@ -276,19 +276,8 @@ class ProducerView(dict):
 
 
 def _producers(inst: Instruction) -> list[Instruction]:
-    """Async producers a consumer's SSA sources reach (through PHIs)."""
-    out: list[Instruction] = []
-    seen: set[int] = set()
-    stack = [s for s in inst.sources if s is not None]
-    while stack:
-        s = stack.pop()
-        if id(s) in seen:
-            continue
-        seen.add(id(s))
-        if s.is_phi:
-            stack.extend(x for x in s.sources if x is not None)
-        elif K.classify_mem_op(s) != K.CK_COUNT:
-            out.append(s)
+    """Async producers a consumer's SSA sources reach (through PHIs), in text order."""
+    out = [s for s in flatten_sources(inst) if K.classify_mem_op(s) != K.CK_COUNT]
     out.sort(key=lambda i: _loc(i))
     return out
 

@@ -11,6 +11,7 @@ value (spec "ShallowPredPromotion"; upstream-algorithm.md s.11).
 from __future__ import annotations
 
 from ..analysis import classify as K
+from ..analysis.ssa import flatten_sources
 from ..ir import Block, Instruction
 from .dataflow import WaitDataflow
 from .state import TailDrain, WaitInsertionPlan, count_from, new_spec, wait_to_drain
@@ -18,19 +19,7 @@ from .state import TailDrain, WaitInsertionPlan, count_from, new_spec, wait_to_d
 
 def collect_mem_op_deps(consumer: Instruction, c: int) -> list[Instruction]:
     """Concrete memops of counter c reachable from the consumer's sources through PHIs."""
-    out: list[Instruction] = []
-    seen: set[int] = set()
-    stack = [s for s in reversed(consumer.sources) if s is not None]
-    while stack:
-        s = stack.pop()
-        if id(s) in seen:
-            continue
-        seen.add(id(s))
-        if s.is_phi:
-            stack.extend(x for x in reversed(s.sources) if x is not None)
-        elif K.classify_mem_op(s) == c:
-            out.append(s)
-    return out
+    return [s for s in flatten_sources(consumer) if K.classify_mem_op(s) == c]
 
 
 class ShallowPredPromotion:
