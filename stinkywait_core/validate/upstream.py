@@ -9,6 +9,7 @@ that is missing (upstream-algorithm.md s.17).  Tensor RAW policy: any barrier or
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Callable
 
 from ..analysis import classify as K
 from ..analysis.cfg import compute_cfg
@@ -25,7 +26,9 @@ class _ValidationDataflow(WaitDataflow):
     def raw_needs_wait(self, c, inf):  # no cluster exclusion in the validator
         return (inf.tensor_raw or inf.fence) if c == K.CK_TENSOR else True
 
-    def transfer_block(self, bb: Block, state: DataflowState):
+    def walk(self, bb: Block, state: DataflowState,
+             on_consumer: Callable[[Instruction, DataflowState], None] | None = None) -> None:
+        """Existing waits trim, everything else may be checked, then issues."""
         emit = [CounterEmitState() for _ in range(K.CK_COUNT)]
         for inst in bb.instrs:
             if inst.is_phi or inst.is_label:
@@ -34,7 +37,12 @@ class _ValidationDataflow(WaitDataflow):
             if inf.is_wait:
                 self._credit(inst, state, emit)
                 continue
+            if on_consumer is not None:
+                on_consumer(inst, state)
             self._produce(inst, inf, state, bb, emit, None)
+
+    def transfer_block(self, bb: Block, state: DataflowState):
+        self.walk(bb, state)
         return []
 
 
@@ -42,21 +50,15 @@ def validation_check(func: Function, options: Options) -> list[str]:
     """Violation lines (`  MISSING: ...`), empty when every dependency is drained."""
     cfg = compute_cfg(func)
     build_use_def_chain(func, cfg)
-    opts = replace(options, enable_tensor_descriptor_war=False, count_from_instance="oldest")
+    opts = replace(options, enable_tensor_descriptor_war=False, count_from_instance="oldest",
+                   represent_empty_paths=False)
     df = _ValidationDataflow(func, cfg, opts)
     df.solve()
     lines: list[str] = []
     reported: set[int] = set()
     for bb in cfg.rpo:
-        st = df.entry_state[bb].copy()
-        emit = [CounterEmitState() for _ in range(K.CK_COUNT)]
-        for inst in bb.instrs:
-            if inst.is_phi or inst.is_label:
-                continue
-            inf = df.info[inst]
-            if inf.is_wait:
-                df._credit(inst, st, emit)
-                continue
+
+        def report(inst: Instruction, st: DataflowState, bb: Block = bb) -> None:
             req, _ = df.compute_required_waits(inst, st)
             for c in range(K.CK_COUNT):
                 if req[c] == -1 or c in reported:
@@ -66,7 +68,8 @@ def validation_check(func: Function, options: Options) -> list[str]:
                 lines.append(f"  MISSING: consumer '{inst.mnemonic}' in ^{bb.name} uses async producer "
                              f"'{prod.mnemonic if prod else '?'}' still in flight "
                              f"(missing {K.WAIT_MNEMONIC[c]} {req[c]})")
-            df._produce(inst, inf, st, bb, emit, None)
+
+        df.walk(bb, df.entry_state[bb].copy(), report)
     remove_phis(func)
     return lines
 
