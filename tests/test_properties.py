@@ -14,8 +14,8 @@ Safety is asserted with ``enable_loop_carried_token_deps=True``: in upstream's d
 the tensor slice of the dataflow is frozen after the first sweep (upstream-algorithm.md
 section 10.3), so a tensor load issued late in a loop and read by an LDS reader early in the
 next trip gets no wait.  That is upstream behaviour, documented and switchable, so the
-default-mode run is a separate non-strict xfail that asserts every violation it finds is of
-exactly that kind.
+default-mode run asserts that every violation it finds is of exactly that kind (and the
+minimal counterexample of it is a strict xfail).
 """
 
 from __future__ import annotations
@@ -88,16 +88,6 @@ def test_default_mode_only_misses_loop_carried_tensor(spec: ProgSpec):
         # a tensor dependency reached through a back edge (the path repeats a block)
         assert v.rule == "tensor-raw" and v.counter == 3, format_result(res, "gen.stir")
         assert len(set(v.path)) < len(v.path), format_result(res, "gen.stir")
-
-
-@pytest.mark.xfail(strict=False, reason="upstream default mode freezes tensor state after sweep 0 "
-                   "(upstream-algorithm.md 10.3): loop-carried tensor->LDS RAW is not drained, also "
-                   "for untagged anchors outside the loop header; enable_loop_carried_token_deps=True "
-                   "restores safety (documented divergence, same behaviour as upstream)")
-@SETTINGS
-@given(programs(PARAMS))
-def test_default_mode_is_safe(spec: ProgSpec):
-    assert checked(spec).ok
 
 
 @SETTINGS
@@ -276,15 +266,15 @@ FROZEN_TENSOR = ("default mode freezes tensor state after sweep 0; the live-queu
     pytest.param(TWO_LOOPS, Options(), id="two-loops-default"),
     pytest.param(TWO_LOOPS, Options(bounded=False), id="two-loops-exact"),
     pytest.param(TWO_LOOPS, Options.upstream(), id="two-loops-upstream",
-                 marks=pytest.mark.xfail(strict=False, reason=OLDEST_INSTANCE)),
+                 marks=pytest.mark.xfail(strict=True, reason=OLDEST_INSTANCE)),
     pytest.param(SELF_LOOP_LOAD, Options(), id="self-loop-default"),
     pytest.param(SELF_LOOP_LOAD, Options(bounded=False), id="self-loop-exact"),
     pytest.param(SELF_LOOP_LOAD, Options.upstream(), id="self-loop-upstream",
-                 marks=pytest.mark.xfail(strict=False, reason=SATURATED)),
+                 marks=pytest.mark.xfail(strict=True, reason=SATURATED)),
     pytest.param(UNTAGGED_TENSOR_LOOP, Options(num_waves=4, enable_loop_carried_token_deps=True),
                  id="untagged-tensor-loop-carried"),
     pytest.param(UNTAGGED_TENSOR_LOOP, Options(num_waves=4), id="untagged-tensor-default",
-                 marks=pytest.mark.xfail(strict=False, reason=FROZEN_TENSOR)),
+                 marks=pytest.mark.xfail(strict=True, reason=FROZEN_TENSOR)),
 ])
 def test_minimal_loop_counterexamples(program: str, options: Options):
     """The smallest programs found by the counterexample search, per pass mode."""
