@@ -46,7 +46,7 @@ class Analysis:
 
     def waits(self) -> list[PlannedWait]:
         out = [w for f in self.functions for w in f.waits]
-        out.sort(key=lambda w: (w.insert_line, 0))
+        out.sort(key=lambda w: w.insert_line)  # stable: anchor waits before tail drains
         return out
 
     def insertions(self, explain: bool = False) -> list[tuple[int, str]]:
@@ -66,7 +66,6 @@ class Analysis:
         return any(d.severity == ERROR for d in self.diagnostics)
 
     def to_json(self) -> dict[str, Any]:
-        per_fn = {id(f): f for f in self.functions}
         return {
             "file": self.path,
             "options": self.options.to_json(),
@@ -75,7 +74,7 @@ class Analysis:
                 "name": f.name,
                 "waits": [_wait_json(w) for w in sorted(f.waits, key=lambda w: w.insert_line)],
                 "diagnostics": [d.to_json() for d in f.diagnostics],
-            } for f in per_fn.values()],
+            } for f in self.functions],
         }
 
     def check_diagnostics(self) -> list[Diagnostic]:
@@ -203,13 +202,15 @@ def _analyze(text: str, path: str, options: Options, language: str | None,
                         continue
                     keep.append(inst)
                 b.instrs = keep
-        an.diagnostics.extend(build_implicit_dependencies(func))
+        implicit = build_implicit_dependencies(func)
         try:
             po = plan_function(func, options)
         except RecursionError:  # pathological nesting: report, never crash
             an.diagnostics.append(Diagnostic(ERROR, "internal", f"analysis of @{func.name} too deep",
                                              func.span.line if func.span else 1, 1, function=func.name))
             continue
+        # kept with the result so a cache hit reports them too
+        po.result.diagnostics[:0] = implicit
         _place_waits(po, module, lines, lang)
         an.outputs.append(po)
         an.functions.append(po.result)
@@ -229,6 +230,8 @@ def _indent_of(lines: list[str], line: int) -> str:
 
 def _place_waits(po: PassOutput, module: Module, lines: list[str], lang: str) -> None:
     """Fill each PlannedWait's insert_line/insert_text for the source format."""
+    if lang == "stir":  # imported here: asm runs never need the STIR printer
+        from .syntax.stir_printer import format_instruction
     func = po.func
     by_block = {b.name: b for b in func.blocks}
     for w in po.result.waits:
@@ -252,9 +255,7 @@ def _place_waits(po: PassOutput, module: Module, lines: list[str], lang: str) ->
                 if lang == "asm":
                     indent = "\t"
         if lang == "stir":
-            from .syntax.stir_printer import format_instruction
-            inst = make_wait(c, w.count)
-            body = format_instruction(inst)
+            body = format_instruction(make_wait(c, w.count))
         else:
             body = w.instruction
         w.insert_line = line
@@ -264,11 +265,12 @@ def _place_waits(po: PassOutput, module: Module, lines: list[str], lang: str) ->
 def _review(an: Analysis) -> list[Diagnostic]:
     """Hand-written waits against the plan: what is missing, redundant or stricter than needed."""
     out: list[Diagnostic] = []
+    lines = an.module.text.splitlines()
     for w in an.waits():
         related = [Related(d.line, d.column, f"producer {d.mnemonic} in ^{d.block}"
                            + (f" (via ^{d.pred}, countFrom {d.count_from})" if d.pred else
                               f" (countFrom {d.count_from})")) for d in w.deps if d.line]
-        line_text = an.module.text.splitlines()[w.line - 1] if 0 < w.line <= len(an.module.text.splitlines()) else ""
+        line_text = lines[w.line - 1] if 0 < w.line <= len(lines) else ""
         out.append(Diagnostic(
             ERROR, "missing-wait", f"missing {w.instruction} ({w.rule}: {w.reason})",
             w.line, w.column, w.line, max(w.column, len(line_text) + 1), related,

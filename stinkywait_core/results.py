@@ -88,7 +88,7 @@ class PlannedWait:
     shaped_by: list[str] = field(default_factory=list)
     insert_line: int = 0
     insert_text: str = ""
-    #: an existing (hand-written) wait satisfied this already: informational only
+    #: a ShallowPredPromotion tail drain (before the predecessor's terminator or at its end)
     tail_drain: bool = False
 
     def to_json(self) -> dict[str, Any]:
