@@ -4,8 +4,10 @@ Parses a `.stir` or `.s` file, runs the pass over every function (every kernel o
 file), and keeps the plan with its provenance, the FIFO snapshots and the diagnostics.  The
 CLIs and the language server render exactly this; they never re-run parts of the pass.
 
-Results are cached per function by (function text, first line, options), so re-analysing a
-file after an edit recomputes only the functions whose text (or position) changed.
+With an `AnalysisCache` (one per document in the language server), each function is carried
+from one version to the next: unchanged instructions keep their objects, the def-use chains
+are re-solved only for the register units an edit touches, and the dataflow's block walks
+are memoised (waitcnt/incremental.py); the result is always the from-scratch one.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from .results import FunctionResult, Options, PlannedWait
 from .syntax import language_for, parse
 from .waitcnt.dataflow import credited_waits
 from .waitcnt.emit import make_wait
+from .waitcnt.incremental import FunctionMemo
 from .waitcnt.pipeline import PassOutput, plan_function
 from .waitcnt.remove import should_remove
 
@@ -121,43 +124,128 @@ def apply_insertions(text: str, insertions: list[tuple[int, str]], drop: set[int
     return "".join(out)
 
 
+@dataclass(eq=False)
+class _Chain:
+    """One function's analyses over the versions of a document (incremental re-planning).
+
+    `func` is the chain's own Function: every new version's parse is *adopted* into it
+    (unchanged instructions stay the same objects, `_adopt`), so the memo's records, keyed and
+    compared by instruction identity, stay valid from one version to the next.
+    """
+
+    func: Function
+    #: the blocks' instructions as parsed (before replace_waits stripping and PHIs)
+    raw: list[list[Instruction]]
+    #: the blocks' instructions as analysed (stripped, PHIs removed): restored on a plan hit
+    analysed: list[list[Instruction]]
+    po: PassOutput
+    removed: list[int]
+    memo: FunctionMemo
+
+
 class AnalysisCache:
-    """Per-function plan cache (bounded LRU); one per server or long-lived process."""
+    """Per-function plan cache (bounded LRU); one per document in a long-lived process.
+
+    Keyed by (path, function, options).  A version whose function is unchanged (layout-only
+    edits included) reuses the last plan outright; any other version is re-planned
+    incrementally from the last one (waitcnt/incremental.py).  Only the latest version of a
+    function is kept: the Function objects of an older Analysis made with the same cache
+    are adopted (mutated) by the newer one, so an Analysis is only valid until the next
+    `analyze` of the same document with the same cache.
+    """
 
     def __init__(self, size: int = 64):
         self.size = size
-        self._d: OrderedDict[tuple, tuple] = OrderedDict()
+        self._d: OrderedDict[tuple, _Chain] = OrderedDict()
 
-    def get(self, key: tuple):
+    def get(self, key: tuple) -> _Chain | None:
         v = self._d.get(key)
         if v is not None:
             self._d.move_to_end(key)
         return v
 
-    def put(self, key: tuple, value: tuple) -> None:
+    def drop(self, key: tuple) -> None:
+        self._d.pop(key, None)
+
+    def put(self, key: tuple, value: _Chain) -> None:
         self._d[key] = value
         self._d.move_to_end(key)
         while len(self._d) > self.size:
             self._d.popitem(last=False)
 
 
-def _function_key(func: Function) -> tuple:
-    """What the pass's result depends on: instructions (semantics and positions) and the CFG.
+def _shape(func: Function) -> tuple:
+    return tuple((b.label, tuple(b.succ_labels)) for b in func.blocks)
 
-    Comments and trailing whitespace are not part of it, so typing in a comment reuses the
-    cached plan; anything that moves or changes an instruction does not.
+
+def _ops_extend(old: list, new: list) -> bool:
+    """`old` is `new` plus LDS pseudo registers appended by the implicit-dependency pass."""
+    n = len(new)
+    return old[:n] == new and all(getattr(op, "kind", None) == "LDS" for op in old[n:])
+
+
+def _same_instruction(old: Instruction, new: Instruction) -> bool:
+    return old is new or (
+        old.text == new.text and old.mnemonic == new.mnemonic and old.is_label == new.is_label
+        and old.suffix == new.suffix and old.mods == new.mods
+        and (old.dsts == new.dsts or _ops_extend(old.dsts, new.dsts))
+        and (old.srcs == new.srcs or _ops_extend(old.srcs, new.srcs)))
+
+
+def _adopt(chain: _Chain, new: Function) -> tuple[Function, int] | None:
+    """Turn the chain's function into `new`, keeping every unchanged instruction object.
+
+    Per block, the longest common prefix and suffix of the old and new instruction lists
+    are matched (an edit is local); matched old instructions take the new positions, the
+    rest are the new parse's objects.  Returns None when the CFG's shape changed (blocks,
+    labels, successors): the caller then starts a new chain.  The count returned is how many
+    instructions are new or moved (0: the previous plan still holds, positions included).
     """
-    blocks = []
-    for b in func.blocks:
-        rows = []
-        for i in b.instrs:
-            sp = i.span
-            rows.append((sp.line if sp else 0, sp.col if sp else 0, i.mnemonic, i.is_label,
-                         tuple(op.text() for op in i.dsts), tuple(op.text() for op in i.srcs),
-                         tuple((k, repr(m.fields)) for k, m in i.mods.items()) if i.mods else (),
-                         i.suffix))
-        blocks.append((b.label, tuple(b.succ_labels), b.span.line if b.span else 0, tuple(rows)))
-    return (func.name, tuple(blocks))
+    func = chain.func
+    if func.name != new.name or len(func.blocks) != len(new.blocks) or _shape(func) != _shape(new):
+        return None
+    raw: list[list[Instruction]] = []
+    fresh = 0
+    for ob, nb, olds in zip(func.blocks, new.blocks, chain.raw):
+        news = nb.instrs
+        n = min(len(olds), len(news))
+        i = 0
+        while i < n and _same_instruction(olds[i], news[i]):
+            i += 1
+        j = 0
+        while j < n - i and _same_instruction(olds[-1 - j], news[-1 - j]):
+            j += 1
+        merged = list(news)
+        fresh += len(news) + len(olds) - 2 * (i + j)  # added and removed
+        for k in range(i):
+            if _move(olds[k], news[k]):
+                fresh += 1
+            merged[k] = olds[k]
+        for k in range(1, j + 1):
+            if _move(olds[-k], news[-k]):
+                fresh += 1
+            merged[-k] = olds[-k]
+        for inst in merged:
+            inst.block = ob
+        ob.instrs = merged
+        if ob.span != nb.span or ob.succ_span != nb.succ_span:
+            fresh += 1
+            ob.span, ob.succ_span = nb.span, nb.succ_span
+        raw.append(list(merged))
+    if func.span != new.span or func.name_span != new.name_span:
+        fresh += 1
+        func.span, func.name_span = new.span, new.name_span
+    chain.raw = raw
+    return func, fresh
+
+
+def _move(old: Instruction, new: Instruction) -> bool:
+    """Give `old` the position (and comment) of its unchanged twin; True if it moved."""
+    if old is new:
+        return False
+    moved = old.span != new.span
+    old.span, old.text, old.comment, old.cycles = new.span, new.text, new.comment, new.cycles
+    return moved
 
 
 def analyze(text: str, path: str = "<input>", options: Options = Options(), language: str | None = None,
@@ -179,18 +267,25 @@ def _analyze(text: str, path: str, options: Options, language: str | None,
     an = Analysis(path, lang, options, module, cache=cache)
     an.diagnostics.extend(module.diagnostics)
     lines = text.splitlines()
-    for func in module.functions:
-        key = None
+    for fi, func in enumerate(module.functions):
+        chain = None
         if cache is not None:
-            key = (_function_key(func), options)
-            hit = cache.get(key)
-            if hit is not None:
-                po, removed = hit
-                an.outputs.append(po)
-                an.functions.append(po.result)
-                an.removed_lines.extend(removed)
-                an.diagnostics.extend(po.result.diagnostics)
-                continue
+            ck = (path, func.name, options)
+            chain = cache.get(ck)
+            adopted = _adopt(chain, func) if chain is not None else None
+            if adopted is None:
+                chain = _Chain(func, [list(b.instrs) for b in func.blocks], [], None, [], FunctionMemo())
+            else:
+                func = module.functions[fi] = adopted[0]
+                if adopted[1] == 0:  # nothing new, nothing moved: the last plan holds
+                    for b, instrs in zip(func.blocks, chain.analysed):
+                        b.instrs = instrs
+                    po = chain.po
+                    an.outputs.append(po)
+                    an.functions.append(po.result)
+                    an.removed_lines.extend(chain.removed)
+                    an.diagnostics.extend(po.result.diagnostics)
+                    continue
         removed: list[int] = []
         if options.replace_waits:
             for b in func.blocks:
@@ -204,10 +299,12 @@ def _analyze(text: str, path: str, options: Options, language: str | None,
                 b.instrs = keep
         implicit = build_implicit_dependencies(func)
         try:
-            po = plan_function(func, options)
+            po = plan_function(func, options, chain.memo if chain is not None else None)
         except RecursionError:  # pathological nesting: report, never crash
             an.diagnostics.append(Diagnostic(ERROR, "internal", f"analysis of @{func.name} too deep",
                                              func.span.line if func.span else 1, 1, function=func.name))
+            if cache is not None:
+                cache.drop(ck)  # its function may be half-analysed
             continue
         # kept with the result so a cache hit reports them too
         po.result.diagnostics[:0] = implicit
@@ -216,8 +313,10 @@ def _analyze(text: str, path: str, options: Options, language: str | None,
         an.functions.append(po.result)
         an.removed_lines.extend(removed)
         an.diagnostics.extend(po.result.diagnostics)
-        if cache is not None and key is not None:
-            cache.put(key, (po, removed))
+        if chain is not None:
+            chain.po, chain.removed = po, removed
+            chain.analysed = [b.instrs for b in func.blocks]
+            cache.put(ck, chain)
     return an
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from ..ir import Function, Instruction, Reg
+from ..ir import Block, Function, Instruction, Reg
 from .cfg import CfgInfo
 
 Key = tuple[str, int]
@@ -47,28 +47,99 @@ def remove_phis(func: Function) -> None:
             b.instrs = [i for i in b.instrs if not i.is_phi]
 
 
-def build_use_def_chain(func: Function, cfg: CfgInfo) -> None:
-    """Place PHIs at iterated dominance frontiers, then fill `sources` walking in RPO."""
+class UseDefChains:
+    """What `build_use_def_chain` leaves for the next version of the same function.
+
+    SSA over register units decomposes by unit: a unit's PHIs, reaching definitions and dead
+    PHIs depend only on the instructions that define or read that unit.  So after an edit
+    only the units the changed instructions define or read are re-solved
+    (`build_use_def_chain(..., chains=...)`); every other instruction keeps its `sources` and
+    every other PHI its identity.  The result is the one a full build gives (tests compare).
+    """
+
+    def __init__(self) -> None:
+        #: every analysed (non-PHI, non-label) instruction -> (source units, destination units)
+        self.units: dict[Instruction, tuple[list[Key], list[Key]]] = {}
+        #: reaching definition of each source unit, aligned with `units[inst][0]`
+        self.src_defs: dict[Instruction, list] = {}
+        #: live PHIs: block -> unit -> PHI
+        self.phis: dict[Block, dict[Key, Instruction]] = {}
+        #: instructions whose `sources` the last build set or changed (their facts need
+        #: re-deriving); None after a full build (everything)
+        self.touched: set[Instruction] | None = None
+
+
+def build_use_def_chain(func: Function, cfg: CfgInfo, chains: UseDefChains | None = None) -> None:
+    """Place PHIs at iterated dominance frontiers, then fill `sources` walking in RPO.
+
+    With `chains` from the previous analysis of this function (same CFG, instructions kept
+    as the same objects), only the units touched by added or removed instructions are
+    re-solved; `chains` is updated either way.
+    """
     remove_phis(func)
     rpo = cfg.rpo
-    in_rpo = set(rpo)
-    # 1. keys read anywhere, and the blocks defining each key
-    read: set[Key] = set()
-    def_blocks: dict[Key, list] = {}
-    unit_keys: dict[Instruction, tuple[list[Key], list[Key]]] = {}
+    st = chains if chains is not None else UseDefChains()
+    old_units = st.units
+    units: dict[Instruction, tuple[list[Key], list[Key]]] = {}
+    scope: set[Key] | None = set() if old_units else None
     for b in rpo:
         for inst in b.instrs:
             if inst.is_label:
                 continue
-            sk, dk = _src_keys(inst), _dst_keys(inst)
-            unit_keys[inst] = (sk, dk)
-            read.update(sk)
-            for k in dk:
-                lst = def_blocks.setdefault(k, [])
-                if not lst or lst[-1] is not b:
-                    lst.append(b)
-    # 2. PHI placement at the iterated dominance frontier of each read key's def blocks
-    phis_at: dict = {}
+            u = old_units.get(inst)
+            if u is None:
+                u = (_src_keys(inst), _dst_keys(inst))
+                if scope is not None:
+                    scope.update(u[0])
+                    scope.update(u[1])
+            units[inst] = u
+    if scope is not None:
+        for inst, u in old_units.items():
+            if inst not in units:  # removed by the edit
+                scope.update(u[0])
+                scope.update(u[1])
+    st.units = units
+    _solve_units(rpo, cfg, st, scope)
+
+
+def _solve_units(rpo: list, cfg: CfgInfo, st: UseDefChains, scope: set[Key] | None) -> None:
+    """Re-solve the units in `scope` (all units when None)."""
+    in_rpo = set(rpo)
+    units = st.units
+    src_defs = st.src_defs
+    if scope is None:
+        src_defs.clear()
+        st.phis = {}
+    # 1. units read anywhere, and the blocks defining each unit (in scope)
+    read: set[Key] = set()
+    def_blocks: dict[Key, list] = {}
+    for b in rpo:
+        for inst in b.instrs:
+            if inst.is_label:
+                continue
+            sk, dk = units[inst]
+            if scope is None:
+                read.update(sk)
+                for k in dk:
+                    lst = def_blocks.setdefault(k, [])
+                    if not lst or lst[-1] is not b:
+                        lst.append(b)
+            else:
+                for k in sk:
+                    if k in scope:
+                        read.add(k)
+                for k in dk:
+                    if k in scope:
+                        lst = def_blocks.setdefault(k, [])
+                        if not lst or lst[-1] is not b:
+                            lst.append(b)
+    # 2. PHI placement at the iterated dominance frontier of each read unit's def blocks
+    phis = st.phis
+    if scope is not None:
+        for per_block in phis.values():
+            for k in [k for k in per_block if k in scope]:
+                del per_block[k]
+    placed_phis: list[Instruction] = []
     for key in sorted(k for k in def_blocks if k in read):
         work = list(def_blocks[key])
         placed: set = set()
@@ -78,64 +149,92 @@ def build_use_def_chain(func: Function, cfg: CfgInfo) -> None:
                 if f in placed:
                     continue
                 placed.add(f)
-                phis_at.setdefault(f, []).append(key)
+                phi = Instruction("PHI", dsts=[Reg(key[0], key[1], key[1])], is_phi=True, phi_key=key, block=f)
+                phis.setdefault(f, {})[key] = phi
+                placed_phis.append(phi)
                 if f not in def_blocks[key]:
                     work.append(f)
-    for b, keys in phis_at.items():
-        phis = [Instruction("PHI", dsts=[Reg(k[0], k[1], k[1])], is_phi=True, phi_key=k, block=b)
-                for k in keys]
-        b.instrs[0:0] = phis
     # 3. reaching definitions in RPO, each block starting from its idom's exit map
     exit_defs: dict = {}
+    readers: list[Instruction] = []
     for b in rpo:
         dom = cfg.idom.get(b)
         defs: dict[Key, Instruction] = dict(exit_defs[dom]) if dom is not None and dom in exit_defs else {}
+        bphis = phis.get(b)
+        if bphis:
+            for k, phi in bphis.items():
+                if scope is None or k in scope:
+                    defs[k] = phi
         for inst in b.instrs:
-            if inst.is_phi:
-                defs[inst.phi_key] = inst
-                continue
             if inst.is_label:
                 continue
-            sk, dk = unit_keys[inst]
-            srcs: list[Instruction | None] = []
-            seen: set[int] = set()
-            for k in sk:
-                d = defs.get(k)
-                if d is not None and id(d) not in seen:
-                    seen.add(id(d))
-                    srcs.append(d)
-            inst.sources = srcs
-            for k in dk:
-                defs[k] = inst
-        exit_defs[b] = defs
-    # PHI operands: operand j = reaching def at the exit of predecessor j
-    users: dict[int, int] = {}
-    for b in rpo:
-        for inst in b.instrs:
-            if not inst.is_phi:
-                for s in inst.sources:
-                    if s is not None and s.is_phi:
-                        users[id(s)] = users.get(id(s), 0) + 1
+            sk, dk = units[inst]
+            if scope is None:
+                src_defs[inst] = [defs.get(k) for k in sk]
+                readers.append(inst)
+                for k in dk:
+                    defs[k] = inst
                 continue
-            inst.sources = [exit_defs[p].get(inst.phi_key) if p in in_rpo else None for p in b.preds]
-            for s in inst.sources:
-                if s is not None and s.is_phi and s is not inst:
-                    users[id(s)] = users.get(id(s), 0) + 1
+            row = src_defs.get(inst)
+            if row is None:
+                row = src_defs[inst] = [defs.get(k) if k in scope else None for k in sk]
+                readers.append(inst)
+            else:
+                hit = False
+                for n, k in enumerate(sk):
+                    if k in scope:
+                        row[n] = defs.get(k)
+                        hit = True
+                if hit:
+                    readers.append(inst)
+            for k in dk:
+                if k in scope:
+                    defs[k] = inst
+        exit_defs[b] = defs
+    if scope is not None:
+        for inst in [i for i in src_defs if i not in units]:
+            del src_defs[inst]
+    # PHI operands: operand j = reaching def at the exit of predecessor j
+    for phi in placed_phis:
+        phi.sources = [exit_defs[p].get(phi.phi_key) if p in in_rpo else None for p in phi.block.preds]
     # 4. delete PHIs nobody uses (iterated, so chains of dead PHIs go too)
+    users: dict[int, int] = {}
+    for inst in readers:
+        for d in src_defs[inst]:
+            if d is not None and d.is_phi:
+                users[id(d)] = users.get(id(d), 0) + 1
+    for phi in placed_phis:
+        for s in phi.sources:
+            if s is not None and s is not phi and s.is_phi:
+                users[id(s)] = users.get(id(s), 0) + 1
     dead = True
+    alive = placed_phis
     while dead:
         dead = False
-        for b in phis_at:
-            keep = []
-            for inst in b.instrs:
-                if inst.is_phi and users.get(id(inst), 0) == 0:
-                    dead = True
-                    for s in inst.sources:
-                        if s is not None and s.is_phi and s is not inst:
-                            users[id(s)] -= 1
-                    continue
-                keep.append(inst)
-            b.instrs = keep
+        keep = []
+        for phi in alive:
+            if users.get(id(phi), 0) == 0:
+                dead = True
+                del phis[phi.block][phi.phi_key]
+                for s in phi.sources:
+                    if s is not None and s.is_phi and s is not phi:
+                        users[id(s)] -= 1
+            else:
+                keep.append(phi)
+        alive = keep
+    # 5. sources: each reader's reaching definitions, each once, in first-seen order
+    for inst in readers:
+        srcs: list[Instruction | None] = []
+        seen: set[int] = set()
+        for d in src_defs[inst]:
+            if d is not None and id(d) not in seen:
+                seen.add(id(d))
+                srcs.append(d)
+        inst.sources = srcs
+    st.touched = None if scope is None else set(readers) | set(alive)
+    for b, per_block in phis.items():
+        if per_block:
+            b.instrs[0:0] = [per_block[k] for k in sorted(per_block)]
 
 
 def flatten_sources(inst: Instruction) -> list[Instruction]:

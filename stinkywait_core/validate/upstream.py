@@ -39,7 +39,7 @@ class _ValidationDataflow(WaitDataflow):
                 continue
             if on_consumer is not None:
                 on_consumer(inst, state)
-            self._produce(inst, inf, state, bb, emit, None)
+            self._produce(inst, inf, state, emit, None)
 
     def transfer_block(self, bb: Block, state: DataflowState):
         self.walk(bb, state)

@@ -11,7 +11,7 @@ post-optimizer plan so later anchors see what will really be emitted.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Callable
 
@@ -21,6 +21,7 @@ from ..analysis.ssa import flatten_sources
 from ..diagnostics import WARNING, Diagnostic, Related
 from ..ir import Block, Function, Instruction, Reg
 from ..results import Options
+from .incremental import FunctionMemo, WalkRecord, chunks_of, emit_key
 from .state import (EMPTY, K_MAX_TRIPS_BACK, CounterEmitState, DataflowState, PerPredQueue, QOp,
                     WaitInsertionPlan, any_in_flight, append_to_all_paths, count_from, new_spec,
                     trim_queues, wait_to_drain)
@@ -69,6 +70,8 @@ class InstInfo:
     mem_srcs: tuple = ()
     #: False when no rule can ever ask for a wait here (most ALU code): skipped outright
     needs_check: bool = True
+    #: mem_srcs/needs_check are set (a reused InstInfo is re-linked by comparison)
+    linked: bool = False
 
 
 @lru_cache(maxsize=8192)
@@ -107,7 +110,7 @@ def _ring(inst: Instruction) -> tuple[list, list]:
 class WaitDataflow:
     """The solver for one function.  Counters are indexed CK_DS .. CK_ASYNC."""
 
-    def __init__(self, func: Function, cfg: CfgInfo, options: Options):
+    def __init__(self, func: Function, cfg: CfgInfo, options: Options, memo: FunctionMemo | None = None):
         self.func = func
         self.cfg = cfg
         self.rpo = cfg.rpo
@@ -118,11 +121,30 @@ class WaitDataflow:
         self.cap = min(256, max(K.K_MAX_IN_FLIGHT + 8, 2 * len(self.rpo)))
         self.info: dict[Instruction, InstInfo] = {}
         self.track_trips = False
+        #: facts of the previous version's instructions (incremental re-planning)
+        known = memo.infos if memo is not None else {}
         for b in self.rpo:
             for inst in b.instrs:
-                self.info[inst] = self._make_info(inst)
-        for inst, inf in self.info.items():
-            self._link_sources(inst, inf)
+                inf = known.get(inst)
+                if inf is None:
+                    inf = self._make_info(inst)
+                elif inf.ring or inf.advances or inf.lc_war or inf.lc_raw:
+                    self.track_trips = True
+                self.info[inst] = inf
+        touched = memo.ssa.touched if memo is not None else None
+        for inst, inf in list(self.info.items()):
+            # an unchanged instruction whose sources the SSA update left alone keeps its links
+            if touched is None or not inf.linked or inst in touched:
+                self._link_sources(inst, inf)
+        self.memo = memo
+        self.chunks: dict[Block, list[tuple]] = {}
+        self.chunk_infos: dict[tuple, tuple] = {}
+        if memo is not None:
+            memo.infos = self.info
+            for b in self.rpo:
+                cs = self.chunks[b] = chunks_of(b)
+                for ch in cs:
+                    self.chunk_infos[ch] = tuple(self.info[i] for i in ch)
         self.keep_live = {b: self._needs_live_tensor_state(b) for b in self.rpo}
         self.entry_state: dict[Block, DataflowState] = {}
         self.exit_state: dict[Block, DataflowState] = {}
@@ -186,7 +208,14 @@ class WaitDataflow:
             c = self.info[src].counter if src in self.info else K.classify_mem_op(src)
             if c != CK_COUNT:
                 mem.append((src, c))
-        inf.mem_srcs = tuple(mem)
+        mem_srcs = tuple(mem)
+        if inf.linked:
+            if inf.mem_srcs == mem_srcs:
+                return  # a previous version's facts, still exact
+            # shared with the previous version's memo records: never mutate, replace
+            inf = self.info[inst] = replace(inf, mem_srcs=mem_srcs)
+        inf.linked = True
+        inf.mem_srcs = mem_srcs
         inf.needs_check = bool(
             mem or inf.tensor_anchor or inf.lds_writer or inf.fence or inf.ring
             or inf.lc_war is not None or inf.lc_raw is not None
@@ -489,21 +518,51 @@ class WaitDataflow:
             state.queues[c] = trim_queues(state.queues[c], w)
             emit[c].record_emitted(w)
 
-    def _produce(self, inst: Instruction, inf: InstInfo, state: DataflowState, bb: Block,
-                 emit: list[CounterEmitState], sites: dict | None) -> None:
+    def _produce(self, inst: Instruction, inf: InstInfo, state: DataflowState,
+                 emit: list[CounterEmitState], events: list | None) -> None:
         c = inf.counter
         if c == CK_COUNT:
             return
         qop = QOp(inst, 0, (0,) * len(inf.ring))
         state.queues[c], sat = append_to_all_paths(state.queues[c], qop)
-        if sat is not None and sites is not None and (bb, c) not in sites:
-            sites[(bb, c)] = (inst, sat)
+        if sat is not None and events is not None:
+            events.append((c, inst, sat))
         emit[c].since += 1
 
     def transfer_block(self, bb: Block, state: DataflowState) -> list[tuple[Instruction, list[int]]]:
+        """Plan and simulate one block; chunk walks are memoised when a memo is attached."""
         plan: list[tuple[Instruction, list[int]]] = []
         emit = [CounterEmitState() for _ in range(CK_COUNT)]
-        for inst in bb.instrs:
+        sites = self.overflow_sites
+        memo = self.memo if not self.widening else None
+        if memo is None:
+            events: list = []
+            self._walk(bb.instrs, state, emit, plan, events)
+            for c, inst, sat in events:
+                sites.setdefault((bb, c), (inst, sat))
+            return plan
+        for chunk in self.chunks[bb]:
+            infos = self.chunk_infos[chunk]
+            emit_in = emit_key(emit)
+            rec = memo.find_solve(chunk, infos, state.queues, emit_in)
+            if rec is None:
+                queues_in = list(state.queues)
+                part: list = []
+                events = []
+                self._walk(chunk, state, emit, part, events)
+                rec = WalkRecord(infos, queues_in, emit_in, list(state.queues), emit_key(emit), part, events)
+                memo.store(memo.solve, chunk, rec)
+            else:
+                rec.restore(state.queues, emit)
+            plan.extend(rec.waits)
+            for c, inst, sat in rec.extra:
+                sites.setdefault((bb, c), (inst, sat))
+        return plan
+
+    def _walk(self, instrs, state: DataflowState, emit: list[CounterEmitState],
+              plan: list[tuple[Instruction, list[int]]], events: list) -> None:
+        """The solver's walk (computeRequiredWaits, redundancy elision, trimQueues)."""
+        for inst in instrs:
             if inst.is_phi or inst.is_label:
                 continue
             inf = self.info[inst]
@@ -512,7 +571,7 @@ class WaitDataflow:
                 continue
             if not inf.needs_check and inst not in self.forced_at:
                 if inf.counter != CK_COUNT:
-                    self._produce(inst, inf, state, bb, emit, self.overflow_sites)
+                    self._produce(inst, inf, state, emit, events)
                 continue
             req, _ = self.compute_required_waits(inst, state)
             spec = None
@@ -527,8 +586,7 @@ class WaitDataflow:
                 state.queues[c] = trim_queues(state.queues[c], r)
             if spec is not None:
                 plan.append((inst, spec))
-            self._produce(inst, inf, state, bb, emit, self.overflow_sites)
-        return plan
+            self._produce(inst, inf, state, emit, events)
 
     def _restore_tensor(self, state: DataflowState, frozen: DataflowState | None, keep_live: bool) -> None:
         if keep_live or frozen is None:
@@ -707,7 +765,42 @@ class WaitDataflow:
                      why_all: dict, snaps: dict) -> None:
         """One finalize walk over a block: apply min(planned, computed), record provenance."""
         emit = [CounterEmitState() for _ in range(CK_COUNT)]
-        for inst in bb.instrs:
+        memo = self.memo if not self.widening else None
+        if memo is None:
+            out: list = []
+            self._replay(bb.instrs, st, emit, planned, out, snaps)
+            self._record_applied(out, new_anchors, tokens, why_all)
+            return
+        for chunk in self.chunks[bb]:
+            infos = self.chunk_infos[chunk]
+            emit_in = emit_key(emit)
+            pl = tuple(None if (v := planned.get(i)) is None else tuple(v) for i in chunk)
+            rec = memo.find_final(chunk, infos, st.queues, emit_in, pl)
+            if rec is None:
+                queues_in = list(st.queues)
+                out = []
+                part_snaps: dict = {}
+                self._replay(chunk, st, emit, planned, out, part_snaps)
+                rec = WalkRecord(infos, queues_in, emit_in, list(st.queues), emit_key(emit), out,
+                                 list(part_snaps.items()), pl)
+                memo.store(memo.final, chunk, rec)
+            else:
+                rec.restore(st.queues, emit)
+            snaps.update(rec.extra)
+            self._record_applied(rec.waits, new_anchors, tokens, why_all)
+
+    @staticmethod
+    def _record_applied(out: list, new_anchors: dict, tokens: dict, why_all: dict) -> None:
+        for inst, apply, why, toks in out:
+            new_anchors[inst] = list(apply)
+            why_all[inst] = why
+            if toks is not None:
+                tokens[inst] = list(toks)
+
+    def _replay(self, instrs, st: DataflowState, emit: list[CounterEmitState], planned: dict,
+                out: list, snaps: dict) -> None:
+        """The finalize walk proper; applied waits go to `out` as (inst, spec, why, tokens)."""
+        for inst in instrs:
             if inst.is_phi or inst.is_label:
                 continue
             inf = self.info[inst]
@@ -718,7 +811,7 @@ class WaitDataflow:
             pl = planned.get(inst)
             if pl is None and not inf.needs_check and inst not in self.forced_at:
                 if inf.counter != CK_COUNT:
-                    self._produce(inst, inf, st, bb, emit, None)
+                    self._produce(inst, inf, st, emit, None)
                 continue
             computed, why = self.compute_required_waits(inst, st, record=True)
             apply = None
@@ -733,14 +826,14 @@ class WaitDataflow:
                 apply[c] = w
                 emit[c].record_emitted(w)
             if apply is not None:
+                toks = None
                 if apply[CK_TENSOR] != -1:
-                    tokens[inst] = self._drained_tokens(st.queues[CK_TENSOR], apply[CK_TENSOR])
+                    toks = self._drained_tokens(st.queues[CK_TENSOR], apply[CK_TENSOR])
                 for c in range(CK_COUNT):
                     if apply[c] != -1:
                         st.queues[c] = trim_queues(st.queues[c], apply[c])
-                new_anchors[inst] = apply
-                why_all[inst] = why
-            self._produce(inst, inf, st, bb, emit, None)
+                out.append((inst, apply, why, toks))
+            self._produce(inst, inf, st, emit, None)
 
     def _drained_tokens(self, queues: list[PerPredQueue], keep: int) -> list[int]:
         toks: set[int] = set()

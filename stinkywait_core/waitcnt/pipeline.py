@@ -17,6 +17,7 @@ from ..diagnostics import INFO, Diagnostic
 from ..ir import Block, Function, Instruction, Modifier
 from ..results import DepInfo, FunctionResult, Options, PlannedWait
 from .dataflow import Contribution, WaitDataflow
+from .incremental import FunctionMemo
 from .emit import make_wait, tail_anchor
 from .promotion import ShallowPredPromotion
 from .state import PerPredQueue, WaitInsertionPlan
@@ -149,17 +150,25 @@ def _drained_sources(df: WaitDataflow, queues: list[PerPredQueue], keep: int, ri
     return out
 
 
-def plan_function(func: Function, options: Options) -> PassOutput:
-    """Analyze and optimize one function; the IR is left unchanged apart from `sources`."""
+def plan_function(func: Function, options: Options, memo: FunctionMemo | None = None) -> PassOutput:
+    """Analyze and optimize one function; the IR is left unchanged apart from `sources`.
+
+    `memo`: what the previous analysis of this function left (incremental re-planning,
+    waitcnt/incremental.py); the result is the same with or without it.
+    """
     cfg = compute_cfg(func)
-    build_use_def_chain(func, cfg)
-    df = WaitDataflow(func, cfg, options)
+    build_use_def_chain(func, cfg, memo.ssa if memo is not None else None)
+    if memo is not None:
+        memo.begin()
+    df = WaitDataflow(func, cfg, options, memo)
     df.solve()
     plan = df.materialize_plan()
     relaxed: dict[Instruction, list[int]] = {}
     if options.optimize and not (options.bounded and df.cap_hit):
         relaxed = ShallowPredPromotion().rewrite(plan, df)
     df.finalize_plan(plan, unchanged=not relaxed)
+    if memo is not None:
+        memo.end()
     remove_phis(func)
     out = PassOutput(func, df, plan, relaxed, FunctionResult(func.name))
     _build_result(out, options)

@@ -1,0 +1,146 @@
+"""Incremental re-planning: memoised block-walk chunks shared between versions of a function.
+
+Why: an editor re-plans a kernel on every keystroke, and a 3k-instruction loop body costs a
+whole-function solve (several sweeps plus the finalize replay) even when the edit cannot
+change anything but a few waits around it.
+
+How, without changing a single result: the solver's block walk is a pure function of
+(the instructions walked, their per-instruction facts, the queues and the redundancy-elision
+state at the start).  Each block is cut into *chunks* at content-defined boundaries (an
+instruction whose text hashes to 0 mod `CHUNK_MASK + 1`, or `CHUNK_MAX` instructions), so an
+inserted or deleted line only changes the chunk it lands in.  For every chunk the memo keeps
+the last few walks: inputs (facts, queues, emit state) and outputs (queues, emit state, the
+waits it planned, overflow events, and for the finalize replay the provenance and FIFO
+snapshots).  A walk whose inputs compare equal to a stored one reuses its outputs; the
+sweeps, the joins and the convergence test run exactly as before, so the fixed point, the
+plan and every diagnostic are those of a from-scratch solve (tests/test_incremental.py
+compares them on random edit sequences).
+
+Reuse across versions needs stable identities: the instructions of the new version that did
+not change are the *same* objects as in the previous one (api's adoption step), so queues
+built in the previous version compare equal, element by element, to the new ones.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..analysis.ssa import UseDefChains
+from ..ir import Block, Instruction
+
+#: a chunk ends after an instruction whose text hash has these low bits clear (mean length 32)
+CHUNK_MASK = 31
+#: ... or after this many instructions (identical repeated lines never hash to a boundary)
+CHUNK_MAX = 96
+#: walks remembered per chunk: enough for the sweeps of a loop (entry-only, then with the
+#: back edge, then the confirming sweep) and the previous version's ones
+ENTRIES_PER_CHUNK = 4
+
+Chunk = tuple  # tuple[Instruction, ...]
+
+
+def chunks_of(block: Block) -> list[Chunk]:
+    """The block's walked instructions (no PHIs, no labels) in content-defined chunks."""
+    out: list[Chunk] = []
+    cur: list[Instruction] = []
+    for inst in block.instrs:
+        if inst.is_phi or inst.is_label:
+            continue
+        cur.append(inst)
+        if len(cur) >= CHUNK_MAX or not (hash(inst.text) & CHUNK_MASK):
+            out.append(tuple(cur))
+            cur = []
+    if cur:
+        out.append(tuple(cur))
+    return out
+
+
+@dataclass(slots=True)
+class WalkRecord:
+    """One memoised chunk walk: what went in and what came out."""
+
+    infos: tuple
+    queues_in: list
+    emit_in: tuple
+    queues_out: list
+    emit_out: tuple
+    #: solve: [(inst, spec)]; finalize: [(inst, apply, why, tokens or None)]
+    waits: list
+    #: solve: overflow events [(counter, inst, pushed_out)]; finalize: [(inst, snapshot)]
+    extra: list
+    #: finalize only: the planned specs of the chunk's instructions (None when not planned)
+    planned: tuple = ()
+
+    def restore(self, queues: list, emit: list) -> None:
+        """Put the walk's outputs into the live state (queues list, CounterEmitStates)."""
+        queues[:] = self.queues_out
+        for e, (last, since) in zip(emit, self.emit_out):
+            e.last, e.since = last, since
+
+
+def emit_key(emit: list) -> tuple:
+    """The redundancy-elision state (last wait, ops since) of every counter, as a value."""
+    return tuple((e.last, e.since) for e in emit)
+
+
+@dataclass
+class FunctionMemo:
+    """Everything one function's previous analysis leaves for the next one.
+
+    Lives in `api.AnalysisCache` next to the function it belongs to.  Each analysis moves
+    the entries it looks up into fresh dicts (`begin`/`end`), so entries of chunks that no
+    longer exist are dropped and memory stays proportional to the current function.
+    """
+
+    #: per-instruction facts (WaitDataflow.InstInfo) by instruction object
+    infos: dict[Instruction, Any] = field(default_factory=dict)
+    #: the def-use chains, re-solved only for the register units an edit touches
+    ssa: UseDefChains = field(default_factory=UseDefChains)
+    solve: dict[Chunk, list[WalkRecord]] = field(default_factory=dict)
+    final: dict[Chunk, list[WalkRecord]] = field(default_factory=dict)
+    _old_solve: dict[Chunk, list[WalkRecord]] = field(default_factory=dict)
+    _old_final: dict[Chunk, list[WalkRecord]] = field(default_factory=dict)
+    #: statistics of the last analysis (benchmarks and tests): walks reused / walked
+    hits: int = 0
+    misses: int = 0
+
+    def begin(self) -> None:
+        self._old_solve, self.solve = self.solve, {}
+        self._old_final, self.final = self.final, {}
+        self.hits = self.misses = 0
+
+    def end(self) -> None:
+        self._old_solve = {}
+        self._old_final = {}
+
+    @staticmethod
+    def _records(new: dict, old: dict, chunk: Chunk) -> list[WalkRecord]:
+        recs = new.get(chunk)
+        if recs is None:
+            recs = old.pop(chunk, None) or []
+            new[chunk] = recs
+        return recs
+
+    def find_solve(self, chunk: Chunk, infos: tuple, queues: list, emit_in: tuple) -> WalkRecord | None:
+        for r in self._records(self.solve, self._old_solve, chunk):
+            if r.emit_in == emit_in and r.infos == infos and r.queues_in == queues:
+                self.hits += 1
+                return r
+        self.misses += 1
+        return None
+
+    def find_final(self, chunk: Chunk, infos: tuple, queues: list, emit_in: tuple,
+                   planned: tuple) -> WalkRecord | None:
+        for r in self._records(self.final, self._old_final, chunk):
+            if (r.emit_in == emit_in and r.planned == planned and r.infos == infos
+                    and r.queues_in == queues):
+                self.hits += 1
+                return r
+        self.misses += 1
+        return None
+
+    def store(self, table: dict, chunk: Chunk, record: WalkRecord) -> None:
+        recs = table.setdefault(chunk, [])
+        recs.insert(0, record)
+        del recs[ENTRIES_PER_CHUNK:]
