@@ -1,6 +1,7 @@
 """Language-server latency and memory, measured by driving the real server over stdio.
 
     .venv/bin/python benchmarks/bench_lsp.py [--iterations 15] [--big-blocks 3750] [--json]
+        [--skip-big] [--server-log FILE] [--server-arg=--automatic-gc ...]
 
 Scenarios (targets from issue 5):
   * open -> first hints on the 3.2k-line gfx1250 GEMM of the shared corpus   (<= 500 ms)
@@ -13,8 +14,15 @@ it), and the hint request for the 80 lines around it (the viewport, as VS Code a
 right after the didChange; open -> hints asks for the first screen.  The "hints" column is
 the whole-file count.  Between
 iterations the script waits for that version's diagnostics, so iterations do not overlap.
-For the "which stage costs what" breakdown the same texts are also run through the core
-in-process: parse, plan (the pass), review (hand-written-wait check, second stage).
+
+Where each edit's time goes: after each iteration the script asks the server for its stage
+records (`stinkywait/stats`, see `stinkywait_lsp/trace.py`) and prints their medians: from
+the didChange reaching the server to the hint answer being written (apply the change,
+schedule, executor hop, forced collection, line map, the core's analyze, preparing the
+snapshot, hop back, the request waiting, render, JSON + write), the rest of the client's
+wall time (transport and the client's own parsing), and after the answer, off the request
+path: the review's quiet period, the review (child process), the collection, the push.
+The same texts are also run through the core in-process: parse, plan (the pass), review.
 """
 
 from __future__ import annotations
@@ -66,6 +74,8 @@ class Scenario:
     core_parse_ms: float = 0.0
     core_analyze_ms: float = 0.0
     core_review_ms: float = 0.0
+    #: per edit: the server's stage record of that version, plus the client's timestamps
+    stages: list[dict] = field(default_factory=list)
 
     @property
     def median_ms(self) -> float:
@@ -119,10 +129,24 @@ class Driver:
         return await self.client.text_document_inlay_hint_async(
             T.InlayHintParams(text_document=T.TextDocumentIdentifier(uri=uri), range=rng)) or []
 
+    async def stats(self) -> dict:
+        return plain(await self.client.protocol.send_request_async("stinkywait/stats", None))
+
     async def stop(self) -> None:
         await self.client.shutdown_async(None)
         self.client.exit(None)
         await self.client.stop()
+
+
+def plain(x):
+    """pygls hands untyped results back as namedtuples: turn them into dicts and lists."""
+    if hasattr(x, "_asdict"):
+        return {k: plain(v) for k, v in x._asdict().items()}
+    if isinstance(x, dict):
+        return {k: plain(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [plain(v) for v in x]
+    return x
 
 
 def rss_mb(pid: int) -> tuple[float, float]:
@@ -185,19 +209,81 @@ async def scenario(driver: Driver, name: str, uri: str, text: str, iterations: i
         version += 1
         c0 = cpu_ms(driver.pid)
         t0 = time.perf_counter()
+        sent = time.monotonic()
         driver.client.text_document_did_change(T.DidChangeTextDocumentParams(
             text_document=T.VersionedTextDocumentIdentifier(uri=uri, version=version),
             content_changes=[T.TextDocumentContentChangePartial(range=rng, text=new)]))
         await driver.hints(uri, max(0, n - VIEWPORT // 2), n + VIEWPORT // 2)
+        got = time.monotonic()
         sc.edit_to_hints_ms.append(1e3 * (time.perf_counter() - t0))
         sc.edit_to_hints_cpu_ms.append(cpu_ms(driver.pid) - c0)
         await driver.diagnostics(uri, version)
+        stats = await driver.stats()
+        rec = next((r for r in stats["versions"] if r["uri"] == uri and r["version"] == version), {})
+        sc.stages.append(dict(rec, client_sent=sent, client_got=got))
     sc.core_parse_ms, sc.core_analyze_ms, sc.core_review_ms = core_stages("\n".join(lines), uri)
     return sc
 
 
+#: (label, how to get it from one edit's record) in pipeline order; None when not recorded
+def _span(a: str, b: str):
+    return lambda r: 1e3 * (r[b] - r[a]) if a in r and b in r else None
+
+
+def _ms(k: str):
+    return lambda r: r.get(k)
+
+
+def _waited(r: dict) -> float | None:
+    """How long the hint request waited for the analysis (0 when it came after it)."""
+    if "hint_recv" not in r or "accepted" not in r:
+        return None
+    return max(0.0, 1e3 * (r["accepted"] - r["hint_recv"]))
+
+
+def _client_rest(r: dict) -> float | None:
+    if not {"client_sent", "client_got", "recv", "hint_sent"} <= r.keys():
+        return None
+    return 1e3 * ((r["client_got"] - r["client_sent"]) - (r["hint_sent"] - r["recv"]))
+
+
+ON_PATH = [
+    ("client -> server (transit)", _span("client_sent", "recv")),
+    ("apply didChange (pygls)", _span("recv", "changed")),
+    ("schedule (driver, lock)", _span("changed", "submit")),
+    ("executor hop in", _span("submit", "start")),
+    ("forced collection", _ms("collect_ms")),
+    ("line map", _ms("linemap_ms")),
+    ("core analyze", _ms("analyze_ms")),
+    ("  its CPU", _ms("analyze_cpu_ms")),
+    ("prepare snapshot", _ms("prepare_ms")),
+    ("hop back to the loop", _span("done", "accepted")),
+    ("request waited for it", _waited),
+    ("render hints", _ms("hint_render_ms")),
+    ("JSON + write answer", _ms("hint_send_ms")),
+    ("server total (recv -> written)", _span("recv", "hint_sent")),
+    ("client wall - server total", _client_rest),
+]
+OFF_PATH = [
+    ("review quiet period", _ms("review_wait_ms")),
+    ("review (child process)", _ms("review_ms")),
+    ("collection at version end", _ms("gc_ms")),
+    ("push diagnostics (JSON+write)", _ms("publish_ms")),
+]
+
+
+def stage_table(s: dict) -> list[tuple[str, float | None, int]]:
+    """(stage, median ms over the edits that recorded it, how many did) in order."""
+    out = []
+    for label, get in ON_PATH + OFF_PATH:
+        vals = [v for v in (get(r) for r in s["stages"]) if v is not None]
+        out.append((label, statistics.median(vals) if vals else None, len(vals)))
+    return out
+
+
 async def run(args: argparse.Namespace) -> dict:
-    driver = Driver(["--log-file", args.server_log, "-v"] if args.server_log else [])
+    server_args = (["--log-file", args.server_log, "-v"] if args.server_log else []) + list(args.server_arg)
+    driver = Driver(server_args)
     await driver.start()
     results: list[Scenario] = []
     try:
@@ -210,12 +296,17 @@ async def run(args: argparse.Namespace) -> dict:
             results.append(await scenario(driver, "synthetic 30k", (REPO / "big-synthetic.s").as_uri(), big,
                                           max(3, args.iterations // 3)))
         rss, peak = rss_mb(driver.pid)
+        stats = await driver.stats()
+        worker = stats.get("review_worker") or {}
+        worker_rss = rss_mb(worker["pid"]) if worker.get("pid") else (0.0, 0.0)
     finally:
         await driver.stop()
     return {"scenarios": [asdict(s) | {"median_edit_to_hints_ms": s.median_ms,
                                        "median_edit_to_hints_cpu_ms": s.median_cpu_ms} for s in results],
-            "load_average": os.getloadavg(),
-            "server_rss_mb": rss, "server_peak_rss_mb": peak}
+            "load_average": os.getloadavg(), "server_args": server_args,
+            "server_rss_mb": rss, "server_peak_rss_mb": peak,
+            "review_worker": worker | {"rss_mb": worker_rss[0], "peak_rss_mb": worker_rss[1]},
+            "collections": stats.get("collections", [])}
 
 
 def main() -> int:
@@ -225,11 +316,26 @@ def main() -> int:
     p.add_argument("--json", action="store_true", help="print the raw results as JSON")
     p.add_argument("--server-log", help="let the server log its per-version timings here")
     p.add_argument("--skip-big", action="store_true", help="only the corpus GEMM")
+    p.add_argument("--server-arg", action="append", default=[],
+                   help="extra server flag, e.g. --server-arg=--automatic-gc (repeatable)")
     args = p.parse_args()
     out = asyncio.run(run(args))
     if args.json:
         print(json.dumps(out, indent=2))
         return 0
+    names = [s["name"] for s in out["scenarios"]]
+    tables = [dict((label, (v, n)) for label, v, n in stage_table(s)) for s in out["scenarios"]]
+    print("server-side stages per edit, median ms (edits recording the stage)")
+    print(f"{'stage':<32}" + "".join(f" {n:>18}" for n in names))
+    for i, (label, _) in enumerate(ON_PATH + OFF_PATH):
+        if i == len(ON_PATH):
+            print("after the answer, off the request path:")
+        cells = []
+        for t in tables:
+            v, n = t[label]
+            cells.append(f"{'-':>18}" if v is None else f"{v:>12.1f} ({n:>2})")
+        print(f"{label:<32}" + "".join(f" {c}" for c in cells))
+    print()
     print(f"{'scenario':<16} {'lines':>6} {'open->hints':>12} {'edit->hints med':>16} {'min':>8} {'max':>8}"
           f" {'cpu med':>8} {'hints':>6} | core: {'parse':>7} {'analyze':>8} {'review':>8}")
     for s in out["scenarios"]:
@@ -237,8 +343,18 @@ def main() -> int:
         print(f"{s['name']:<16} {s['lines']:>6} {s['open_to_hints_ms']:>10.0f}ms {s['median_edit_to_hints_ms']:>14.0f}ms"
               f" {min(e):>6.0f}ms {max(e):>6.0f}ms {s['median_edit_to_hints_cpu_ms']:>6.0f}ms {s['hints']:>6} |       {s['core_parse_ms']:>5.0f}ms"
               f" {s['core_analyze_ms']:>6.0f}ms {s['core_review_ms']:>6.0f}ms")
-    print(f"server RSS {out['server_rss_mb']:.0f} MB (peak {out['server_peak_rss_mb']:.0f} MB); "
+    w = out["review_worker"]
+    print(f"server RSS {out['server_rss_mb']:.0f} MB (peak {out['server_peak_rss_mb']:.0f} MB); review worker "
+          + (f"RSS {w['rss_mb']:.0f} MB (peak {w['peak_rss_mb']:.0f} MB), " if w.get("pid") else "not running, ")
+          + f"{w.get('spawned', 0)} started, {w.get('killed', 0)} killed/recycled; "
           f"load average {out['load_average'][0]:.1f} on {os.cpu_count()} CPUs")
+    colls = out["collections"]
+    if colls:
+        by = {}
+        for c in colls:
+            by.setdefault(c["reason"], []).append(c["ms"])
+        print("collections: " + "; ".join(f"{r}: {len(v)}x, median {statistics.median(v):.0f} ms, max {max(v):.0f} ms"
+                                          for r, v in by.items()))
     return 0
 
 

@@ -12,7 +12,6 @@ from dataclasses import dataclass
 
 from lsprotocol import types as T
 
-from .positions import ranges_overlap
 from .snapshot import Snapshot
 
 FIX_ALL_KIND = "source.fixAll.stinkywait"
@@ -81,7 +80,7 @@ def code_actions(snap: Snapshot, params: T.CodeActionParams, style: EditStyle,
     caller decided an "insert all" action may be offered (it is computed off the loop)."""
     only = params.context.only
     actions: list[T.CodeAction] = []
-    here = [(lsp, core) for lsp, core in snap.all_diagnostics() if ranges_overlap(lsp.range, params.range)]
+    here = snap.diagnostics_touching(params.range)
     missing = [(lsp, core) for lsp, core in here if core.code == MISSING]
     if wanted(only, T.CodeActionKind.QuickFix):
         for lsp, core in here:

@@ -38,6 +38,8 @@ _UNIT_COUNTERS: dict[str, Callable[[str], int]] = {
 
 def split_lines(text: str) -> list[str]:
     """Lines as the LSP counts them, terminators removed; "a\\n" gives ["a", ""]."""
+    if "\r" not in text:
+        return text.split("\n")  # the common case, at C speed (5x the regex on 30k lines)
     return _LINE_BREAK.split(text)
 
 
@@ -73,33 +75,61 @@ class LineMap:
             return col0
         return self._units(text[:col0])
 
+    # -- positions as (0-based line, client column) pairs: the one place the rules live --
+
+    def pos(self, line: int, col: int = 1) -> tuple[int, int]:
+        """1-based core (line, column) -> (line, character), clamped into the document."""
+        if line < 1:
+            return (0, 0)
+        if line > len(self.lines):
+            return self.end_pos()
+        return (line - 1, self._client_col(line - 1, col - 1))
+
+    def line_end_pos(self, line: int) -> tuple[int, int]:
+        if line < 1 or line > len(self.lines):
+            return self.end_pos()
+        return (line - 1, self._client_col(line - 1, len(self.lines[line - 1])))
+
+    def end_pos(self) -> tuple[int, int]:
+        return self.line_end_pos(len(self.lines)) if self.lines else (0, 0)
+
+    def span_pos(self, line: int, col: int, end_line: int | None,
+                 end_col: int | None) -> tuple[tuple[int, int], tuple[int, int]]:
+        start = self.pos(line, col)
+        if end_line is None or end_col is None:
+            return start, self.line_end_pos(line)
+        end = self.pos(end_line, end_col)
+        if end <= start:
+            end = self.line_end_pos(line)
+        return start, end
+
+    def span_json(self, line: int, col: int, end_line: int | None, end_col: int | None) -> dict:
+        """`span` as the JSON the client receives (no lsprotocol objects: the 30k-line
+        kernel publishes 1000 diagnostics per version)."""
+        (sl, sc), (el, ec) = self.span_pos(line, col, end_line, end_col)
+        return {"start": {"line": sl, "character": sc}, "end": {"line": el, "character": ec}}
+
+    # -- the same as lsprotocol objects ---------------------------------------------------
+
     def position(self, line: int, col: int = 1) -> T.Position:
         """1-based core (line, column) -> LSP position, clamped into the document."""
-        if line < 1:
-            return T.Position(line=0, character=0)
-        if line > len(self.lines):
-            return self.end()
-        return T.Position(line=line - 1, character=self._client_col(line - 1, col - 1))
+        ln, ch = self.pos(line, col)
+        return T.Position(line=ln, character=ch)
 
     def line_end(self, line: int) -> T.Position:
         """End of 1-based `line` (after its last character, before the terminator)."""
-        if line < 1 or line > len(self.lines):
-            return self.end()
-        return T.Position(line=line - 1, character=self._client_col(line - 1, len(self.lines[line - 1])))
+        ln, ch = self.line_end_pos(line)
+        return T.Position(line=ln, character=ch)
 
     def end(self) -> T.Position:
         """The position after the last character of the document."""
-        return self.line_end(len(self.lines)) if self.lines else T.Position(line=0, character=0)
+        ln, ch = self.end_pos()
+        return T.Position(line=ln, character=ch)
 
     def span(self, line: int, col: int, end_line: int | None, end_col: int | None) -> T.Range:
         """A core span (end column exclusive); a missing or empty end extends to the line end."""
-        start = self.position(line, col)
-        if end_line is None or end_col is None:
-            return T.Range(start=start, end=self.line_end(line))
-        end = self.position(end_line, end_col)
-        if (end.line, end.character) <= (start.line, start.character):
-            end = self.line_end(line)
-        return T.Range(start=start, end=end)
+        (sl, sc), (el, ec) = self.span_pos(line, col, end_line, end_col)
+        return T.Range(start=T.Position(line=sl, character=sc), end=T.Position(line=el, character=ec))
 
     def line_range(self, line: int) -> T.Range:
         """The whole text of 1-based `line` from its first non-blank character."""

@@ -48,7 +48,7 @@ def _dep_location(snap: Snapshot, d: DepInfo) -> T.Location:
 
 def instruction_range(snap: Snapshot, line: int, col: int | None = None) -> T.Range:
     """The source range of the instruction written on 1-based `line`."""
-    info = snap.instrs.get(line)
+    info = snap.instr_at(line)
     if info is not None:
         return snap.lines.span(info.line, info.col, info.end_line, info.end_col)
     if col is not None and col > 0:
@@ -117,7 +117,7 @@ def fifo_markdown(state: dict[str, list[QueueView]]) -> str:
 def hover(snap: Snapshot, line0: int) -> T.Hover | None:
     """FIFO state at the instruction on this line, plus why any hinted wait is there."""
     line = line0 + 1
-    info = snap.instrs.get(line)
+    info = snap.instr_at(line)
     waits = snap.waits_between(line, line)
     if info is None and not waits:
         return None

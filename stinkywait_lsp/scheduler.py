@@ -12,17 +12,34 @@ Freshness key = (settings generation, document version).  A snapshot is accepted
 its key equals the current one; a request is answered only with a snapshot whose key is at
 least the key the request was made under.  So an answer is never stale and never empty
 because analysis is still pending: the request simply waits.
+
+Validity: the core may reuse IR objects of the previous version (moving their spans in
+place), so the moment a newer version of a document is handed to the core, the previous
+snapshot is marked invalid and dropped; nothing reads its analysis afterwards (`fresh` only
+returns valid snapshots, handlers render synchronously after it, and anything that awaits in
+between re-checks).  Per document, every in-process use of the core (plan, fix-all edits,
+an in-process review) holds the document's `core_lock`, so two never overlap.
+
+Two stages per version: the plan (what hints, hovers and go-to need; waiters are released
+as soon as it is accepted) and the review of hand-written waits (diagnostics and quick
+fixes), which starts after a quiet period, runs in a child process (`review`), is killed when
+a newer version arrives, and ends the version's pipeline: a garbage collection (`memory`),
+then the diagnostics push.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from .snapshot import AnalyzeFn, Job, Snapshot, run_job
+from .memory import Collector
+from .review import Reviewer, ReviewCancelled, ThreadReviewer
+from .snapshot import AnalyzeFn, Job, Snapshot, StaleSnapshot, run_job
+from .trace import Traces
 
 log = logging.getLogger(__name__)
 
@@ -36,12 +53,18 @@ class DocState:
     driver: asyncio.Task | None = None
     debounce: asyncio.TimerHandle | None = None
     waiters: list[tuple[Key, asyncio.Future]] = field(default_factory=list)
-    #: the review of `latest` (second stage), published when done
-    checks: asyncio.Task | None = None
-    #: the core's per-function plan cache for this document (None when the core has none)
+    #: waits for the quiet period, then for the review of `latest`, then publishes
+    finisher: asyncio.Task | None = None
+    #: the core's plan cache for this document (None when the core has none)
     cache: Any = None
-    #: seconds the last review of this document took (it cannot be interrupted once started)
+    #: seconds the last review of this document took
     review_cost: float = 0.0
+    #: held around every in-process use of the core for this document
+    core_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    #: superseded snapshots, kept alive until the next version has been answered: the core's
+    #: cache drops its last reference to the old plan inside `analyze`, and freeing 100k+
+    #: objects there (25-40 ms on the GEMM) would delay the hints; here it happens after
+    graveyard: list[Snapshot] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -52,11 +75,8 @@ class Scheduler:
     returns None once the document is gone; `current_key(uri)` is its freshness key;
     `on_snapshot` is called on the loop thread once an accepted snapshot's review is done
     (publishing diagnostics).  `ready` gates the first analysis until the initial settings
-    are known.
-
-    Two stages per version: the plan (what hints, hovers and go-to need; waiters are
-    released as soon as it is accepted) and the review of hand-written waits (diagnostics
-    and quick fixes), which runs after it unless a newer version supersedes it.
+    are known.  `reviewer` runs reviews (default: in-process on `executor`); `collector`
+    owns garbage collection (None: CPython's automatic collection).
     """
 
     executor: Executor
@@ -71,7 +91,22 @@ class Scheduler:
     #: quiet period before a version's review starts (grows with the last review's cost)
     review_delay_s: float = 0.3
     max_review_delay_s: float = 2.0
+    #: delay after a version's requests are released before its predecessors are freed
+    bury_after_s: float = 0.005
+    reviewer: Reviewer | None = None
+    collector: Collector | None = None
+    traces: Traces = field(default_factory=Traces)
     docs: dict[str, DocState] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.reviewer is None:
+            self.review_in_process()
+
+    def review_in_process(self) -> None:
+        """Run reviews on the analysis executor (no child process)."""
+        if self.reviewer is not None:
+            self.reviewer.shutdown()
+        self.reviewer = ThreadReviewer(self.executor)
 
     # -- document lifecycle ------------------------------------------------------------------
 
@@ -83,7 +118,8 @@ class Scheduler:
 
     def opened(self, uri: str) -> None:
         # a re-open (even without a close) may reuse version numbers: never trust old results
-        self._state(uri).latest = None
+        st = self._state(uri)
+        self._supersede(st)
         self._start(uri)
 
     def changed(self, uri: str) -> None:
@@ -111,8 +147,8 @@ class Scheduler:
             st.debounce.cancel()
         if st.driver is not None:
             st.driver.cancel()
-        if st.checks is not None:
-            st.checks.cancel()
+        self._supersede(st)
+        st.graveyard.clear()
         for _, fut in st.waiters:
             if not fut.done():
                 fut.set_result(None)
@@ -121,42 +157,85 @@ class Scheduler:
         """Drop every document (pending requests get None) before the pool goes away."""
         for uri in list(self.docs):
             self.closed(uri)
+        if self.reviewer is not None:
+            self.reviewer.shutdown()
 
     def refresh_all(self) -> None:
         """Settings changed: every open document is re-analysed under the new generation."""
         for uri in list(self.docs):
             self._start(uri)
 
+    def _supersede(self, st: DocState) -> None:
+        """The current snapshot can never answer again: invalidate and drop it (a big file
+        then holds one analysis at a time, not two), stop its review."""
+        snap, st.latest = st.latest, None
+        if st.finisher is not None:
+            st.finisher.cancel()
+            st.finisher = None
+        if snap is not None:
+            snap.valid = False
+            st.graveyard.append(snap)
+            task = snap.review_task
+            if task is not None and not task.done():
+                task.cancel()
+                assert self.reviewer is not None
+                self.reviewer.cancel(st.uri)
+
     # -- requests ----------------------------------------------------------------------------
 
     async def fresh(self, uri: str) -> Snapshot | None:
         """The snapshot of the document as it is now (waits for it if needed); None when the
-        document is not open."""
-        st = self.docs.get(uri)
-        key = self.current_key(uri)
-        if st is None or key is None:
-            return None
-        if st.latest is not None and st.latest.key >= key:
-            return st.latest
-        fut: asyncio.Future = asyncio.get_running_loop().create_future()
-        st.waiters.append((key, fut))
-        self._start(uri)
-        try:
-            return await fut
-        finally:
-            # a cancelled request drops only its own waiter; the shared job keeps running
-            if (key, fut) in st.waiters:
-                st.waiters.remove((key, fut))
+        document is not open.  The result is valid when returned: render from it before the
+        next `await`, or re-check `valid` after one."""
+        while True:
+            st = self.docs.get(uri)
+            key = self.current_key(uri)
+            if st is None or key is None:
+                return None
+            if st.latest is not None and st.latest.key >= key:
+                return st.latest
+            fut: asyncio.Future = asyncio.get_running_loop().create_future()
+            st.waiters.append((key, fut))
+            self._start(uri)
+            try:
+                snap = await fut
+            finally:
+                # a cancelled request drops only its own waiter; the shared job keeps running
+                if (key, fut) in st.waiters:
+                    st.waiters.remove((key, fut))
+            if snap is None or snap.valid:
+                return snap
+            # superseded between its release and this resumption: wait for the newer one
 
     async def checked(self, snap: Snapshot) -> Snapshot:
-        """`snap` with its review done (joins the running second stage when there is one)."""
-        if snap.checks is None:
+        """`snap` with its review done (joins the running review, or starts it now).
+        Raises `StaleSnapshot` when `snap` is superseded meanwhile."""
+        while snap.checks is None:
             st = self.docs.get(snap.uri)
-            if st is not None and st.latest is snap and st.checks is not None and not st.checks.done():
-                await asyncio.shield(st.checks)
-            if snap.checks is None:
-                await asyncio.get_running_loop().run_in_executor(self.executor, snap.run_checks)
+            if st is None or st.latest is not snap or not snap.valid:
+                raise StaleSnapshot(f"{snap.uri} v{snap.version} was superseded")
+            task = self._review_task(st, snap)
+            try:
+                await asyncio.shield(task)
+            except (asyncio.CancelledError, ReviewCancelled):
+                current = asyncio.current_task()
+                if current is not None and current.cancelling():
+                    raise  # this request itself was cancelled
+                raise StaleSnapshot(f"the review of {snap.uri} v{snap.version} was superseded") from None
+        if not snap.valid:
+            raise StaleSnapshot(f"{snap.uri} v{snap.version} was superseded")
         return snap
+
+    async def fix_all(self, snap: Snapshot) -> list[Any]:
+        """The snapshot's fix-all edits, computed off the loop under the document's core lock
+        (no newer version is analysed meanwhile).  Raises `StaleSnapshot` when superseded."""
+        st = self.docs.get(snap.uri)
+        if st is None:
+            raise StaleSnapshot(snap.uri)
+        async with st.core_lock:
+            if not snap.valid:
+                raise StaleSnapshot(f"{snap.uri} v{snap.version} was superseded")
+            return await asyncio.get_running_loop().run_in_executor(self.executor, snap.fix_all_edits)
 
     # -- the driver ----------------------------------------------------------------------------
 
@@ -178,53 +257,124 @@ class Scheduler:
             key = self.current_key(st.uri)
             if key is None or (st.latest is not None and st.latest.key == key):
                 return
-            job = self.make_job(st.uri)
-            if job is None:
-                return
-            # the previous version can never answer a request again (answers are never
-            # stale): free it now, so a big file holds one analysis at a time, not two
-            if st.latest is not None:
-                st.latest = None
-                if st.checks is not None:
-                    st.checks.cancel()
-                    st.checks = None
-            try:
-                snap = await loop.run_in_executor(self.executor, run_job, job, self.analyze, st.cache)
-            except asyncio.CancelledError:
-                raise
-            except Exception:  # noqa: BLE001 - executor failure: log, retry on next change
-                log.exception("analysis job for %s failed", st.uri)
-                for _, fut in st.waiters:
-                    if not fut.done():
-                        fut.set_result(None)
-                return
+            async with st.core_lock:
+                if self.docs.get(st.uri) is not st:
+                    return
+                job = self.make_job(st.uri)
+                if job is None:
+                    return
+                key = (job.generation, job.version)
+                self._supersede(st)
+                collector = self.collector if self.collector is not None and self.collector.due() else None
+                self.traces.of(st.uri, key)["submit"] = time.monotonic()
+                try:
+                    snap = await loop.run_in_executor(self.executor, run_job, job, self.analyze, st.cache,
+                                                      collector)
+                except asyncio.CancelledError:
+                    raise
+                except Exception:  # noqa: BLE001 - executor failure: log, retry on next change
+                    log.exception("analysis job for %s failed", st.uri)
+                    for _, fut in st.waiters:
+                        if not fut.done():
+                            fut.set_result(None)
+                    return
+            rec = self.traces.of(st.uri, key)
+            rec.update(snap.timings)
+            rec["accepted"] = time.monotonic()
             if self.docs.get(st.uri) is not st:
                 return
             if snap.key != self.current_key(st.uri):
                 log.debug("discarding stale analysis of %s v%d", st.uri, snap.version)
+                snap.valid = False
                 continue
             st.latest = snap
             self._resolve(st, snap)
-            if st.checks is not None:
-                st.checks.cancel()
-            st.checks = asyncio.ensure_future(self._review(st, snap))
+            st.finisher = asyncio.ensure_future(self._finish(st, snap))
+            if st.graveyard:
+                # after the released requests have rendered and their answers were written
+                # (ready callbacks run before timers that fall due meanwhile)
+                loop.call_later(self.bury_after_s, self._bury, st)
             return
 
-    async def _review(self, st: DocState, snap: Snapshot) -> None:
-        """Second stage: review hand-written waits, then publish (unless superseded).
+    def _bury(self, st: DocState) -> None:
+        """Free the superseded snapshots of a document (on the loop, off the request path)."""
+        if not st.graveyard:
+            return
+        t0 = time.perf_counter()
+        n = len(st.graveyard)
+        st.graveyard.clear()
+        if st.latest is not None:
+            self.traces.of(st.uri, st.latest.key)["free_old_ms"] = 1e3 * (time.perf_counter() - t0)
+        log.debug("freed %d superseded snapshot(s) of %s in %.1f ms", n, st.uri, 1e3 * (time.perf_counter() - t0))
 
-        Waits for a quiet period first: while the user keeps typing, the review of a version
-        that is about to be replaced would only compete with the next analysis for the GIL.
-        A review cannot be stopped once started, so the quiet period grows with what the
-        last one cost (capped): a 60 s review of a 30k-line kernel waits for a real pause.
+    # -- the second stage --------------------------------------------------------------------
+
+    def _review_task(self, st: DocState, snap: Snapshot) -> asyncio.Task:
+        if snap.review_task is None:
+            snap.review_task = asyncio.ensure_future(self._review(st, snap))
+        return snap.review_task
+
+    async def _review(self, st: DocState, snap: Snapshot) -> Snapshot:
+        """Run the review of `snap` and store it in `snap.checks`."""
+        assert self.reviewer is not None
+        job = snap.job
+        t0 = time.perf_counter()
+        if snap.analysis is None or job is None:
+            snap.checks = []
+            return snap
+        if not isinstance(self.reviewer, ThreadReviewer):
+            try:
+                result = await self.reviewer.review(snap.uri, snap.text, job.path, job.options, job.language)
+            except OSError as exc:  # the child cannot be started: review in-process from now on
+                log.error("review worker unavailable (%r): reviewing in-process", exc)
+                self.review_in_process()
+        if isinstance(self.reviewer, ThreadReviewer):
+            # in-process: it reads this snapshot's IR, so no newer plan may run meanwhile
+            async with st.core_lock:
+                if not snap.valid:
+                    raise StaleSnapshot(snap.uri)
+                result = await self.reviewer.review(snap.uri, snap.text, job.path, job.options,
+                                                    job.language, analysis=snap.analysis)
+        if result.error:
+            log.error("wait review of %s v%d failed:\n%s", snap.uri, snap.version, result.error)
+        snap.checks = list(result.diagnostics)
+        wall = time.perf_counter() - t0
+        snap.timings.update(review_ms=1e3 * wall, review_cpu_ms=result.cpu_ms, review_rss_mb=result.rss_mb)
+        st.review_cost = wall
+        return snap
+
+    async def _finish(self, st: DocState, snap: Snapshot) -> None:
+        """After a quiet period: the review, a collection, then the diagnostics push.
+
+        While the user keeps typing, a review of a version about to be replaced is wasted
+        work (and the core's GC-paused runs make garbage faster than it is freed), so the
+        quiet period grows with what the last review cost (capped).
         """
-        await asyncio.sleep(max(self.review_delay_s, min(st.review_cost, self.max_review_delay_s)))
-        if st.latest is not snap or self.current_key(st.uri) != snap.key:
+        delay = max(self.review_delay_s, min(st.review_cost, self.max_review_delay_s))
+        await asyncio.sleep(delay)
+        if st.latest is not snap or not snap.valid:
             return
-        await asyncio.get_running_loop().run_in_executor(self.executor, snap.run_checks)
-        st.review_cost = snap.timings.get("check", 0.0)
-        if st.latest is not snap or self.docs.get(st.uri) is not st:
+        rec = self.traces.of(st.uri, snap.key)
+        rec["review_wait_ms"] = 1e3 * delay
+        rec["review_start"] = time.monotonic()
+        try:
+            await asyncio.shield(self._review_task(st, snap))
+        except (ReviewCancelled, StaleSnapshot):
             return
+        except asyncio.CancelledError:
+            current = asyncio.current_task()
+            if current is not None and current.cancelling():
+                raise
+            return
+        if st.latest is not snap or not snap.valid or self.docs.get(st.uri) is not st:
+            return
+        for k in ("review_ms", "review_cpu_ms", "review_rss_mb"):
+            if k in snap.timings:
+                rec[k] = snap.timings[k]
+        if self.collector is not None:
+            gc_rec = self.collector.collect("version done")
+            if gc_rec is not None:
+                rec["gc_ms"] = gc_rec.ms
         try:
             self.on_snapshot(snap)
         except Exception:  # noqa: BLE001 - publishing must not stop the pipeline

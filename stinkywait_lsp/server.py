@@ -1,42 +1,114 @@
 """The stinkywait language server: a thin pygls layer over `stinkywait_core.api.analyze`.
 
 Handlers are `async` and cheap: each awaits the fresh `Snapshot` of its document (see
-`scheduler`) and renders it (see `render`, `actions`).  The pass itself runs in a worker
-thread, never on the read loop.  Errors never surface as popups: analysis failures become
-diagnostics, handler failures become logged error responses.
+`scheduler`) and renders it (see `render`, `actions`) before its next `await`, so it never
+reads a snapshot that a newer version has superseded (`StaleSnapshot`: it asks again).  The
+pass runs in a worker thread, never on the read loop; the review of hand-written waits in a
+child process (`review`); garbage collection at chosen points (`memory`).  Errors never
+surface as popups: analysis failures become diagnostics, handler failures become logged
+error responses.  `stinkywait/stats` (a custom request) returns the per-version stage
+times (`trace`), the collections and the memory of the server and its review worker.
 """
 
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
+import time
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Callable
+from dataclasses import asdict
+from typing import Any, Awaitable, Callable, TypeVar
 from urllib.parse import unquote
 
 from lsprotocol import types as T
 from pygls.capabilities import get_capability
 from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol
 from pygls.uris import to_fs_path
 from pygls.workspace import TextDocument
 
 from . import __version__
 from .actions import FIX_ALL_KIND, EditStyle, code_actions, needs_fix_all
+from .memory import Collector
 from .render import definitions, hover, inlay_hints
+from .review import ProcessReviewer, Reviewer, status_mb
 from .scheduler import Key, Scheduler
 from .settings import SECTION, Settings, section_of
-from .snapshot import LANGUAGES, AnalyzeFn, Job, Snapshot
+from .snapshot import LANGUAGES, AnalyzeFn, Job, Snapshot, StaleSnapshot
 
 log = logging.getLogger(__name__)
+
+STATS = "stinkywait/stats"
+R = TypeVar("R")
+
+
+class TimedProtocol(LanguageServerProtocol):
+    """pygls' protocol, noting when messages arrive and what sending a response costs (for
+    the per-version stage records; a few dict operations per message)."""
+
+    def __init__(self, server: Any, converter: Any):
+        super().__init__(server, converter)
+        #: when the last didChange reached us (monotonic), before pygls applied it
+        self.change_recv: float = 0.0
+        #: request id -> arrival time, for the requests a handler asked to time
+        self.request_recv: dict[Any, float] = {}
+        #: request id -> the record its response's send cost goes into
+        self.timed: dict[Any, dict[str, Any]] = {}
+        self.bytes_out = 0
+
+    def handle_message(self, message: Any) -> None:
+        method = getattr(message, "method", None)
+        if method == T.TEXT_DOCUMENT_DID_CHANGE:
+            self.change_recv = time.monotonic()
+        elif method == T.TEXT_DOCUMENT_INLAY_HINT:
+            self.request_recv[message.id] = time.monotonic()
+            if len(self.request_recv) > 256:  # answered ones are popped; never let it grow
+                self.request_recv.pop(next(iter(self.request_recv)))
+        super().handle_message(message)
+
+    def set_writer(self, writer: Any, include_headers: bool = True) -> None:
+        protocol = self
+
+        class Counting:
+            def write(self, data: bytes) -> Any:
+                protocol.bytes_out += len(data)
+                return writer.write(data)
+
+            def close(self) -> Any:
+                return writer.close()
+
+        super().set_writer(Counting(), include_headers)
+
+    def _send_data(self, data: Any) -> None:
+        rec = self.timed.pop(getattr(data, "id", None), None) if self.timed else None
+        if rec is None:
+            super()._send_data(data)
+            return
+        t0, b0 = time.perf_counter(), self.bytes_out
+        super()._send_data(data)
+        rec["hint_send_ms"] = 1e3 * (time.perf_counter() - t0)
+        rec["hint_bytes"] = self.bytes_out - b0
+        rec["hint_sent"] = time.monotonic()
+
+    def send_raw(self, method: str, params: dict[str, Any]) -> int:
+        """Send a notification whose params are already JSON-ready (no cattrs pass over
+        1000 diagnostics); returns the bytes written."""
+        b0 = self.bytes_out
+        self._send_data({"jsonrpc": "2.0", "method": method, "params": params})
+        return self.bytes_out - b0
 
 
 class StinkyWaitServer(LanguageServer):
     """Holds the settings, their generation counter and the analysis scheduler."""
 
     def __init__(self, analyze: AnalyzeFn, *, new_cache: Callable[[], Any] | None = None,
-                 debounce_s: float = 0.0, analysis_workers: int = 2):
+                 debounce_s: float = 0.0, analysis_workers: int = 2, reviewer: Reviewer | None = None,
+                 collector: Collector | None = None):
         # pygls' own pool also runs the stdin reader: keep it separate from the analysis pool
-        super().__init__("stinkywait", __version__, max_workers=4)
+        super().__init__("stinkywait", __version__, max_workers=4, protocol_cls=TimedProtocol)
+        self.reviewer = reviewer
+        self.collector = collector
         self.settings = Settings()
         self.generation = 0
         self.analysis_pool = ThreadPoolExecutor(max_workers=analysis_workers,
@@ -59,7 +131,8 @@ class StinkyWaitServer(LanguageServer):
             self._scheduler = Scheduler(executor=self.analysis_pool, analyze=self._analyze,
                                         make_job=self.make_job, current_key=self.current_key,
                                         on_snapshot=self.publish, ready=self._ready,
-                                        new_cache=self._new_cache, debounce_s=self._debounce_s)
+                                        new_cache=self._new_cache, debounce_s=self._debounce_s,
+                                        reviewer=self.reviewer, collector=self.collector)
         return self._scheduler
 
     @property
@@ -99,8 +172,52 @@ class StinkyWaitServer(LanguageServer):
                    options=self.settings.to_options(), encoding=str(getattr(encoding, "value", encoding)))
 
     def publish(self, snap: Snapshot) -> None:
-        self.text_document_publish_diagnostics(T.PublishDiagnosticsParams(
-            uri=snap.uri, version=snap.version, diagnostics=snap.published()))
+        """Push the snapshot's diagnostics (JSON built straight from the core's records)."""
+        t0 = time.perf_counter()
+        diagnostics = snap.published()
+        params = {"uri": snap.uri, "version": snap.version, "diagnostics": diagnostics}
+        if isinstance(self.protocol, TimedProtocol):
+            size = self.protocol.send_raw(T.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, params)
+        else:  # pragma: no cover - a protocol without the raw path
+            size = 0
+            self.text_document_publish_diagnostics(self.protocol._converter.structure(
+                params, T.PublishDiagnosticsParams))
+        rec = self.scheduler.traces.of(snap.uri, snap.key)
+        rec["publish_ms"] = 1e3 * (time.perf_counter() - t0)
+        rec["publish_bytes"] = size
+        rec["published"] = time.monotonic()
+
+    async def answer(self, uri: str, render: Callable[[Snapshot], Awaitable[R] | R],
+                     empty: Any = None) -> Any:
+        """Render from the fresh snapshot of `uri`; when it is superseded while an async
+        `render` awaits (`StaleSnapshot`), start again from the newer version."""
+        while True:
+            snap = await self.scheduler.fresh(uri)
+            if snap is None:
+                return empty
+            try:
+                result = render(snap)
+                if asyncio.iscoroutine(result):
+                    result = await result
+                return result
+            except StaleSnapshot:
+                log.debug("%s v%d superseded while answering: asking the newer version", uri, snap.version)
+
+    def stats(self) -> dict[str, Any]:
+        """What `stinkywait/stats` returns (for benchmarks and bug reports)."""
+        reviewer = self.reviewer
+        collector = self.collector
+        return {
+            "versions": self.scheduler.traces.export(),
+            "collections": [asdict(c) for c in (collector.history if collector is not None else [])],
+            "gc": {"enabled": gc.isenabled(), "frozen": gc.get_freeze_count(),
+                   "managed": bool(collector is not None and collector.managed)},
+            "rss_mb": status_mb(),
+            "peak_rss_mb": status_mb("VmHWM"),
+            "review_worker": None if not isinstance(reviewer, ProcessReviewer) else {
+                "pid": reviewer.pid, "spawned": reviewer.spawned, "killed": reviewer.killed,
+                "last_rss_mb": reviewer.last_rss_mb},
+        }
 
     # -- settings ---------------------------------------------------------------------------
 
@@ -150,13 +267,17 @@ class StinkyWaitServer(LanguageServer):
         return not formats or T.MarkupKind.Markdown in formats
 
 
-def create_server(*, debounce_s: float = 0.0) -> StinkyWaitServer:
+def create_server(*, debounce_s: float = 0.0, review_process: bool = True,
+                  manage_gc: bool = True) -> StinkyWaitServer:
     """Build a server on the real core with every feature registered (no module-level
-    server object)."""
+    server object).  `review_process`: review hand-written waits in a child process (else on
+    the analysis pool); `manage_gc`: the collection policy of `memory` (else CPython's)."""
     from stinkywait_core import api
 
     server = StinkyWaitServer(api.analyze, new_cache=getattr(api, "AnalysisCache", None),
-                              debounce_s=debounce_s)
+                              debounce_s=debounce_s,
+                              reviewer=ProcessReviewer() if review_process else None,
+                              collector=Collector(manage=manage_gc))
 
     @server.feature(T.INITIALIZE)
     def on_initialize(ls: StinkyWaitServer, params: T.InitializeParams) -> None:
@@ -175,6 +296,12 @@ def create_server(*, debounce_s: float = 0.0) -> StinkyWaitServer:
                                        section=SECTION))]))
         except Exception as exc:  # noqa: BLE001 - without it we still get pushed settings
             log.warning("registering for configuration changes failed: %r", exc)
+        if isinstance(ls.reviewer, ProcessReviewer):
+            try:  # start the review worker while the first file is being analysed
+                await ls.reviewer.start()
+            except Exception as exc:  # noqa: BLE001 - reviews then run in-process
+                log.error("cannot start the review worker (%r): reviewing in-process", exc)
+                sched.review_in_process()
         try:
             async with ls.settings_lock:
                 await ls.pull_settings()
@@ -197,7 +324,14 @@ def create_server(*, debounce_s: float = 0.0) -> StinkyWaitServer:
 
     @server.feature(T.TEXT_DOCUMENT_DID_CHANGE)
     def on_change(ls: StinkyWaitServer, params: T.DidChangeTextDocumentParams) -> None:
-        ls.scheduler.changed(params.text_document.uri)
+        uri = params.text_document.uri
+        key = ls.current_key(uri)
+        if key is not None:
+            rec = ls.scheduler.traces.of(uri, key)
+            rec["changed"] = time.monotonic()
+            if isinstance(ls.protocol, TimedProtocol) and ls.protocol.change_recv:
+                rec["recv"] = ls.protocol.change_recv
+        ls.scheduler.changed(uri)
 
     @server.feature(T.TEXT_DOCUMENT_DID_CLOSE)
     def on_close(ls: StinkyWaitServer, params: T.DidCloseTextDocumentParams) -> None:
@@ -207,36 +341,53 @@ def create_server(*, debounce_s: float = 0.0) -> StinkyWaitServer:
 
     @server.feature(T.TEXT_DOCUMENT_INLAY_HINT)
     async def on_inlay_hint(ls: StinkyWaitServer, params: T.InlayHintParams) -> list[T.InlayHint] | None:
-        snap = await ls.scheduler.fresh(params.text_document.uri)
-        return None if snap is None else inlay_hints(snap, params.range)
+        protocol = ls.protocol
+        msg_id = protocol.msg_id
+        received = protocol.request_recv.pop(msg_id, None) if isinstance(protocol, TimedProtocol) else None
+
+        def render(snap: Snapshot) -> list[T.InlayHint]:
+            t0 = time.perf_counter()
+            hints = inlay_hints(snap, params.range)
+            rec = ls.scheduler.traces.of(snap.uri, snap.key)
+            if "hint_recv" not in rec and received is not None:
+                # the first answer from this version: where its time went
+                rec.update(hint_recv=received, hint_render_ms=1e3 * (time.perf_counter() - t0),
+                           hint_count=len(hints))
+                protocol.timed[msg_id] = rec
+            return hints
+
+        return await ls.answer(params.text_document.uri, render)
 
     @server.feature(T.TEXT_DOCUMENT_HOVER)
     async def on_hover(ls: StinkyWaitServer, params: T.HoverParams) -> T.Hover | None:
-        snap = await ls.scheduler.fresh(params.text_document.uri)
-        if snap is None:
-            return None
-        result = hover(snap, params.position.line)
+        result = await ls.answer(params.text_document.uri, lambda snap: hover(snap, params.position.line))
         if result is not None and not ls.hover_markdown():
             result.contents = T.MarkupContent(kind=T.MarkupKind.PlainText, value=result.contents.value)
         return result
 
     @server.feature(T.TEXT_DOCUMENT_DEFINITION)
     async def on_definition(ls: StinkyWaitServer, params: T.DefinitionParams) -> list[T.Location] | None:
-        snap = await ls.scheduler.fresh(params.text_document.uri)
-        return None if snap is None else (definitions(snap, params.position.line) or None)
+        return await ls.answer(params.text_document.uri,
+                               lambda snap: definitions(snap, params.position.line) or None)
 
     @server.feature(T.TEXT_DOCUMENT_CODE_ACTION, T.CodeActionOptions(
         code_action_kinds=[T.CodeActionKind.QuickFix, FIX_ALL_KIND]))
     async def on_code_action(ls: StinkyWaitServer, params: T.CodeActionParams) -> list[T.CodeAction] | None:
-        snap = await ls.scheduler.fresh(params.text_document.uri)
-        if snap is None:
-            return None
-        snap = await ls.scheduler.checked(snap)
-        fix_all = None
-        if needs_fix_all(snap, params):
-            # printing the whole file is the one costly step: do it off the loop, once
-            fix_all = await asyncio.get_running_loop().run_in_executor(ls.analysis_pool, snap.fix_all_edits)
-        return code_actions(snap, params, ls.edit_style(), fix_all) or None
+        async def render(snap: Snapshot) -> list[T.CodeAction] | None:
+            await ls.scheduler.checked(snap)
+            fix_all = None
+            if needs_fix_all(snap, params):
+                # printing the whole file is the one costly step: off the loop, once
+                fix_all = await ls.scheduler.fix_all(snap)
+            if not snap.valid:
+                raise StaleSnapshot(snap.uri)
+            return code_actions(snap, params, ls.edit_style(), fix_all) or None
+
+        return await ls.answer(params.text_document.uri, render)
+
+    @server.feature(STATS)
+    def on_stats(ls: StinkyWaitServer, params: Any) -> dict[str, Any]:
+        return ls.stats()
 
     @server.feature(T.SHUTDOWN)
     def on_shutdown(ls: StinkyWaitServer, params: None) -> None:

@@ -1,15 +1,16 @@
 """One analysed version of one document, and the worker-thread job that produces it.
 
-A `Snapshot` freezes everything a request needs (text, line map, the core's `Analysis`, the
-LSP diagnostics, line indexes) for exactly one (settings generation, document version).  It is
-built off the event loop; requests then only slice it, so answering never re-runs the pass and
-never mixes data of two versions.
+A `Snapshot` holds everything a request needs (text, line map, the core's `Analysis`, its
+diagnostics, the planned waits by line) for exactly one (settings generation, document
+version).  It is built off the event loop; requests then only slice it, so answering never
+re-runs the pass and never mixes data of two versions.  What the core owns is read only while
+the snapshot is `valid` (see `Snapshot`); the server converts lazily, per request: instruction
+lookups, LSP diagnostics (as JSON, capped) and the fix-all edits.
 """
 
 from __future__ import annotations
 
 import bisect
-import gc
 import logging
 import threading
 import time
@@ -22,7 +23,7 @@ from lsprotocol import types as T
 from stinkywait_core.diagnostics import Diagnostic as CoreDiagnostic
 from stinkywait_core.results import Options, PlannedWait, QueueView
 
-from .positions import LineMap, line_starts
+from .positions import LineMap, line_starts, ranges_overlap
 
 log = logging.getLogger(__name__)
 
@@ -31,9 +32,6 @@ SOURCE = "stinkywait"
 #: at most this many diagnostics are pushed per document (a 100k-line garbage file would
 #: otherwise send a 100k-entry message the editor chokes on); the rest are summarised
 MAX_PUBLISHED = 1000
-
-#: texts at least this long (about 10k lines) get a full collection before they are analysed
-COLLECT_BEFORE_CHARS = 400_000
 
 #: LSP language ids the core understands; anything else falls back to the file extension
 LANGUAGES = frozenset({"stir", "amdgpu-asm", "asm"})
@@ -90,26 +88,44 @@ class InstrInfo:
     block: str
 
 
+class StaleSnapshot(Exception):
+    """A snapshot's analysis was read after a newer version of its document started to be
+    analysed (the core may share IR objects between versions and move them): the caller
+    must answer from the newer version instead."""
+
+
 @dataclass(slots=True)
 class Snapshot:
+    """One analysed version.  Plain fields (text, line map, wait lines, diagnostics) are
+    copies owned by the snapshot; everything reached through `analysis` (planned waits,
+    instruction spans, FIFO and producer views) belongs to the core and may be changed in
+    place by the analysis of a newer version, so it is read only while `valid`, on the loop
+    thread (or under the document's core lock), never afterwards."""
+
     uri: str
     version: int
     generation: int
     text: str
     lines: LineMap
     analysis: AnalysisLike | None
-    #: parse and pass diagnostics, each paired with the core record it came from
-    diagnostics: list[tuple[T.Diagnostic, CoreDiagnostic]]
+    #: parse and pass diagnostics (the core's records; converted when published or asked for)
+    diagnostics: list[CoreDiagnostic]
     #: planned waits in text order and their 1-based anchor lines (for range bisection)
     waits: list[PlannedWait]
     wait_lines: list[int]
-    instrs: dict[int, InstrInfo]
     #: the core's per-function results; their `fifo` views are lazy (built per line on
     #: access), so they are looked up per request rather than merged up front
     functions: list[Any]
+    job: Job | None = None
     timings: dict[str, float] = field(default_factory=dict)
-    #: the hand-written-wait review (missing/redundant/stricter); None until `run_checks`
-    checks: list[tuple[T.Diagnostic, CoreDiagnostic]] | None = None
+    #: the hand-written-wait review (missing/redundant/stricter); None until it is in
+    checks: list[CoreDiagnostic] | None = None
+    #: False from the moment a newer version of the document is handed to the core
+    valid: bool = True
+    #: the running or finished review of this snapshot (owned by the scheduler)
+    review_task: Any = None
+    _instrs: dict[int, InstrInfo] | None = None
+    _published: list[dict] | None = None
     _fix_all: list[T.TextEdit] | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -117,14 +133,42 @@ class Snapshot:
     def key(self) -> tuple[int, int]:
         return (self.generation, self.version)
 
+    def ir(self) -> AnalysisLike | None:
+        """The core's analysis, for reading right now (raises `StaleSnapshot` once a newer
+        version is being analysed)."""
+        if not self.valid:
+            raise StaleSnapshot(f"{self.uri} v{self.version} was superseded")
+        return self.analysis
+
     def waits_between(self, first_line: int, last_line: int) -> list[PlannedWait]:
         """Planned waits anchored on 1-based lines first_line..last_line, in text order."""
+        self.ir()
         lo = bisect.bisect_left(self.wait_lines, first_line)
         hi = bisect.bisect_right(self.wait_lines, last_line)
         return self.waits[lo:hi]
 
+    def instr_at(self, line: int) -> InstrInfo | None:
+        """The real instruction written on 1-based `line` (labels and PHIs excluded).
+
+        Looked up when asked: for assembly through the front end's line table (one lookup,
+        no walk over the file); otherwise from an index of the whole module built on first
+        use.  Either way from the spans as they are while this snapshot is valid.
+        """
+        analysis = self.ir()
+        if analysis is None:
+            return None
+        if self._instrs is None:
+            table = getattr(analysis.module, "lines", None)
+            if table and analysis.module.kind == "asm" and len(table) >= self.lines.line_count - 1:
+                info = _from_line_table(table, line)
+                if info is not False:
+                    return info
+            self._instrs = _index_instructions(analysis.module)
+        return self._instrs.get(line)
+
     def fifo_at(self, line: int) -> dict[str, list[QueueView]]:
         """FIFO state before the instruction on 1-based `line` ({} when nothing is in flight)."""
+        self.ir()
         for fr in self.functions:
             if line in fr.fifo:
                 return fr.fifo[line]
@@ -132,44 +176,44 @@ class Snapshot:
 
     def producers_of(self, line: int) -> list[tuple[int, int]]:
         """(line, column) of the async producers the consumer on `line` waits for."""
+        self.ir()
         out: list[tuple[int, int]] = []
         for fr in self.functions:
             out.extend(fr.producers.get(line, ()))
         return out
 
-    def all_diagnostics(self) -> list[tuple[T.Diagnostic, CoreDiagnostic]]:
+    def all_diagnostics(self) -> list[CoreDiagnostic]:
+        self.ir()  # the plan's records belong to the core
         return self.diagnostics + (self.checks or [])
 
-    def published(self) -> list[T.Diagnostic]:
-        """What is pushed: every diagnostic up to `MAX_PUBLISHED`, then one summary."""
-        every = self.all_diagnostics()
-        if len(every) <= MAX_PUBLISHED:
-            return [d for d, _ in every]
-        shown = [d for d, _ in every[:MAX_PUBLISHED]]
-        last = shown[-1].range.start
-        shown.append(T.Diagnostic(range=T.Range(start=last, end=last), source=SOURCE, code="truncated",
-                                  severity=T.DiagnosticSeverity.Information,
-                                  message=f"{len(every) - MAX_PUBLISHED} more diagnostics not shown"))
-        return shown
+    def diagnostics_touching(self, rng: T.Range) -> list[tuple[T.Diagnostic, CoreDiagnostic]]:
+        """The diagnostics whose range overlaps `rng` (closed), as LSP objects with their
+        core records; only the candidates on the range's lines are converted."""
+        first, last = rng.start.line + 1, rng.end.line + 1
+        n = self.lines.line_count
+        out = []
+        for d in self.all_diagnostics():
+            top = max(d.line, d.end_line or d.line)
+            if 1 <= d.line <= n and (d.line > last or top < first):
+                continue
+            lsp = to_lsp_diagnostic(d, self.uri, self.lines)
+            if ranges_overlap(lsp.range, rng):
+                out.append((lsp, d))
+        return out
 
-    def run_checks(self) -> list[tuple[T.Diagnostic, CoreDiagnostic]]:
-        """The review of hand-written waits, computed once (worker thread; never raises).
-
-        Kept out of the first stage because it costs about as much as the analysis itself:
-        hints, hovers and go-to only need the plan, so they are answered before it runs.
-        """
-        with self._lock:
-            if self.checks is None:
-                t0 = time.perf_counter()
-                try:
-                    found = self.analysis.check_diagnostics() if self.analysis is not None else []
-                    self.checks = [(to_lsp_diagnostic(d, self.uri, self.lines), d) for d in found]
-                except Exception:  # noqa: BLE001 - a review failure must not lose the plan
-                    log.error("wait review of %s v%d failed:\n%s", self.uri, self.version,
-                              traceback.format_exc())
-                    self.checks = []
-                self.timings["check"] = time.perf_counter() - t0
-            return self.checks
+    def published(self) -> list[dict]:
+        """What is pushed, as JSON: every diagnostic up to `MAX_PUBLISHED`, then one summary.
+        Built once per snapshot (after its review), straight from the core's records."""
+        if self._published is None:
+            every = self.all_diagnostics()
+            shown = [diagnostic_json(d, self.uri, self.lines) for d in every[:MAX_PUBLISHED]]
+            if len(every) > MAX_PUBLISHED:
+                last = shown[-1]["range"]["start"]
+                shown.append({"range": {"start": dict(last), "end": dict(last)}, "source": SOURCE,
+                              "code": "truncated", "severity": int(T.DiagnosticSeverity.Information),
+                              "message": f"{len(every) - MAX_PUBLISHED} more diagnostics not shown"})
+            self._published = shown
+        return self._published
 
     def fix_all_edits(self) -> list[T.TextEdit]:
         """Edits that turn this text into exactly `stinkywait insert`'s output.
@@ -178,7 +222,8 @@ class Snapshot:
         `inserted_text()` (the normal case: small edits keep the cursor and folding in
         place); otherwise (e.g. the core also rewrote existing waits) one whole-document
         replacement is returned.  Either way the result is the core's text, never ours.
-        Costs a full print of the file, so it is computed once per snapshot, off the loop.
+        Costs a full print of the file, so it is computed once per snapshot, off the loop
+        (under the document's core lock: no newer version is analysed meanwhile).
         """
         with self._lock:
             if self._fix_all is None:
@@ -186,9 +231,10 @@ class Snapshot:
             return self._fix_all
 
     def _compute_fix_all(self) -> list[T.TextEdit]:
-        if self.analysis is None:
+        analysis = self.ir()
+        if analysis is None:
             return []
-        expected = self.analysis.inserted_text(explain=False)
+        expected = analysis.inserted_text(explain=False)
         if expected == self.text:
             return []
         edits = [self.lines.insertion(w.insert_line, w.insert_text)
@@ -222,21 +268,49 @@ def apply_insertions(text: str, lines: LineMap, edits: list[T.TextEdit]) -> str:
     return "".join(out)
 
 
+def _lsp_data(d: CoreDiagnostic) -> dict | None:
+    data = dict(d.data) if d.data else {}
+    if d.function:
+        data.setdefault("function", d.function)
+    return data or None
+
+
 def to_lsp_diagnostic(d: CoreDiagnostic, uri: str, lines: LineMap) -> T.Diagnostic:
     """Core diagnostic -> LSP diagnostic: same code/message/data, range via the line map,
     related records as locations in this document."""
     related = [T.DiagnosticRelatedInformation(
         location=T.Location(uri=uri, range=lines.span(r.line, r.col, r.end_line, r.end_col)),
         message=r.message) for r in d.related] or None
-    data = dict(d.data) if d.data else {}
-    if d.function:
-        data.setdefault("function", d.function)
     tags = [T.DiagnosticTag.Unnecessary] if d.code == "redundant-wait" else None
     return T.Diagnostic(range=lines.span(d.line, d.col, d.end_line, d.end_col),
                         message=d.message,
                         severity=_SEVERITY.get(d.severity, T.DiagnosticSeverity.Warning),
                         code=d.code, source=SOURCE, related_information=related,
-                        tags=tags, data=data or None)
+                        tags=tags, data=_lsp_data(d))
+
+
+def diagnostic_json(d: CoreDiagnostic, uri: str, lines: LineMap) -> dict:
+    """`to_lsp_diagnostic` as the JSON object the client receives, built directly (about
+    ten times cheaper than building the lsprotocol objects and unstructuring them)."""
+    out: dict[str, Any] = {"range": lines.span_json(d.line, d.col, d.end_line, d.end_col),
+                           "message": d.message,
+                           "severity": int(_SEVERITY.get(d.severity, T.DiagnosticSeverity.Warning)),
+                           "code": d.code, "source": SOURCE}
+    if d.related:
+        out["relatedInformation"] = [
+            {"location": {"uri": uri, "range": lines.span_json(r.line, r.col, r.end_line, r.end_col)},
+             "message": r.message} for r in d.related]
+    if d.code == "redundant-wait":
+        out["tags"] = [int(T.DiagnosticTag.Unnecessary)]
+    data = _lsp_data(d)
+    if data is not None:
+        out["data"] = data
+    return out
+
+
+def _info(inst: Any, block: Any) -> InstrInfo:
+    span = inst.span
+    return InstrInfo(span.line, span.col, span.end_line, span.end_col, inst.mnemonic, block.name)
 
 
 def _index_instructions(module: Any) -> dict[int, InstrInfo]:
@@ -248,9 +322,26 @@ def _index_instructions(module: Any) -> dict[int, InstrInfo]:
                 span = inst.span
                 if span is None or inst.is_phi or inst.is_label or inst.inserted:
                     continue
-                out.setdefault(span.line, InstrInfo(span.line, span.col, span.end_line, span.end_col,
-                                                    inst.mnemonic, block.name))
+                if span.line not in out:
+                    out[span.line] = _info(inst, block)
     return out
+
+
+def _from_line_table(table: list[Any], line: int) -> InstrInfo | None | bool:
+    """The instruction on `line` from the assembly front end's line table; False when the
+    table cannot say (then the whole-module index decides)."""
+    if not 1 <= line <= len(table):
+        return None
+    inst = getattr(table[line - 1], "instruction", None)
+    if inst is None:
+        return None
+    block = getattr(inst, "block", None)
+    span = inst.span
+    if block is None or span is None or span.line != line:
+        return False
+    if inst.is_phi or inst.is_label or inst.inserted:
+        return None
+    return _info(inst, block)
 
 
 def crash_snapshot(job: Job, lines: LineMap, error: BaseException) -> Snapshot:
@@ -263,48 +354,52 @@ def crash_snapshot(job: Job, lines: LineMap, error: BaseException) -> Snapshot:
                           message=f"stinkywait could not analyse this file ({type(error).__name__}: "
                                   f"{str(error)[:200]}); see the server log")
     return Snapshot(uri=job.uri, version=job.version, generation=job.generation, text=job.text,
-                    lines=lines, analysis=None,
-                    diagnostics=[(to_lsp_diagnostic(diag, job.uri, lines), diag)],
-                    waits=[], wait_lines=[], instrs={}, functions=[], checks=[])
+                    lines=lines, analysis=None, diagnostics=[diag], waits=[], wait_lines=[],
+                    functions=[], job=job, checks=[])
 
 
-def run_job(job: Job, analyze: AnalyzeFn, cache: Any = None) -> Snapshot:
+def run_job(job: Job, analyze: AnalyzeFn, cache: Any = None, collector: Any = None) -> Snapshot:
     """Analyse one document version (runs in a worker thread; never raises).
 
-    `cache` is the core's per-function plan cache of this document (only one job per
-    document runs at a time, so it is never shared between threads): functions whose text
-    and position did not change are not re-planned.
+    `cache` is the core's plan cache of this document (only one job per document runs at a
+    time, so it is never shared between threads).  `collector`, when given, runs a full
+    collection first: the scheduler passes it only when garbage has piled up (see `memory`).
+    Stage times (ms) and the worker's start/end (monotonic s) go into `Snapshot.timings`.
     """
-    if len(job.text) >= COLLECT_BEFORE_CHARS:
-        # The scheduler has just dropped this document's previous analysis, which is cyclic
-        # garbage; the core pauses the cyclic collector while it builds IR, so without this
-        # the old and the new plan of a big file would be alive together (and the postponed
-        # collection, run later, would scan both).
-        gc.collect()
-    t0, c0 = time.perf_counter(), time.thread_time()
+    started = time.monotonic()
+    timings: dict[str, float] = {"start": started}
+    if collector is not None:
+        rec = collector.collect("before analysis")
+        if rec is not None:
+            timings["collect_ms"] = rec.ms
+    t0 = time.perf_counter()
     lines = LineMap.of(job.text, job.encoding)
+    t1, c1 = time.perf_counter(), time.thread_time()
+    timings["linemap_ms"] = 1e3 * (t1 - t0)
     try:
         extra = {"cache": cache} if cache is not None else {}
         analysis = analyze(job.text, job.path, job.options, language=job.language, **extra)
-        t1, c1 = time.perf_counter(), time.thread_time()
-        core_diags = list(analysis.diagnostics)
+        t2, c2 = time.perf_counter(), time.thread_time()
         # stable: waits sharing an anchor keep the core's order (the order they are inserted)
         waits = sorted(analysis.waits(), key=lambda w: w.line)
         snap = Snapshot(uri=job.uri, version=job.version, generation=job.generation, text=job.text,
-                        lines=lines, analysis=analysis,
-                        diagnostics=[(to_lsp_diagnostic(d, job.uri, lines), d) for d in core_diags],
+                        lines=lines, analysis=analysis, diagnostics=list(analysis.diagnostics),
                         waits=waits, wait_lines=[w.line for w in waits],
-                        instrs=_index_instructions(analysis.module), functions=list(analysis.functions))
+                        functions=list(analysis.functions), job=job)
         if cache is not None and hasattr(cache, "size"):
             # exactly the live functions: this run touched all of them, so the LRU evicts
             # the superseded versions (old plans of a 30k-line function are 100s of MB)
             cache.size = max(1, len(analysis.functions))
-        t2, c2 = time.perf_counter(), time.thread_time()
-        snap.timings = {"analyze": t1 - t0, "index": t2 - t1, "analyze_cpu": c1 - c0, "index_cpu": c2 - c1}
-        log.info("analysed %s v%d: %d waits, %d diagnostics; analyze %.1f ms (cpu %.1f), index %.1f ms "
-                 "(cpu %.1f)", job.uri, job.version, len(waits), len(core_diags), 1e3 * (t1 - t0),
-                 1e3 * (c1 - c0), 1e3 * (t2 - t1), 1e3 * (c2 - c1))
+        t3 = time.perf_counter()
+        timings.update(analyze_ms=1e3 * (t2 - t1), analyze_cpu_ms=1e3 * (c2 - c1), prepare_ms=1e3 * (t3 - t2),
+                       done=time.monotonic())
+        snap.timings = timings
+        log.info("analysed %s v%d: %d waits, %d diagnostics; %s", job.uri, job.version, len(waits),
+                 len(snap.diagnostics), ", ".join(f"{k} {v:.1f}" for k, v in timings.items() if k.endswith("_ms")))
         return snap
     except Exception as exc:  # noqa: BLE001 - any core failure becomes a diagnostic
         log.error("analysis of %s v%d failed:\n%s", job.uri, job.version, traceback.format_exc())
-        return crash_snapshot(job, lines, exc)
+        snap = crash_snapshot(job, lines, exc)
+        timings["done"] = time.monotonic()
+        snap.timings = timings
+        return snap

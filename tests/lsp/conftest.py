@@ -173,7 +173,8 @@ def _bench_module():
     return module
 
 
-synthetic_kernel = _bench_module().synthetic_kernel
+bench = _bench_module()
+synthetic_kernel = bench.synthetic_kernel
 
 
 def whole_range(text: str) -> T.Range:

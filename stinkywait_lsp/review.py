@@ -1,0 +1,250 @@
+"""The review of hand-written waits (`Analysis.check_diagnostics`), run away from the plan.
+
+The review costs as much as the plan or more (it re-analyses the file with the waits
+stripped: 60-90 ms on the 3.2k-line GEMM, 25 s on a 30k-line kernel), only feeds diagnostics
+and quick fixes, and cannot be interrupted inside a thread.  So the server runs it in a child
+process (`ProcessReviewer`):
+
+  * it never holds the plan's executor, and never competes with the next version's plan for
+    the GIL: the next keystroke's hints are computed while a review runs, at full speed;
+  * a superseded review is *killed*, not waited for (the child is respawned on demand);
+  * the review's second analysis never touches the plan's cache or the plan's IR, so the
+    core may share instructions between versions of the plan without the review reading
+    them while the next version moves them;
+  * its memory (a second full plan) is returned to the system when the child is recycled.
+
+The child gets what the server analysed (text, path, options, language), runs the same
+deterministic `analyze` and `check_diagnostics`, and sends back the core's `Diagnostic`
+records, which the server converts and publishes.  `ThreadReviewer` does the same in-process
+(the scheduler's unit tests, and the fallback when no child can be started).
+
+Wire format: 4-byte big-endian length + pickle, both ways, over the child's stdin/stdout.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import pickle
+import struct
+import sys
+import time
+from concurrent.futures import Executor
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+log = logging.getLogger(__name__)
+
+_HEADER = struct.Struct(">I")
+#: the child's program: imported by its package name, so the records it pickles are
+#: `stinkywait_lsp.review.ReviewResult` on both sides
+_CHILD = "import sys; from stinkywait_lsp.review import _child_main; sys.exit(_child_main())"
+
+
+class ReviewCancelled(Exception):
+    """The review was superseded (its child was killed) or the reviewer shut down."""
+
+
+@dataclass(slots=True)
+class ReviewResult:
+    """The core's review diagnostics of one text, and what producing them cost."""
+
+    diagnostics: list[Any]
+    #: wall and CPU time of analyze + check_diagnostics where they ran, in ms
+    ms: float = 0.0
+    cpu_ms: float = 0.0
+    #: resident memory of the process that ran it, after the run (MB; 0 when unknown)
+    rss_mb: float = 0.0
+    error: str | None = None
+    timings: dict[str, float] = field(default_factory=dict)
+
+
+class Reviewer(Protocol):
+    async def review(self, uri: str, text: str, path: str, options: Any, language: str | None,
+                     analysis: Any = None) -> ReviewResult: ...
+
+    def cancel(self, uri: str) -> None: ...
+
+    def shutdown(self) -> None: ...
+
+
+def status_mb(field: str = "VmRSS") -> float:
+    """This process's resident set (or another /proc/self/status size field) in MB; 0 when
+    unknown."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith(field + ":"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return 0.0
+
+
+def run_review(text: str, path: str, options: Any, language: str | None, analysis: Any = None) -> ReviewResult:
+    """analyze (unless `analysis` is given) + check_diagnostics; never raises."""
+    import traceback
+    t0, c0 = time.perf_counter(), time.process_time()
+    try:
+        if analysis is None:
+            from stinkywait_core.api import analyze
+            analysis = analyze(text, path, options, language=language)
+        t1 = time.perf_counter()
+        found = list(analysis.check_diagnostics())
+        t2 = time.perf_counter()
+        timings = {"analyze_ms": 1e3 * (t1 - t0), "check_ms": 1e3 * (t2 - t1)}
+        error = None
+    except Exception:  # noqa: BLE001 - a review failure must not lose the plan
+        found, timings, error = [], {}, traceback.format_exc()
+    return ReviewResult(found, 1e3 * (time.perf_counter() - t0), 1e3 * (time.process_time() - c0),
+                        status_mb(), error, timings)
+
+
+class ThreadReviewer:
+    """In-process review on an executor (a thread cannot be stopped: `cancel` is a no-op).
+
+    `analysis` is the plan's own `Analysis` when the caller holds it, so nothing is analysed
+    twice; the caller must keep newer versions of the same document from being analysed
+    meanwhile (the scheduler holds the document's core lock around it)."""
+
+    def __init__(self, executor: Executor):
+        self.executor = executor
+
+    async def review(self, uri: str, text: str, path: str, options: Any, language: str | None,
+                     analysis: Any = None) -> ReviewResult:
+        return await asyncio.get_running_loop().run_in_executor(
+            self.executor, run_review, text, path, options, language, analysis)
+
+    def cancel(self, uri: str) -> None:
+        pass
+
+    def shutdown(self) -> None:
+        pass
+
+
+class ProcessReviewer:
+    """Reviews in one child process (`_child_main`), one at a time.
+
+    `recycle_mb`: after a review leaves the child above this resident size, the child is
+    stopped (its memory goes back to the system) and a new one is started on the next
+    review; 0 keeps it.
+    """
+
+    in_process = False
+
+    def __init__(self, *, recycle_mb: float = 100.0, python: str | None = None):
+        self.recycle_mb = recycle_mb
+        self.python = python or sys.executable
+        self._proc: asyncio.subprocess.Process | None = None
+        self._lock: asyncio.Lock | None = None
+        self._busy_uri: str | None = None
+        self.spawned = 0
+        self.killed = 0
+        self.last_rss_mb = 0.0
+
+    @property
+    def pid(self) -> int | None:
+        return self._proc.pid if self._proc is not None and self._proc.returncode is None else None
+
+    async def start(self) -> None:
+        """Start the child now (hides its start-up behind the first analysis)."""
+        if self._proc is None or self._proc.returncode is not None:
+            env = dict(os.environ)
+            # the child imports the same packages the server did, from the same places
+            env["PYTHONPATH"] = os.pathsep.join(os.path.abspath(p or os.curdir) for p in sys.path)
+            self._proc = await asyncio.create_subprocess_exec(
+                self.python, "-c", _CHILD, stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE, env=env)
+            self.spawned += 1
+            log.info("review worker started (pid %d)", self._proc.pid)
+
+    async def review(self, uri: str, text: str, path: str, options: Any, language: str | None,
+                     analysis: Any = None) -> ReviewResult:
+        if self._lock is None:
+            self._lock = asyncio.Lock()
+        async with self._lock:
+            await self.start()
+            proc = self._proc
+            assert proc is not None and proc.stdin is not None and proc.stdout is not None
+            payload = pickle.dumps(("review", text, path, options, language), protocol=pickle.HIGHEST_PROTOCOL)
+            self._busy_uri = uri
+            try:
+                proc.stdin.write(_HEADER.pack(len(payload)) + payload)
+                await proc.stdin.drain()
+                head = await proc.stdout.readexactly(_HEADER.size)
+                body = await proc.stdout.readexactly(_HEADER.unpack(head)[0])
+            except (asyncio.IncompleteReadError, ConnectionError, BrokenPipeError) as exc:
+                await self._reap(proc)
+                raise ReviewCancelled(f"review worker stopped ({exc!r})") from None
+            except asyncio.CancelledError:
+                # the child is still working on a request nobody wants: its answer would be
+                # read as the next request's, so it goes
+                if self._proc is proc:
+                    self._kill()
+                raise
+            finally:
+                self._busy_uri = None
+            result: ReviewResult = pickle.loads(body)
+            self.last_rss_mb = result.rss_mb
+            if self.recycle_mb and result.rss_mb > self.recycle_mb:
+                log.info("review worker at %.0f MB: recycled", result.rss_mb)
+                self._kill()
+            return result
+
+    async def _reap(self, proc: asyncio.subprocess.Process) -> None:
+        if proc.returncode is None:
+            proc.kill()
+        try:
+            await asyncio.wait_for(proc.wait(), 5)
+        except Exception:  # noqa: BLE001 - a zombie is not worth failing over
+            pass
+        if self._proc is proc:
+            self._proc = None
+
+    def _kill(self) -> None:
+        proc, self._proc = self._proc, None
+        if proc is not None and proc.returncode is None:
+            proc.kill()
+            self.killed += 1
+            # reap it in the background: a killed child must not stay a zombie
+            asyncio.ensure_future(self._reap(proc))
+
+    def cancel(self, uri: str) -> None:
+        """Stop the review of `uri` if it is the one running (its result is not wanted)."""
+        if self._busy_uri == uri and self._proc is not None:
+            log.info("review of %s superseded: worker killed", uri)
+            self._kill()
+
+    def shutdown(self) -> None:
+        self._kill()
+
+    async def aclose(self) -> None:
+        """Stop the child and wait for it (closes its pipes before the loop goes away)."""
+        proc, self._proc = self._proc, None
+        if proc is not None:
+            await self._reap(proc)
+
+
+def _child_main() -> int:
+    """The review worker: read a request, answer it, until stdin closes."""
+    inp = sys.stdin.buffer
+    out = sys.stdout.buffer
+    sys.stdout = sys.stderr  # a stray print in the core must not corrupt the stream
+    import gc
+    while True:
+        head = inp.read(_HEADER.size)
+        if len(head) < _HEADER.size:
+            return 0
+        (n,) = _HEADER.unpack(head)
+        body = inp.read(n)
+        kind, text, path, options, language = pickle.loads(body)
+        if kind != "review":
+            continue
+        result = run_review(text, path, options, language)
+        # drop this run's IR before the next request instead of letting it pile up
+        gc.collect()
+        result.rss_mb = status_mb()
+        data = pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL)
+        out.write(_HEADER.pack(len(data)) + data)
+        out.flush()

@@ -1,0 +1,292 @@
+"""In-process checks of the server's own pipeline (no protocol): snapshot validity, the review
+away from the plan, the JSON fast path of diagnostics, instruction lookups, the collection
+policy.  The expectations come from the real core or from the slow, object-based paths the
+fast ones replace."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import json
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+import pytest
+from hypothesis import given, strategies as st
+from pygls.protocol import default_converter
+
+from stinkywait_core.api import analyze
+from stinkywait_core.diagnostics import Diagnostic as CoreDiagnostic, Related
+from stinkywait_core.results import Options
+
+from stinkywait_lsp.memory import Collector
+from stinkywait_lsp.positions import LineMap, _LINE_BREAK, split_lines
+from stinkywait_lsp.review import ProcessReviewer, ReviewCancelled, ReviewResult
+from stinkywait_lsp.scheduler import Scheduler
+from stinkywait_lsp.snapshot import (Job, Snapshot, StaleSnapshot, _from_line_table, _index_instructions,
+                                     diagnostic_json, run_job, to_lsp_diagnostic)
+
+from .conftest import DATA, GEMM, synthetic_kernel
+from .test_scheduler import Harness
+
+URI = "file:///pipeline.s"
+
+
+def _job(text: str, version: int = 1, path: str = "pipeline.s", language: str | None = "amdgpu-asm") -> Job:
+    return Job(uri=URI, path=path, version=version, generation=0, text=text, language=language,
+               options=Options(), encoding="utf-16")
+
+
+# -- positions and diagnostics as JSON ---------------------------------------------------------
+
+
+@given(st.text(alphabet="ab \t\n\x0c\u2028🚀", max_size=40))
+def test_split_lines_fast_path_matches_the_lsp_rule(text):
+    assert split_lines(text) == _LINE_BREAK.split(text)
+
+
+def _diagnostics_of(text: str, path: str, language: str | None = None) -> list[CoreDiagnostic]:
+    a = analyze(text, path, Options(), language=language)
+    return list(a.diagnostics) + list(a.check_diagnostics())
+
+
+def _cases() -> list[tuple[str, list[CoreDiagnostic]]]:
+    out = []
+    for name in ("checked.s", "sample.s", "diamond.s", "sample.stir"):
+        text = (DATA / name).read_text()
+        out.append((text, _diagnostics_of(text, str(DATA / name))))
+    broken = "st.func @broken() {\n^entry:\n  v0 = \"st.v_add_f32\"(v1\n}\n"
+    out.append((broken, _diagnostics_of(broken, "broken.stir", "stir")))
+    # hand-made records: no end, empty end, past the end, astral characters before the column
+    text = "\tds_load_b32 v1, v0 ; 🚀🚀\n/*🚀*/\tv_add_f32_e32 v2, v1, v1\n"
+    made = [CoreDiagnostic("warning", "overflow", "no end", 2, 8, data={"block": "b", "counter": "ds"},
+                           function="k"),
+            CoreDiagnostic("hint", "stricter-wait", "empty end", 2, 8, 2, 8),
+            CoreDiagnostic("info", "widened", "past the end", 40, 3, 41, 1),
+            CoreDiagnostic("error", "missing-wait", "related", 2, 1, 2, 30,
+                           [Related(1, 2, "producer"), Related(9, 1, "nowhere")], {"insert_line": 2}),
+            CoreDiagnostic("warning", "redundant-wait", "tagged", 1, 1, 1, 5)]
+    out.append((text, made))
+    return out
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-8", "utf-32"])
+def test_diagnostic_json_is_what_the_lsprotocol_objects_serialise_to(encoding):
+    """The publish path builds JSON directly; it must be exactly what the object path (still
+    used for code actions) would send."""
+    converter = default_converter()
+    seen = set()
+    for text, diags in _cases():
+        lines = LineMap.of(text, encoding)
+        for d in diags:
+            want = json.loads(json.dumps(converter.unstructure(to_lsp_diagnostic(d, URI, lines))))
+            got = json.loads(json.dumps(diagnostic_json(d, URI, lines)))
+            assert got == want, d
+            seen.add(d.code)
+    assert {"missing-wait", "redundant-wait", "stricter-wait", "overflow"} <= seen
+
+
+# -- instruction lookups ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("path", [DATA / "sample.s", DATA / "checked.s", DATA / "diamond.s", GEMM])
+def test_line_table_lookup_agrees_with_the_module_index(path):
+    if not path.exists():
+        pytest.skip("shared corpus not available")
+    text = path.read_text()
+    a = analyze(text, str(path), Options())
+    index = _index_instructions(a.module)
+    table = a.module.lines
+    assert table, "the asm front end keeps a line table"
+    answered = 0
+    for line in range(0, len(table) + 3):
+        got = _from_line_table(table, line)
+        if got is False:
+            continue
+        answered += 1
+        assert got == index.get(line), line
+    assert answered >= len(index)
+
+
+def test_snapshot_lookup_falls_back_to_the_index_for_stir():
+    text = (DATA / "sample.stir").read_text()
+    snap = run_job(_job(text, path="sample.stir", language="stir"), analyze)
+    index = _index_instructions(snap.analysis.module)
+    assert index
+    assert all(snap.instr_at(line) == info for line, info in index.items())
+
+
+# -- validity ---------------------------------------------------------------------------------
+
+
+class HeldReviewer:
+    """A reviewer whose reviews run until released or cancelled (a long review)."""
+
+    def __init__(self) -> None:
+        self.started: list[int] = []
+        self.cancelled: list[str] = []
+        self.release = asyncio.Event()
+
+    async def review(self, uri, text, path, options, language, analysis=None) -> ReviewResult:
+        self.started.append(text.count("\n"))
+        await self.release.wait()
+        a = analyze(text, path, options, language=language)
+        return ReviewResult(list(a.check_diagnostics()))
+
+    def cancel(self, uri: str) -> None:
+        self.cancelled.append(uri)
+
+    def shutdown(self) -> None:
+        pass
+
+
+def _scheduler(doc: Harness, pool, reviewer=None) -> Scheduler:
+    ready = asyncio.Event()
+    ready.set()
+    return Scheduler(executor=pool, analyze=doc.analyze, make_job=doc.make_job, current_key=doc.key,
+                     on_snapshot=doc.publish, ready=ready, review_delay_s=0.0, reviewer=reviewer)
+
+
+async def _until(cond, timeout: float = 30.0) -> None:
+    for _ in range(int(timeout / 0.01)):
+        if cond():
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError("condition not reached")
+
+
+@dataclass
+class Opened:
+    doc: Harness
+    reviewer: HeldReviewer
+    sched: Scheduler
+    v1: Snapshot
+
+    def edit(self) -> None:
+        self.doc.edit(0)
+        self.sched.changed(URI)
+
+
+@pytest.fixture
+async def opened():
+    """sample.s analysed as v1 on the real core; its review is held until released."""
+    doc = Harness((DATA / "sample.s").read_text())
+    doc.gate.set()
+    reviewer = HeldReviewer()
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        sched = _scheduler(doc, pool, reviewer)
+        sched.opened(URI)
+        v1 = await asyncio.wait_for(sched.fresh(URI), 30)
+        yield Opened(doc, reviewer, sched, v1)
+        reviewer.release.set()
+        sched.shutdown()
+
+
+async def test_a_running_review_neither_delays_nor_outlives_the_next_version(opened):
+    reviewer, sched, v1 = opened.reviewer, opened.sched, opened.v1
+    await _until(lambda: reviewer.started)              # v1's review is running (held)
+    opened.edit()
+    v2 = await asyncio.wait_for(sched.fresh(URI), 30)   # answered while the review is held
+    assert v2.version == 2 and v2.valid
+    assert not v1.valid and v1.review_task.cancelled()
+    assert reviewer.cancelled == [URI]
+    with pytest.raises(StaleSnapshot):
+        v1.instr_at(v1.wait_lines[0] if v1.wait_lines else 1)
+    with pytest.raises(StaleSnapshot):
+        v1.waits_between(1, 100)
+    reviewer.release.set()
+    await _until(lambda: opened.doc.published)
+    assert opened.doc.published == [2]                  # never v1
+    assert v2.checks is not None
+
+
+async def test_fresh_never_returns_a_snapshot_superseded_before_its_waiter_resumed(opened):
+    """A request released with v1 resumes after v2 was already handed to the core: it must
+    get v2, not read v1's (possibly moved) IR."""
+    doc, sched = opened.doc, opened.sched
+    doc.gate.clear()                                    # hold v2's analysis
+    opened.edit()
+    waiter = asyncio.ensure_future(sched.fresh(URI))
+    await _until(lambda: len(doc.analysed) == 2)
+    assert not opened.v1.valid and not waiter.done()
+    doc.gate.set()
+    got = await asyncio.wait_for(waiter, 30)
+    assert got.version == 2 and got.valid
+
+
+async def test_checked_and_fix_all_refuse_a_superseded_snapshot(opened):
+    reviewer, sched, v1 = opened.reviewer, opened.sched, opened.v1
+    pending = asyncio.ensure_future(sched.checked(v1))
+    await _until(lambda: reviewer.started)
+    opened.edit()
+    with pytest.raises(StaleSnapshot):
+        await asyncio.wait_for(pending, 30)
+    with pytest.raises(StaleSnapshot):
+        await sched.fix_all(v1)
+    v2 = await sched.fresh(URI)
+    reviewer.release.set()
+    assert (await asyncio.wait_for(sched.checked(v2), 30)) is v2
+    assert await sched.fix_all(v2) == v2.fix_all_edits()
+
+
+async def test_superseded_snapshots_are_freed_after_the_next_answer(opened):
+    opened.edit()
+    await opened.sched.fresh(URI)
+    st = opened.sched.docs[URI]
+    await _until(lambda: not st.graveyard)
+
+
+# -- the review worker ------------------------------------------------------------------------
+
+
+async def test_process_reviewer_gives_the_core_review_and_can_be_killed():
+    text = (DATA / "checked.s").read_text()
+    want = analyze(text, str(DATA / "checked.s"), Options()).check_diagnostics()
+    reviewer = ProcessReviewer()
+    try:
+        got = await asyncio.wait_for(reviewer.review(URI, text, str(DATA / "checked.s"), Options(), None), 60)
+        assert got.error is None
+        assert [(d.code, d.line, d.col, d.message, d.data) for d in got.diagnostics] == \
+            [(d.code, d.line, d.col, d.message, d.data) for d in want]
+        first = reviewer.pid
+        # a long review (30k lines) superseded mid-way: the worker is killed, not waited for
+        big = synthetic_kernel(3750)
+        running = asyncio.ensure_future(reviewer.review(URI, big, "big.s", Options(), "amdgpu-asm"))
+        await asyncio.sleep(0.3)
+        reviewer.cancel(URI)
+        with pytest.raises(ReviewCancelled):
+            await asyncio.wait_for(running, 60)
+        assert reviewer.killed == 1
+        again = await asyncio.wait_for(reviewer.review(URI, text, str(DATA / "checked.s"), Options(), None), 60)
+        assert [d.code for d in again.diagnostics] == [d.code for d in want]
+        assert reviewer.pid != first and reviewer.spawned == 2
+    finally:
+        await reviewer.aclose()
+
+
+# -- the collection policy --------------------------------------------------------------------
+
+
+def test_collector_off_the_request_path():
+    was_enabled = gc.isenabled()
+    c = Collector(min_pending=1000, manage=True)
+    try:
+        assert not gc.isenabled() and gc.get_freeze_count() > 0
+        snap = run_job(_job((DATA / "sample.s").read_text()), analyze)
+        assert not gc.isenabled(), "the core must leave automatic collection off"
+        del snap
+        junk = []
+        for i in range(3000):  # cyclic garbage the reference counts cannot free
+            a: list = [i]
+            a.append(a)
+            junk.append(a)
+        del junk, a
+        assert c.due()
+        rec = c.collect("test")
+        assert rec is not None and rec.freed >= 3000 and rec.reason == "test"
+        assert not c.due() and list(c.history)[-1] is rec
+    finally:
+        c.release()
+        if was_enabled:
+            gc.enable()
+    assert Collector(manage=False).collect("unmanaged") is None
