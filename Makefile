@@ -9,6 +9,8 @@ EXAMPLE ?= examples/gemm_loop.s
 $(BIN)/stinkywait: pyproject.toml
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
+	@# editable: tests and `make demo` run the working tree; pyproject.toml's package-dir makes
+	@# it a plain path .pth (no import hook to load at every interpreter start)
 	$(BIN)/pip install -q -e .
 	@# byte-compile now: start-up matters for a CLI run per keystroke-save, and some
 	@# environments set PYTHONDONTWRITEBYTECODE, which would recompile on every run

@@ -6,8 +6,11 @@ records; nothing downstream re-derives a location or a message.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from .ir.records import FrozenRecord, Record, _set
+
+TYPE_CHECKING = False  # `typing` is not imported at run time: start-up cost of every CLI run
+if TYPE_CHECKING:
+    from typing import Any
 
 ERROR = "error"
 WARNING = "warning"
@@ -15,29 +18,54 @@ INFO = "info"
 HINT = "hint"
 
 
-@dataclass(frozen=True, slots=True)
-class Related:
+class Related(FrozenRecord):
+    """A secondary location of a diagnostic (immutable, hashable)."""
+
+    __slots__ = ("line", "col", "message", "end_line", "end_col")
     line: int
     col: int
     message: str
-    end_line: int | None = None
-    end_col: int | None = None
+    end_line: int | None
+    end_col: int | None
+
+    def __init__(self, line: int, col: int, message: str, end_line: int | None = None,
+                 end_col: int | None = None) -> None:
+        _set(self, "line", line)
+        _set(self, "col", col)
+        _set(self, "message", message)
+        _set(self, "end_line", end_line)
+        _set(self, "end_col", end_col)
 
 
-@dataclass(slots=True)
-class Diagnostic:
-    """A located message.  Lines/columns are 1-based; `end_col` exclusive."""
+class Diagnostic(Record):
+    """A located message.  Lines/columns are 1-based; `end_col` exclusive.  Compared by value."""
 
+    __slots__ = ("severity", "code", "message", "line", "col", "end_line", "end_col", "related", "data",
+                 "function")
     severity: str
     code: str
     message: str
-    line: int = 1
-    col: int = 1
-    end_line: int | None = None
-    end_col: int | None = None
-    related: list[Related] = field(default_factory=list)
-    data: dict[str, Any] = field(default_factory=dict)
-    function: str | None = None
+    line: int
+    col: int
+    end_line: int | None
+    end_col: int | None
+    related: list[Related]
+    data: dict[str, Any]
+    function: str | None
+
+    def __init__(self, severity: str, code: str, message: str, line: int = 1, col: int = 1,
+                 end_line: int | None = None, end_col: int | None = None, related: list[Related] | None = None,
+                 data: dict[str, Any] | None = None, function: str | None = None) -> None:
+        self.severity = severity
+        self.code = code
+        self.message = message
+        self.line = line
+        self.col = col
+        self.end_line = end_line
+        self.end_col = end_col
+        self.related = [] if related is None else related
+        self.data = {} if data is None else data
+        self.function = function
 
     def format(self, path: str) -> str:
         """`file:line:col: severity: message [code]`, the compiler-style line."""

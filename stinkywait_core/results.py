@@ -7,10 +7,18 @@ recomputes anything the pass already decided.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
 
 from .diagnostics import Diagnostic
+from .ir.records import FrozenRecord, Record, _set
+
+TYPE_CHECKING = False  # `typing` is not imported at run time: start-up cost of every CLI run
+if TYPE_CHECKING:
+    from typing import Any
+
+# `Options` stays a dataclass (callers derive variants with `dataclasses.replace`); the other
+# records are plain slotted classes (`ir.records`): generating a dataclass costs about half a
+# millisecond of every process start-up.
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,10 +55,10 @@ class Options:
         return cls(bounded=False, count_from_instance="oldest", represent_empty_paths=False, **kw)
 
 
-@dataclass(frozen=True, slots=True)
-class DepInfo:
+class DepInfo(FrozenRecord):
     """One producer a wait drains: where it is and how deep it sits in which queue."""
 
+    __slots__ = ("line", "column", "mnemonic", "block", "pred", "count_from")
     line: int
     column: int
     mnemonic: str
@@ -58,22 +66,33 @@ class DepInfo:
     pred: str | None
     count_from: int
 
+    def __init__(self, line: int, column: int, mnemonic: str, block: str, pred: str | None,
+                 count_from: int) -> None:
+        _set(self, "line", line)
+        _set(self, "column", column)
+        _set(self, "mnemonic", mnemonic)
+        _set(self, "block", block)
+        _set(self, "pred", pred)
+        _set(self, "count_from", count_from)
+
     def to_json(self) -> dict[str, Any]:
         return {"line": self.line, "mnemonic": self.mnemonic, "block": self.block,
                 "pred": self.pred, "countFrom": self.count_from}
 
 
-@dataclass(slots=True)
-class PlannedWait:
+class PlannedWait(Record):
     """One `s_wait_*` the pass inserts.
 
     `line`/`column` locate the anchor instruction the wait goes before (1-based).  For a tail
     drain on a block without a terminator branch, `placement` is "after" and the location is
     the block's last instruction (or its header when empty).  `insert_line` is the 1-based
     line of the source text before which `insert_text` (a whole line, newline included) is
-    inserted; `len(lines) + 1` means at the end.
+    inserted; `len(lines) + 1` means at the end.  `tail_drain` marks a ShallowPredPromotion
+    tail drain (before the predecessor's terminator or at its end).
     """
 
+    __slots__ = ("function", "block", "line", "column", "placement", "counter", "count", "instruction", "rule",
+                 "reason", "deps", "shaped_by", "insert_line", "insert_text", "tail_drain")
     function: str
     block: str
     line: int
@@ -84,12 +103,31 @@ class PlannedWait:
     instruction: str
     rule: str
     reason: str
-    deps: list[DepInfo] = field(default_factory=list)
-    shaped_by: list[str] = field(default_factory=list)
-    insert_line: int = 0
-    insert_text: str = ""
-    #: a ShallowPredPromotion tail drain (before the predecessor's terminator or at its end)
-    tail_drain: bool = False
+    deps: list[DepInfo]
+    shaped_by: list[str]
+    insert_line: int
+    insert_text: str
+    tail_drain: bool
+
+    def __init__(self, function: str, block: str, line: int, column: int, placement: str, counter: str,
+                 count: int, instruction: str, rule: str, reason: str, deps: list[DepInfo] | None = None,
+                 shaped_by: list[str] | None = None, insert_line: int = 0, insert_text: str = "",
+                 tail_drain: bool = False) -> None:
+        self.function = function
+        self.block = block
+        self.line = line
+        self.column = column
+        self.placement = placement
+        self.counter = counter
+        self.count = count
+        self.instruction = instruction
+        self.rule = rule
+        self.reason = reason
+        self.deps = [] if deps is None else deps
+        self.shaped_by = [] if shaped_by is None else shaped_by
+        self.insert_line = insert_line
+        self.insert_text = insert_text
+        self.tail_drain = tail_drain
 
     def to_json(self) -> dict[str, Any]:
         return {"line": self.line, "column": self.column, "block": self.block,
@@ -99,36 +137,67 @@ class PlannedWait:
                 "deps": [d.to_json() for d in self.deps]}
 
 
-@dataclass(frozen=True, slots=True)
-class QueuedOpView:
+class QueuedOpView(FrozenRecord):
+    """One operation in flight in a FIFO view (for hover)."""
+
+    __slots__ = ("line", "mnemonic", "count_from", "trips_back")
     line: int
     mnemonic: str
     count_from: int
-    trips_back: int = 0
+    trips_back: int
+
+    def __init__(self, line: int, mnemonic: str, count_from: int, trips_back: int = 0) -> None:
+        _set(self, "line", line)
+        _set(self, "mnemonic", mnemonic)
+        _set(self, "count_from", count_from)
+        _set(self, "trips_back", trips_back)
 
 
-@dataclass(frozen=True, slots=True)
-class QueueView:
+class QueueView(FrozenRecord):
     """One per-predecessor FIFO of one counter at a program point (for hover)."""
 
+    __slots__ = ("pred", "ops", "saturated")
     pred: str | None
     ops: tuple[QueuedOpView, ...]
-    saturated: int = 0
+    saturated: int
+
+    def __init__(self, pred: str | None, ops: tuple[QueuedOpView, ...], saturated: int = 0) -> None:
+        _set(self, "pred", pred)
+        _set(self, "ops", ops)
+        _set(self, "saturated", saturated)
 
 
-@dataclass(slots=True)
-class FunctionResult:
+class FunctionResult(Record):
+    """The plan of one function.
+
+    `fifo`: FIFO state just before each instruction's planned waits, keyed by 1-based line:
+    counter name -> queues (only counters with something in flight are present).
+    `producers`: consumer line -> producer lines it depends on (go to definition).
+    """
+
+    __slots__ = ("name", "waits", "diagnostics", "fifo", "producers", "sweeps", "converged", "widened")
     name: str
-    waits: list[PlannedWait] = field(default_factory=list)
-    diagnostics: list[Diagnostic] = field(default_factory=list)
-    #: FIFO state just before each instruction's planned waits, keyed by 1-based line:
-    #: counter name -> queues.  Only counters with something in flight are present.
-    fifo: dict[int, dict[str, list[QueueView]]] = field(default_factory=dict)
-    #: consumer line -> producer lines it depends on (go to definition)
-    producers: dict[int, list[tuple[int, int]]] = field(default_factory=dict)
-    sweeps: int = 0
-    converged: bool = True
-    widened: bool = False
+    waits: list[PlannedWait]
+    diagnostics: list[Diagnostic]
+    fifo: dict[int, dict[str, list[QueueView]]]
+    producers: dict[int, list[tuple[int, int]]]
+    sweeps: int
+    converged: bool
+    widened: bool
+
+    def __init__(self, name: str, waits: list[PlannedWait] | None = None,
+                 diagnostics: list[Diagnostic] | None = None,
+                 fifo: dict[int, dict[str, list[QueueView]]] | None = None,
+                 producers: dict[int, list[tuple[int, int]]] | None = None, sweeps: int = 0,
+                 converged: bool = True, widened: bool = False) -> None:
+        self.name = name
+        self.waits = [] if waits is None else waits
+        self.diagnostics = [] if diagnostics is None else diagnostics
+        self.fifo = {} if fifo is None else fifo
+        self.producers = {} if producers is None else producers
+        self.sweeps = sweeps
+        self.converged = converged
+        self.widened = widened
 
     def to_json(self) -> dict[str, Any]:
         return {"name": self.name, "waits": [w.to_json() for w in self.waits],

@@ -3,18 +3,25 @@
 Exit codes: 0 ok; 1 the input has errors (parse errors, missing waits found by `check`);
 2 usage or I/O problems.  Every error is a located `file:line:col: error: ...` line; no
 traceback ever reaches the user, and `--in-place` writes atomically or not at all.
+
+Start-up is part of every run's cost, so the command line is read by `fast_namespace` (exact
+option spellings, from the same option table as the `argparse` parser) and `argparse` is
+imported only for help, abbreviations and usage errors; `json` only for `--json`.
 """
 
 from __future__ import annotations
 
-import argparse
-import json
 import sys
-from dataclasses import replace
+from types import SimpleNamespace
 
 from ..api import Analysis, analyze, atomic_write
-from ..diagnostics import ERROR, WARNING
+from ..diagnostics import WARNING
 from ..results import Options
+
+TYPE_CHECKING = False  # `typing` is not imported at run time: start-up cost of every CLI run
+if TYPE_CHECKING:
+    import argparse
+    from typing import Any, Callable
 
 
 def _options(ns: argparse.Namespace) -> Options:
@@ -58,6 +65,7 @@ def cmd_plan(ns: argparse.Namespace) -> int:
     if an is None:
         return 2
     if ns.json:
+        import json
         print(json.dumps(an.to_json(), indent=2))
         return 1 if an.has_errors() else 0
     _print_diags(an, "info")
@@ -133,50 +141,131 @@ def cmd_check(ns: argparse.Namespace) -> int:
     return 1 if errors or missing else 0
 
 
+#: The command line, as data: (option strings, `add_argument` keywords).  `build_parser` makes
+#: the argparse parser from it and `fast_namespace` reads the common case with it.
+COMMON_OPTIONS: list[tuple[tuple[str, ...], dict[str, Any]]] = [
+    (("--num-waves",), dict(type=int, default=0, metavar="N",
+                            help="waves per workgroup (1: tensor RAW drains at each consumer)")),
+    (("--arch",), dict(default="gfx1250")),
+    (("--language",), dict(choices=["stir", "asm"], default=None,
+                           help="override the front end chosen from the extension")),
+    (("--loop-carried-token-deps",), dict(action="store_true",
+                                          help="enableLoopCarriedTokenDeps: tensor state crosses back edges")),
+    (("--tensor-descriptor-war",), dict(action="store_true", help="enableTensorDescriptorWar")),
+    (("--replace-waits",), dict(action="store_true",
+                                help="strip rebuildable waits (dscnt, loadcnt, tensorcnt, asynccnt) first")),
+    (("--no-optimize",), dict(action="store_true", help="disable ShallowPredPromotion")),
+    (("--exact",), dict(action="store_true", help="no widening: the exact per-predecessor iteration (may be slow)")),
+    (("--upstream",), dict(action="store_true",
+                           help="upstream's choices: oldest-instance countFrom, empty paths dropped, "
+                                "no widening (docs/decisions.md 20-23)")),
+]
+#: command -> (help, its own options, handler)
+COMMANDS: dict[str, tuple[str, list[tuple[tuple[str, ...], dict[str, Any]]], Callable[[Any], int]]] = {
+    "plan": ("show where waits go and why", [(("--json",), dict(action="store_true"))], cmd_plan),
+    "insert": ("write the file with the waits inserted", [
+        (("-o", "--output"), dict(default=None, help="output file, - for stdout (default)")),
+        (("--in-place",), dict(action="store_true", help="rewrite FILE atomically")),
+        (("--explain",), dict(action="store_true", help="add the provenance as a comment")),
+    ], cmd_insert),
+    "check": ("review hand-written waits", [
+        (("--exhaustive",), dict(action="store_true",
+                                 help="prove the waits on every CFG path (independent path checker)")),
+        (("--max-trips",), dict(type=int, default=2, help="loop trips explored by --exhaustive")),
+    ], cmd_check),
+}
+FILE_HELP = "a .s/.asm/.amdgcn or .stir file, or - for standard input"
+
+
 def build_parser() -> argparse.ArgumentParser:
+    import argparse
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("file", help="a .s/.asm/.amdgcn or .stir file, or - for standard input")
-    common.add_argument("--num-waves", type=int, default=0, metavar="N",
-                        help="waves per workgroup (1: tensor RAW drains at each consumer)")
-    common.add_argument("--arch", default="gfx1250")
-    common.add_argument("--language", choices=["stir", "asm"], default=None,
-                        help="override the front end chosen from the extension")
-    common.add_argument("--loop-carried-token-deps", action="store_true",
-                        help="enableLoopCarriedTokenDeps: tensor state crosses back edges")
-    common.add_argument("--tensor-descriptor-war", action="store_true",
-                        help="enableTensorDescriptorWar")
-    common.add_argument("--replace-waits", action="store_true",
-                        help="strip rebuildable waits (dscnt, loadcnt, tensorcnt, asynccnt) first")
-    common.add_argument("--no-optimize", action="store_true", help="disable ShallowPredPromotion")
-    common.add_argument("--exact", action="store_true",
-                        help="no widening: the exact per-predecessor iteration (may be slow)")
-    common.add_argument("--upstream", action="store_true",
-                        help="upstream's choices: oldest-instance countFrom, empty paths dropped, "
-                             "no widening (docs/decisions.md 20-23)")
+    common.add_argument("file", help=FILE_HELP)
+    for flags, kw in COMMON_OPTIONS:
+        common.add_argument(*flags, **kw)
     p = argparse.ArgumentParser(prog="stinkywait", description=__doc__.split("\n")[0])
     sub = p.add_subparsers(dest="cmd", required=True)
-    pl = sub.add_parser("plan", parents=[common], help="show where waits go and why")
-    pl.add_argument("--json", action="store_true")
-    pl.set_defaults(func=cmd_plan)
-    ins = sub.add_parser("insert", parents=[common], help="write the file with the waits inserted")
-    ins.add_argument("-o", "--output", default=None, help="output file, - for stdout (default)")
-    ins.add_argument("--in-place", action="store_true", help="rewrite FILE atomically")
-    ins.add_argument("--explain", action="store_true", help="add the provenance as a comment")
-    ins.set_defaults(func=cmd_insert)
-    ck = sub.add_parser("check", parents=[common], help="review hand-written waits")
-    ck.add_argument("--exhaustive", action="store_true",
-                    help="prove the waits on every CFG path (independent path checker)")
-    ck.add_argument("--max-trips", type=int, default=2, help="loop trips explored by --exhaustive")
-    ck.set_defaults(func=cmd_check)
+    for name, (help_text, options, func) in COMMANDS.items():
+        sp = sub.add_parser(name, parents=[common], help=help_text)
+        for flags, kw in options:
+            sp.add_argument(*flags, **kw)
+        sp.set_defaults(func=func)
     return p
 
 
+def _dest(flags: tuple[str, ...], kw: dict[str, Any]) -> str:
+    """The attribute argparse stores an option under (first long spelling, dashes as '_')."""
+    long = next((f for f in flags if f.startswith("--")), flags[0])
+    return kw.get("dest") or long.lstrip("-").replace("-", "_")
+
+
+def fast_namespace(argv: list[str]) -> SimpleNamespace | None:
+    """The namespace `build_parser().parse_args(argv)` gives, for the common command lines.
+
+    Accepts a command, one FILE (or ``-``), and options spelled exactly (``--opt value`` or
+    ``--opt=value``), with integers in plain decimal.  Returns None for anything else (help,
+    abbreviations, missing or extra arguments, bad values), which argparse then reads and
+    reports exactly as before.
+    """
+    if not argv or argv[0] not in COMMANDS:
+        return None
+    _, options, func = COMMANDS[argv[0]]
+    table: dict[str, tuple[str, dict[str, Any]]] = {}
+    values: dict[str, Any] = {"cmd": argv[0]}
+    for flags, kw in COMMON_OPTIONS + options:
+        dest = _dest(flags, kw)
+        values[dest] = False if kw.get("action") == "store_true" else kw.get("default")
+        for f in flags:
+            table[f] = (dest, kw)
+    file = None
+    i = 1
+    while i < len(argv):
+        arg = argv[i]
+        i += 1
+        if arg == "-" or not arg.startswith("-"):
+            if file is not None:
+                return None
+            file = arg
+            continue
+        name, eq, value = arg.partition("=")
+        spec = table.get(name)
+        if spec is None:
+            return None
+        dest, kw = spec
+        if kw.get("action") == "store_true":
+            if eq:
+                return None
+            values[dest] = True
+            continue
+        if not eq:
+            if i >= len(argv):
+                return None
+            value = argv[i]
+            i += 1
+            if value.startswith("-") and value != "-" and not value[1:].isdigit():
+                return None
+        if kw.get("type") is int:
+            digits = value[1:] if value.startswith("-") else value
+            if not (digits.isascii() and digits.isdigit()):
+                return None
+            value = int(value)
+        elif "choices" in kw and value not in kw["choices"]:
+            return None
+        values[dest] = value
+    if file is None:
+        return None
+    values["file"] = file
+    values["func"] = func
+    return SimpleNamespace(**values)
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    try:
-        ns = parser.parse_args(argv)
-    except SystemExit as e:  # argparse already printed a usage message
-        return 2 if e.code else 0
+    ns = fast_namespace(sys.argv[1:] if argv is None else argv)
+    if ns is None:
+        try:
+            ns = build_parser().parse_args(argv)
+        except SystemExit as e:  # argparse already printed a usage message
+            return 2 if e.code else 0
     if getattr(ns, "in_place", False) and getattr(ns, "output", None):
         print("stinkywait: error: --in-place and -o are exclusive", file=sys.stderr)
         return 2

@@ -9,69 +9,98 @@ features and the asm printer never need to re-derive positions.
 from __future__ import annotations
 
 import gc
-from contextlib import contextmanager
-from dataclasses import dataclass, field
-from typing import Any, Iterator
+from collections import namedtuple
 
 from .operands import Imm, Operand, Reg
+from .records import Record
+
+TYPE_CHECKING = False  # `typing` is not imported at run time: start-up cost of every CLI run
+if TYPE_CHECKING:
+    from typing import Any, Callable, Iterator
+
+# Span is a named tuple: the front ends create one or two per line, and a tuple is the cheapest
+# immutable, hashable record to build and to read.
+Span = namedtuple("Span", ("line", "col", "end_line", "end_col"))
+Span.__doc__ = """A source range.  Lines and columns are 1-based; `end_col` is exclusive."""
 
 
-@dataclass(frozen=True, slots=True)
-class Span:
-    """A source range.  Lines and columns are 1-based; `end_col` is exclusive."""
-
-    line: int
-    col: int
-    end_line: int
-    end_col: int
-
-
-@dataclass(slots=True)
-class Modifier:
+class Modifier(Record):
     """A `mod.<kind> = { key = value, ... }` dictionary, fields in input order.
 
     Values are int, float, bool, str or list of those.  `raw` keeps the source text of the
-    braces so an unknown kind can be reproduced verbatim.
+    braces so an unknown kind can be reproduced verbatim.  Compared by value.
     """
 
+    __slots__ = ("kind", "fields", "raw")
     kind: str
-    fields: dict[str, Any] = field(default_factory=dict)
-    raw: str | None = None
+    fields: dict[str, Any]
+    raw: str | None
+
+    def __init__(self, kind: str, fields: dict[str, Any] | None = None, raw: str | None = None) -> None:
+        self.kind = kind
+        self.fields = {} if fields is None else fields
+        self.raw = raw
 
     def get(self, key: str, default: Any = None) -> Any:
         return self.fields.get(key, default)
 
 
-@dataclass(eq=False, slots=True)
 class Instruction:
     """One instruction (or a PHI pseudo-instruction created by the def-use builder).
 
     `sources` is filled by `analysis.ssa.build_use_def_chain`: the immediate defining
     instructions of every source register unit (memtoken pseudo registers included), in
-    first-seen order, as upstream's `getSources()`.
+    first-seen order, as upstream's `getSources()`.  Compared by identity (instructions are
+    dict keys all over the dataflow).
+
+    Fields: `mnemonic`, `dsts`, `srcs`, `mods`, `span`, `text`, `cycles`, `comment`,
+    `suffix` (asm only: trailing text after the operands that is not a modifier we model,
+    e.g. ``offset:16 th:TH_LOAD_NT``, kept for faithful printing), `inserted`, `is_phi`,
+    `is_label`, `sources` and `block` (filled by analysis), `phi_key` (PHI only: the register
+    unit key it merges), `provenance` (attached by the insertion pass to inserted waits).
     """
 
+    __slots__ = ("mnemonic", "dsts", "srcs", "mods", "span", "text", "cycles", "comment", "suffix",
+                 "inserted", "is_phi", "is_label", "sources", "block", "phi_key", "provenance")
     mnemonic: str
-    dsts: list[Operand] = field(default_factory=list)
-    srcs: list[Operand] = field(default_factory=list)
-    mods: dict[str, Modifier] = field(default_factory=dict)
-    span: Span | None = None
-    text: str = ""
-    cycles: tuple[int, int] | None = None
-    comment: str | None = None
-    #: asm only: trailing text after the operands that is not a modifier we model
-    #: (e.g. ``offset:16 th:TH_LOAD_NT``) kept for faithful printing.
-    suffix: str = ""
-    inserted: bool = False
-    is_phi: bool = False
-    is_label: bool = False
-    #: filled by analysis
-    sources: list["Instruction | None"] = field(default_factory=list)
-    block: "Block | None" = None
-    #: PHI only: the register unit key it merges.
-    phi_key: tuple[str, int] | None = None
-    #: provenance attached by the insertion pass to inserted waits.
-    provenance: Any = None
+    dsts: list[Operand]
+    srcs: list[Operand]
+    mods: dict[str, Modifier]
+    span: Span | None
+    text: str
+    cycles: tuple[int, int] | None
+    comment: str | None
+    suffix: str
+    inserted: bool
+    is_phi: bool
+    is_label: bool
+    sources: list[Instruction | None]
+    block: Block | None
+    phi_key: tuple[str, int] | None
+    provenance: Any
+
+    def __init__(self, mnemonic: str, dsts: list[Operand] | None = None, srcs: list[Operand] | None = None,
+                 mods: dict[str, Modifier] | None = None, span: Span | None = None, text: str = "",
+                 cycles: tuple[int, int] | None = None, comment: str | None = None, suffix: str = "",
+                 inserted: bool = False, is_phi: bool = False, is_label: bool = False,
+                 sources: list[Instruction | None] | None = None, block: Block | None = None,
+                 phi_key: tuple[str, int] | None = None, provenance: Any = None) -> None:
+        self.mnemonic = mnemonic
+        self.dsts = [] if dsts is None else dsts
+        self.srcs = [] if srcs is None else srcs
+        self.mods = {} if mods is None else mods
+        self.span = span
+        self.text = text
+        self.cycles = cycles
+        self.comment = comment
+        self.suffix = suffix
+        self.inserted = inserted
+        self.is_phi = is_phi
+        self.is_label = is_label
+        self.sources = [] if sources is None else sources
+        self.block = block
+        self.phi_key = phi_key
+        self.provenance = provenance
 
     def __repr__(self) -> str:  # short, for debugging and error messages
         loc = f"@{self.span.line}" if self.span else ""
@@ -105,19 +134,34 @@ class Instruction:
         return self.span.line if self.span else 0
 
 
-@dataclass(eq=False, slots=True)
 class Block:
-    """A basic block.  `succs`/`preds` are in CFG order (successor order as written)."""
+    """A basic block.  `succs`/`preds` are in CFG order (successor order as written).
 
+    `succ_span` (STIR) is the `Successors:` line span (None when absent).  Compared by
+    identity.
+    """
+
+    __slots__ = ("label", "instrs", "succ_labels", "succs", "preds", "span", "index", "succ_span")
     label: str
-    instrs: list[Instruction] = field(default_factory=list)
-    succ_labels: list[str] = field(default_factory=list)
-    succs: list["Block"] = field(default_factory=list)
-    preds: list["Block"] = field(default_factory=list)
-    span: Span | None = None
-    index: int = 0
-    #: STIR: the `Successors:` line span (None when absent)
-    succ_span: Span | None = None
+    instrs: list[Instruction]
+    succ_labels: list[str]
+    succs: list[Block]
+    preds: list[Block]
+    span: Span | None
+    index: int
+    succ_span: Span | None
+
+    def __init__(self, label: str, instrs: list[Instruction] | None = None, succ_labels: list[str] | None = None,
+                 succs: list[Block] | None = None, preds: list[Block] | None = None, span: Span | None = None,
+                 index: int = 0, succ_span: Span | None = None) -> None:
+        self.label = label
+        self.instrs = [] if instrs is None else instrs
+        self.succ_labels = [] if succ_labels is None else succ_labels
+        self.succs = [] if succs is None else succs
+        self.preds = [] if preds is None else preds
+        self.span = span
+        self.index = index
+        self.succ_span = succ_span
 
     def __repr__(self) -> str:
         return f"<^{self.label}>"
@@ -133,12 +177,21 @@ class Block:
         return None
 
 
-@dataclass(eq=False, slots=True)
 class Function:
+    """A function (an asm kernel).  Compared by identity."""
+
+    __slots__ = ("name", "blocks", "span", "name_span")
     name: str
-    blocks: list[Block] = field(default_factory=list)
-    span: Span | None = None
-    name_span: Span | None = None
+    blocks: list[Block]
+    span: Span | None
+    name_span: Span | None
+
+    def __init__(self, name: str, blocks: list[Block] | None = None, span: Span | None = None,
+                 name_span: Span | None = None) -> None:
+        self.name = name
+        self.blocks = [] if blocks is None else blocks
+        self.span = span
+        self.name_span = name_span
 
     def __repr__(self) -> str:
         return f"<func @{self.name}>"
@@ -165,32 +218,70 @@ class Function:
                 s.preds.append(b)
 
 
-@dataclass(eq=False)
 class Module:
-    """A parsed file: its functions and the diagnostics of parsing it."""
+    """A parsed file: its functions and the diagnostics of parsing it.
+
+    `kind` is "stir" or "asm"; `lines` (asm only) is the front end's line table (see
+    syntax.asm_parser.AsmLine), which a front end may build on first access (`defer_lines`).
+    `front_end_state` is private to the front end that made the module (what an incremental
+    re-parse of the next version reuses).  Compared by identity.
+    """
 
     path: str
-    kind: str  # "stir" | "asm"
+    kind: str
     text: str
-    functions: list[Function] = field(default_factory=list)
-    diagnostics: list[Any] = field(default_factory=list)
-    #: asm only: the front end's line table (see syntax.asm_parser.AsmLine)
-    lines: list[Any] = field(default_factory=list)
+    functions: list[Function]
+    diagnostics: list[Any]
+    front_end_state: Any
+
+    def __init__(self, path: str, kind: str, text: str, functions: list[Function] | None = None,
+                 diagnostics: list[Any] | None = None, lines: list[Any] | None = None) -> None:
+        self.path = path
+        self.kind = kind
+        self.text = text
+        self.functions = [] if functions is None else functions
+        self.diagnostics = [] if diagnostics is None else diagnostics
+        self._lines: list[Any] = [] if lines is None else lines
+        self._make_lines: Callable[[], list[Any]] | None = None
+        self.front_end_state = None
+
+    @property
+    def lines(self) -> list[Any]:
+        if self._make_lines is not None:
+            make, self._make_lines = self._make_lines, None
+            self._lines = make()
+        return self._lines
+
+    @lines.setter
+    def lines(self, value: list[Any]) -> None:
+        self._lines = value
+        self._make_lines = None
+
+    def defer_lines(self, make: Callable[[], list[Any]]) -> None:
+        """Let `lines` be built by `make()` when first read (most uses never read it)."""
+        self._make_lines = make
+
+    def __repr__(self) -> str:
+        return f"<module {self.path} ({self.kind}, {len(self.functions)} functions)>"
 
 
-@contextmanager
-def bulk_construction() -> Iterator[None]:
+class bulk_construction:
     """Pause the cyclic garbage collector while a front end builds a whole file's IR.
 
     A parse allocates several nodes per line and frees almost none while the front ends'
     line caches keep hundreds of thousands of objects alive: the worst case for generational
     collection, whose repeated scans cost more than the parse itself on large files.
     Collection is only postponed (and re-enabled only if it was on), so nothing leaks.
+    Use as ``with bulk_construction(): ...`` (a plain context manager class: `contextlib`
+    is not needed at start-up).
     """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
+
+    __slots__ = ("_was_enabled",)
+
+    def __enter__(self) -> None:
+        self._was_enabled = gc.isenabled()
+        gc.disable()
+
+    def __exit__(self, *exc: object) -> None:
+        if self._was_enabled:
             gc.enable()

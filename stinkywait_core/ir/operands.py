@@ -8,8 +8,11 @@ text back byte for byte and the STIR printer can reproduce upstream's canonical 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Iterator, Union
+from .records import FrozenRecord, _set
+
+TYPE_CHECKING = False  # `typing` is not imported at run time: start-up cost of every CLI run
+if TYPE_CHECKING:
+    from typing import Iterator
 
 # Register kinds that name 32-bit units.  `vcc`/`exec` are two units (lo, hi).
 PAIR_SPECIALS = {"vcc": ("vcc", 0, 1), "vcc_lo": ("vcc", 0, 0), "vcc_hi": ("vcc", 1, 1),
@@ -21,19 +24,27 @@ NAMED_SPECIALS = {"m0": ("m", 0, 0), "scc": ("SCC", 0, 0), "src_shared_base": ("
                   "src_private_base": ("src_private_base", 0, 0), "null": ("null", 0, 0)}
 
 
-@dataclass(frozen=True, slots=True)
-class Reg:
+class Reg(FrozenRecord):
     """A register or register range; `kind` is v, s, a, ttmp, m, SCC, vcc, exec, LDS, ...
 
     `spelling` is the original text (``v[0:3]``, ``vcc_lo``, ``s[sym+1:sym+2]``) when the
     operand came from source; printers fall back to the canonical form when it is None.
+    Immutable and hashable (fields: kind, lo, hi, neg, spelling).
     """
 
+    __slots__ = ("kind", "lo", "hi", "neg", "spelling")
     kind: str
     lo: int
     hi: int
-    neg: bool = False
-    spelling: str | None = None
+    neg: bool
+    spelling: str | None
+
+    def __init__(self, kind: str, lo: int, hi: int, neg: bool = False, spelling: str | None = None) -> None:
+        _set(self, "kind", kind)
+        _set(self, "lo", lo)
+        _set(self, "hi", hi)
+        _set(self, "neg", neg)
+        _set(self, "spelling", spelling)
 
     def units(self) -> Iterator[tuple[str, int]]:
         for i in range(self.lo, self.hi + 1):
@@ -63,12 +74,16 @@ class Reg:
         return self.spelling if self.spelling is not None else self.stir()
 
 
-@dataclass(frozen=True, slots=True)
-class Imm:
+class Imm(FrozenRecord):
     """Integer literal; `spelling` keeps hex (``0x1``) and other original forms."""
 
+    __slots__ = ("value", "spelling")
     value: int
-    spelling: str | None = None
+    spelling: str | None
+
+    def __init__(self, value: int, spelling: str | None = None) -> None:
+        _set(self, "value", value)
+        _set(self, "spelling", spelling)
 
     def stir(self) -> str:
         if self.spelling is not None and self.spelling.lower().startswith(("0x", "-0x")):
@@ -79,10 +94,16 @@ class Imm:
         return self.spelling if self.spelling is not None else str(self.value)
 
 
-@dataclass(frozen=True, slots=True)
-class FloatImm:
+class FloatImm(FrozenRecord):
+    """Floating-point literal, keeping its spelling."""
+
+    __slots__ = ("value", "spelling")
     value: float
-    spelling: str | None = None
+    spelling: str | None
+
+    def __init__(self, value: float, spelling: str | None = None) -> None:
+        _set(self, "value", value)
+        _set(self, "spelling", spelling)
 
     def stir(self) -> str:
         return f"{self.value:.6f}"
@@ -91,12 +112,16 @@ class FloatImm:
         return self.spelling if self.spelling is not None else repr(self.value)
 
 
-@dataclass(frozen=True, slots=True)
-class Str:
+class Str(FrozenRecord):
     """String literal (branch targets, symbols); printed without quotes by upstream."""
 
+    __slots__ = ("value", "spelling")
     value: str
-    spelling: str | None = None
+    spelling: str | None
+
+    def __init__(self, value: str, spelling: str | None = None) -> None:
+        _set(self, "value", value)
+        _set(self, "spelling", spelling)
 
     def stir(self) -> str:
         return self.value
@@ -105,11 +130,14 @@ class Str:
         return self.spelling if self.spelling is not None else self.value
 
 
-@dataclass(frozen=True, slots=True)
-class Special:
+class Special(FrozenRecord):
     """Anything kept verbatim: ``hwreg(...)``, ``off``, expressions, symbolic modifiers."""
 
+    __slots__ = ("spelling",)
     spelling: str
+
+    def __init__(self, spelling: str) -> None:
+        _set(self, "spelling", spelling)
 
     def stir(self) -> str:
         return self.spelling
@@ -118,7 +146,8 @@ class Special:
         return self.spelling
 
 
-Operand = Union[Reg, Imm, FloatImm, Str, Special]
+#: any operand (a `types.UnionType`: usable in annotations and in isinstance checks)
+Operand = Reg | Imm | FloatImm | Str | Special
 
 
 def reg_units(ops: "list[Operand]") -> Iterator[tuple[str, int]]:

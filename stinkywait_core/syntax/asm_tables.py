@@ -10,7 +10,7 @@ explicitly.  Everything here is a pure function of the mnemonic and is cached.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections import namedtuple
 from functools import lru_cache
 
 from ..ir import Reg
@@ -48,8 +48,9 @@ BARE_MODIFIERS = frozenset({
 VERBATIM_OPERAND_MNEMONICS = frozenset({"s_delay_alu", "s_waitcnt_depctr"})
 
 
-@dataclass(frozen=True, slots=True)
-class Layout:
+# a named tuple, not a dataclass: generating a dataclass costs every process start-up ~0.5 ms
+class Layout(namedtuple("Layout", ("n_dst", "implicit_defs", "implicit_uses", "returning", "tied", "carry_out",
+                                   "family"), defaults=((), (), False, False, False, "other"))):
     """How the explicit operands of a mnemonic split into destinations and sources.
 
     `n_dst` leading operands are destinations.  `returning` marks atomics whose destination
@@ -57,16 +58,11 @@ class Layout:
     `th:TH_ATOMIC_RETURN`, or `_rtn` in the name).  `tied` means the destination is also read
     (``s_addk_i32``, ``v_fmac_f32``, ``v_writelane_b32``): waiting on a pending write of it is
     a true dependency.  `carry_out` means a second destination exists when the second operand
-    is a scalar register (``v_add_co_u32 v0, vcc_lo, ...``).
+    is a scalar register (``v_add_co_u32 v0, vcc_lo, ...``).  Fields, in order: n_dst,
+    implicit_defs, implicit_uses, returning, tied, carry_out, family.
     """
 
-    n_dst: int
-    implicit_defs: tuple[Reg, ...] = ()
-    implicit_uses: tuple[Reg, ...] = ()
-    returning: bool = False
-    tied: bool = False
-    carry_out: bool = False
-    family: str = "other"
+    __slots__ = ()
 
 
 _DS_ONE_DST = ("ds_bpermute", "ds_permute", "ds_swizzle", "ds_append", "ds_consume",

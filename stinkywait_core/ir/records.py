@@ -1,0 +1,84 @@
+"""Plain slotted record classes: what `@dataclass(slots=True)` generates, without its cost.
+
+Every `stinkywait` process imports the IR, the diagnostics and the result records before it
+can do anything; generating their methods with `dataclasses` cost about half a millisecond per
+class (it compiles each `__init__`/`__eq__`/`__repr__` from source).  These two bases give the
+same behaviour from hand-written `__init__` methods:
+
+* `Record`: `__eq__` compares all fields when the other object has the same class (as a
+  dataclass with ``eq=True``), `__repr__` is ``Name(field=value, ...)``, and instances are
+  unhashable (a mutable dataclass sets ``__hash__ = None``);
+* `FrozenRecord`: the same, plus hashing by field values and no assignment after
+  construction (``frozen=True``); subclasses set their fields with ``_set(self, name, v)``.
+
+A subclass lists its fields, in order, as its ``__slots__``.
+"""
+
+from __future__ import annotations
+
+from operator import attrgetter
+
+__all__ = ["Record", "FrozenRecord", "FrozenInstanceError", "record_fields"]
+
+_set = object.__setattr__
+
+
+class FrozenInstanceError(AttributeError):
+    """Raised on assignment to a field of a frozen record (as `dataclasses.FrozenInstanceError`)."""
+
+
+def record_fields(cls: type) -> tuple[str, ...]:
+    """The field names of a record class, in declaration order."""
+    return cls.__slots__  # type: ignore[attr-defined, no-any-return]
+
+
+class Record:
+    """Base of mutable records compared by value (see the module docstring)."""
+
+    __slots__ = ()
+    _key = staticmethod(lambda self: ())
+
+    def __init_subclass__(cls, **kw) -> None:
+        super().__init_subclass__(**kw)
+        names = cls.__dict__.get("__slots__", ())
+        if isinstance(names, str):
+            names = (names,)
+        get = attrgetter(*names) if names else None
+        if len(names) == 1:
+            one = get
+            cls._key = staticmethod(lambda self: (one(self),))  # type: ignore[misc]
+        elif names:
+            cls._key = get  # type: ignore[assignment]
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is self.__class__:
+            return self._key(self) == other._key(other)  # type: ignore[attr-defined]
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        inner = ", ".join(f"{n}={getattr(self, n)!r}" for n in self.__slots__)
+        return f"{type(self).__qualname__}({inner})"
+
+
+class FrozenRecord(Record):
+    """Base of immutable, hashable records (see the module docstring)."""
+
+    __slots__ = ()
+
+    def __hash__(self) -> int:
+        return hash(self._key(self))
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise FrozenInstanceError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise FrozenInstanceError(f"cannot delete field {name!r}")
+
+    def __getstate__(self) -> tuple:
+        return self._key(self)
+
+    def __setstate__(self, state: tuple) -> None:
+        for name, value in zip(self.__slots__, state):
+            _set(self, name, value)
