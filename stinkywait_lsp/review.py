@@ -138,6 +138,7 @@ class ProcessReviewer:
         self.python = python or sys.executable
         self._proc: asyncio.subprocess.Process | None = None
         self._lock: asyncio.Lock | None = None
+        self._start_lock: asyncio.Lock | None = None
         self._busy_uri: str | None = None
         self.spawned = 0
         self.killed = 0
@@ -148,7 +149,14 @@ class ProcessReviewer:
         return self._proc.pid if self._proc is not None and self._proc.returncode is None else None
 
     async def start(self) -> None:
-        """Start the child now (hides its start-up behind the first analysis)."""
+        """Start the child unless it runs (the scheduler calls this during the quiet period
+        before a review, so its start-up is not waited for)."""
+        if self._start_lock is None:
+            self._start_lock = asyncio.Lock()
+        async with self._start_lock:
+            await self._spawn()
+
+    async def _spawn(self) -> None:
         if self._proc is None or self._proc.returncode is not None:
             env = dict(os.environ)
             # the child imports the same packages the server did, from the same places

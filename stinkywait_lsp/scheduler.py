@@ -36,6 +36,8 @@ from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from stinkywait_core.diagnostics import Diagnostic as CoreDiagnostic
+
 from .memory import Collector
 from .review import Reviewer, ReviewCancelled, ThreadReviewer
 from .snapshot import AnalyzeFn, Job, Snapshot, StaleSnapshot, run_job
@@ -96,6 +98,8 @@ class Scheduler:
     reviewer: Reviewer | None = None
     collector: Collector | None = None
     traces: Traces = field(default_factory=Traces)
+    #: reviews the child process answered (0: it never worked, so a crash is not the input's)
+    reviews_done: int = 0
     docs: dict[str, DocState] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -322,12 +326,33 @@ class Scheduler:
         if snap.analysis is None or job is None:
             snap.checks = []
             return snap
-        if not isinstance(self.reviewer, ThreadReviewer):
+        result = None
+        for attempt in (1, 2):
+            if isinstance(self.reviewer, ThreadReviewer):
+                break
             try:
                 result = await self.reviewer.review(snap.uri, snap.text, job.path, job.options, job.language)
+                self.reviews_done += 1
+                break
             except OSError as exc:  # the child cannot be started: review in-process from now on
                 log.error("review worker unavailable (%r): reviewing in-process", exc)
                 self.review_in_process()
+            except ReviewCancelled as exc:
+                if not snap.valid or st.latest is not snap:
+                    raise  # superseded: we stopped it
+                # it stopped by itself (crash, out of memory): once more with a new child
+                log.error("review worker stopped during %s v%d (%s)", snap.uri, snap.version, exc)
+                if attempt == 2:
+                    if not self.reviews_done:
+                        # it never worked here: an environment problem, not this input
+                        log.error("review worker never answered: reviewing in-process")
+                        self.review_in_process()
+                    else:
+                        snap.checks = [CoreDiagnostic(
+                            severity="info", code="review-failed",
+                            message="the review of hand-written waits stopped on this file "
+                                    "(see the server log); only the plan's diagnostics are shown")]
+                        return snap
         if isinstance(self.reviewer, ThreadReviewer):
             # in-process: it reads this snapshot's IR, so no newer plan may run meanwhile
             async with st.core_lock:
@@ -335,6 +360,7 @@ class Scheduler:
                     raise StaleSnapshot(snap.uri)
                 result = await self.reviewer.review(snap.uri, snap.text, job.path, job.options,
                                                     job.language, analysis=snap.analysis)
+        assert result is not None
         if result.error:
             log.error("wait review of %s v%d failed:\n%s", snap.uri, snap.version, result.error)
         snap.checks = list(result.diagnostics)
@@ -351,7 +377,18 @@ class Scheduler:
         quiet period grows with what the last review cost (capped).
         """
         delay = max(self.review_delay_s, min(st.review_cost, self.max_review_delay_s))
-        await asyncio.sleep(delay)
+        warm = min(delay, 0.05)
+        await asyncio.sleep(warm)
+        start = getattr(self.reviewer, "start", None)
+        if start is not None and st.latest is snap:
+            # a child process that is not running yet starts (and imports the core) during
+            # the quiet period, not while the first answer is being computed
+            try:
+                await start()
+            except OSError as exc:
+                log.error("review worker unavailable (%r): reviewing in-process", exc)
+                self.review_in_process()
+        await asyncio.sleep(delay - warm)
         if st.latest is not snap or not snap.valid:
             return
         rec = self.traces.of(st.uri, snap.key)

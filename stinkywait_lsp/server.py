@@ -296,12 +296,6 @@ def create_server(*, debounce_s: float = 0.0, review_process: bool = True,
                                        section=SECTION))]))
         except Exception as exc:  # noqa: BLE001 - without it we still get pushed settings
             log.warning("registering for configuration changes failed: %r", exc)
-        if isinstance(ls.reviewer, ProcessReviewer):
-            try:  # start the review worker while the first file is being analysed
-                await ls.reviewer.start()
-            except Exception as exc:  # noqa: BLE001 - reviews then run in-process
-                log.error("cannot start the review worker (%r): reviewing in-process", exc)
-                sched.review_in_process()
         try:
             async with ls.settings_lock:
                 await ls.pull_settings()

@@ -290,3 +290,40 @@ def test_collector_off_the_request_path():
         if was_enabled:
             gc.enable()
     assert Collector(manage=False).collect("unmanaged") is None
+
+
+class DyingReviewer(HeldReviewer):
+    """A review worker that stops by itself on every review (crash, out of memory)."""
+
+    async def review(self, uri, text, path, options, language, analysis=None) -> ReviewResult:
+        self.started.append(text.count("\n"))
+        raise ReviewCancelled("worker stopped (simulated)")
+
+
+async def test_a_worker_that_never_starts_means_reviews_in_process():
+    """E.g. an interpreter that cannot import the package: the diagnostics still come, from
+    an in-process review."""
+    doc = Harness((DATA / "checked.s").read_text())
+    doc.gate.set()
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        sched = _scheduler(doc, pool, ProcessReviewer(python="/bin/false"))
+        sched.opened(URI)
+        await _until(lambda: doc.published)
+        snap = sched.docs[URI].latest
+        want = analyze(doc.text, "burst.s", Options(), language="amdgpu-asm").check_diagnostics()
+        assert [(d.code, d.line) for d in snap.checks] == [(d.code, d.line) for d in want]
+        sched.shutdown()
+
+
+async def test_a_worker_that_keeps_dying_on_a_file_gives_a_note_not_a_hang():
+    doc = Harness((DATA / "checked.s").read_text())
+    doc.gate.set()
+    reviewer = DyingReviewer()
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        sched = _scheduler(doc, pool, reviewer)
+        sched.reviews_done = 1  # it has worked before: this input is the problem
+        sched.opened(URI)
+        await _until(lambda: doc.published)
+        assert len(reviewer.started) == 2  # tried once more with a new worker
+        assert [d.code for d in sched.docs[URI].latest.checks] == ["review-failed"]
+        sched.shutdown()
