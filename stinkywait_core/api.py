@@ -192,20 +192,21 @@ def _same_instruction(old: Instruction, new: Instruction) -> bool:
         and (old.srcs == new.srcs or _ops_extend(old.srcs, new.srcs)))
 
 
-def _adopt(chain: _Chain, new: Function) -> tuple[Function, int] | None:
+def _adopt(chain: _Chain, new: Function) -> tuple[Function, int, int] | None:
     """Turn the chain's function into `new`, keeping every unchanged instruction object.
 
     Per block, the longest common prefix and suffix of the old and new instruction lists
     are matched (an edit is local); matched old instructions take the new positions, the
     rest are the new parse's objects.  Returns None when the CFG's shape changed (blocks,
-    labels, successors): the caller then starts a new chain.  The count returned is how many
-    instructions are new or moved (0: the previous plan still holds, positions included).
+    labels, successors): the caller then starts a new chain.  Also returned: how many
+    instructions are new, removed or moved (0: the previous plan still holds, positions
+    included), and how many of the kept ones (or blocks) moved.
     """
     func = chain.func
     if func.name != new.name or len(func.blocks) != len(new.blocks) or _shape(func) != _shape(new):
         return None
     raw: list[list[Instruction]] = []
-    fresh = 0
+    fresh = moved = 0
     for ob, nb, olds in zip(func.blocks, new.blocks, chain.raw):
         news = nb.instrs
         n = min(len(olds), len(news))
@@ -219,24 +220,24 @@ def _adopt(chain: _Chain, new: Function) -> tuple[Function, int] | None:
         fresh += len(news) + len(olds) - 2 * (i + j)  # added and removed
         for k in range(i):
             if _move(olds[k], news[k]):
-                fresh += 1
+                moved += 1
             merged[k] = olds[k]
         for k in range(1, j + 1):
             if _move(olds[-k], news[-k]):
-                fresh += 1
+                moved += 1
             merged[-k] = olds[-k]
         for inst in merged:
             inst.block = ob
         ob.instrs = merged
         if ob.span != nb.span or ob.succ_span != nb.succ_span:
-            fresh += 1
+            moved += 1
             ob.span, ob.succ_span = nb.span, nb.succ_span
         raw.append(list(merged))
     if func.span != new.span or func.name_span != new.name_span:
-        fresh += 1
+        moved += 1
         func.span, func.name_span = new.span, new.name_span
     chain.raw = raw
-    return func, fresh
+    return func, fresh + moved, moved
 
 
 def _move(old: Instruction, new: Instruction) -> bool:
@@ -277,6 +278,7 @@ def _analyze(text: str, path: str, options: Options, language: str | None,
                 chain = _Chain(func, [list(b.instrs) for b in func.blocks], [], None, [], FunctionMemo())
             else:
                 func = module.functions[fi] = adopted[0]
+                chain.memo.layout_stable = adopted[2] == 0
                 if adopted[1] == 0:  # nothing new, nothing moved: the last plan holds
                     for b, instrs in zip(func.blocks, chain.analysed):
                         b.instrs = instrs

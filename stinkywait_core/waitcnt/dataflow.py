@@ -30,6 +30,10 @@ from .state import (EMPTY, K_MAX_TRIPS_BACK, CounterEmitState, DataflowState, Pe
 #: one solve have copied this many per-predecessor queues: a deterministic work budget
 #: (a few tenths of a second of Python); exact solves that need less are kept as they are
 WORK_BUDGET_EXACT = 20_000
+#: ... plus this many per CFG edge: a long kernel whose joins each copy a few queues per sweep
+#: does that much honest work without exploding (the 30k-line editor benchmark kernel has
+#: 7,500 edges and needs ~70,000 copies over its three sweeps)
+WORK_PER_EDGE = 128
 #: widening keeps at most this many queues per (block, counter) past a block's first instruction
 MAX_QUEUES_BOUNDED = 16
 
@@ -139,12 +143,14 @@ class WaitDataflow:
         self.memo = memo
         self.chunks: dict[Block, list[tuple]] = {}
         self.chunk_infos: dict[tuple, tuple] = {}
+        self.block_sig: dict[Block, tuple] = {}
         if memo is not None:
             memo.infos = self.info
             for b in self.rpo:
                 cs = self.chunks[b] = chunks_of(b)
                 for ch in cs:
                     self.chunk_infos[ch] = tuple(self.info[i] for i in ch)
+                self.block_sig[b] = (tuple(cs), tuple(self.chunk_infos[ch] for ch in cs))
         self.keep_live = {b: self._needs_live_tensor_state(b) for b in self.rpo}
         self.entry_state: dict[Block, DataflowState] = {}
         self.exit_state: dict[Block, DataflowState] = {}
@@ -166,6 +172,9 @@ class WaitDataflow:
         self.forced_at: dict[Instruction, set[int]] = {}
         self.widened_blocks: dict[Block, str] = {}
         self.work = 0
+        self.budget = WORK_BUDGET_EXACT + WORK_PER_EDGE * sum(len(b.preds) for b in self.rpo)
+        #: overflow events of each block's latest transfer
+        self.block_sites: dict[Block, dict] = {}
 
     # --- per-instruction facts ---------------------------------------------------------
     def _make_info(self, inst: Instruction) -> InstInfo:
@@ -271,7 +280,7 @@ class WaitDataflow:
                         have.add(q)
                         dst.append(q)
         self.work += work
-        if self.work > WORK_BUDGET_EXACT:
+        if self.work > self.budget:
             self.exploded = True
         if self.widening:
             for c in range(CK_COUNT):
@@ -539,7 +548,7 @@ class WaitDataflow:
             events: list = []
             self._walk(bb.instrs, state, emit, plan, events)
             for c, inst, sat in events:
-                sites.setdefault((bb, c), (inst, sat))
+                self._site(sites, bb, c, inst, sat)
             return plan
         for chunk in self.chunks[bb]:
             infos = self.chunk_infos[chunk]
@@ -556,8 +565,19 @@ class WaitDataflow:
                 rec.restore(state.queues, emit)
             plan.extend(rec.waits)
             for c, inst, sat in rec.extra:
-                sites.setdefault((bb, c), (inst, sat))
+                self._site(sites, bb, c, inst, sat)
         return plan
+
+    def _block_step_inputs(self, bb: Block, it: int, frozen: bool) -> tuple:
+        """What one sweep's processing of `bb` depends on, as objects compared by identity
+        (the block's instructions and facts by value): see FunctionMemo.find_block."""
+        return (bb, it, self.block_sig[bb], tuple(self.exit_state.get(p) for p in bb.preds),
+                self.entry_state[bb] if frozen else None, self.exit_state.get(bb) if frozen else None)
+
+    @staticmethod
+    def _site(sites: dict, bb: Block, c: int, inst: Instruction, sat: Instruction) -> None:
+        """An overflow event (the first per block and counter wins)."""
+        sites.setdefault((bb, c), (inst, sat))
 
     def _walk(self, instrs, state: DataflowState, emit: list[CounterEmitState],
               plan: list[tuple[Instruction, list[int]]], events: list) -> None:
@@ -614,28 +634,61 @@ class WaitDataflow:
         # nothing, while one computed with nothing in flight contributes an empty queue
         # (represent_empty_paths).  For upstream's choices both are the same bottom.
         self.exit_state = {}
+        self.block_sites = {}
         for b in self.rpo:
             self.entry_state[b] = DataflowState()
         freeze = not self.loop_carried
+        # From sweep 2 on, a block runs only if a predecessor's exit changed since its last
+        # merge: with the same inputs (and the tensor freeze already applied in sweep >= 1)
+        # it would compute the same entry, plan and exit again.
+        dirty: set[Block] = set()
+        # whole-block reuse across versions needs identical input objects; ring/trip kernels
+        # also read their predecessors' terminators at the join, so they walk chunks only
+        memo = self.memo if not self.widening and not self.track_trips else None
         for it in range(self.cap):
             self.sweeps = it + 1
             changed = False
-            self.overflow_sites = {}
             if self.exploded and self.options.bounded and not self.widening:
                 return False
             for bb in self.rpo:
-                keep = self.keep_live[bb]
-                entry = self.merge_from_predecessors(bb, self.exit_state)
-                if self.exploded and self.options.bounded and not self.widening:
-                    return False
-                if freeze and it > 0:
-                    self._restore_tensor(entry, self.entry_state[bb], keep)
-                work = entry.copy()
-                self.emit_plan[bb] = self.transfer_block(bb, work)
-                if freeze and it > 0:
-                    self._restore_tensor(work, self.exit_state[bb], keep)
+                if it >= 2 and bb not in dirty:
+                    continue
+                dirty.discard(bb)
+                frozen = freeze and it > 0
+                step = None
+                if memo is not None:
+                    step = self._block_step_inputs(bb, it, frozen)
+                    rec = memo.find_block(step)
+                    if rec is not None:  # same block, same input objects: same outputs
+                        self.work += rec.work
+                        if self.work > self.budget:
+                            self.exploded = True
+                            if self.options.bounded:
+                                return False
+                        entry, work = rec.entry, rec.exit
+                        self.emit_plan[bb] = rec.plan
+                        self.block_sites[bb] = rec.sites
+                        step = None
+                if step is not None or memo is None:
+                    keep = self.keep_live[bb]
+                    work_before = self.work
+                    entry = self.merge_from_predecessors(bb, self.exit_state)
+                    if self.exploded and self.options.bounded and not self.widening:
+                        return False
+                    if frozen:
+                        self._restore_tensor(entry, self.entry_state[bb], keep)
+                    work = entry.copy()
+                    self.overflow_sites = {}
+                    self.emit_plan[bb] = self.transfer_block(bb, work)
+                    self.block_sites[bb] = self.overflow_sites
+                    if frozen:
+                        self._restore_tensor(work, self.exit_state[bb], keep)
+                    if step is not None:
+                        entry, work = memo.store_block(step, entry, work, self.emit_plan[bb],
+                                                       self.overflow_sites, self.work - work_before)
                 if work != self.exit_state.get(bb):
                     self.exit_state[bb] = work
+                    dirty.update(bb.succs)
                     changed = True
                 self.entry_state[bb] = entry
             if not changed:
@@ -653,6 +706,7 @@ class WaitDataflow:
 
     def _report_overflow(self) -> None:
         """One warning per (block, in-order counter): the op pushed out and the one that did it."""
+        self.overflow_sites = {k: v for bb in self.rpo for k, v in self.block_sites.get(bb, {}).items()}
         for (bb, c), (inst, pushed) in self.overflow_sites.items():
             if c == CK_KM:
                 continue
@@ -696,11 +750,29 @@ class WaitDataflow:
             why_all: dict = {}
             snaps: dict = {}
             self.final_entry, self.final_exit = {}, {}
+            memo = self.memo if not self.widening else None
             for bb in self.rpo:
-                st = self.entry_state[bb].copy()
-                self.final_entry[bb] = st.copy()
-                self._replay_walk(bb, st, planned, new_anchors, tokens, why_all, snaps)
-                self.final_exit[bb] = st
+                entry = self.final_entry[bb] = self.entry_state[bb]  # never mutated: shared
+                rec = None
+                if memo is not None:
+                    # the block's planned waits are its solver plan (same list object when the
+                    # solve reused the block), so identity decides here as in the solve
+                    rec = memo.find_final_block(bb, entry, self.block_sig[bb], self.emit_plan.get(bb))
+                if rec is None:
+                    st = entry.copy()
+                    parts: tuple[dict, dict, dict, dict] = ({}, {}, {}, {})
+                    self._replay_walk(bb, st, planned, *parts)
+                    if memo is not None:
+                        rec = memo.store_final_block(bb, entry, self.block_sig[bb], self.emit_plan.get(bb),
+                                                     st, parts)
+                    else:
+                        self.final_exit[bb] = st
+                        for mine, whole in zip(parts, (new_anchors, tokens, why_all, snaps)):
+                            whole.update(mine)
+                        continue
+                self.final_exit[bb] = rec.exit
+                for mine, whole in zip(rec.parts, (new_anchors, tokens, why_all, snaps)):
+                    whole.update(mine)
             self.why, self.snapshots = why_all, snaps
             self.finalize_sweeps = 1
             self.finalize_converged = True

@@ -84,6 +84,33 @@ def emit_key(emit: list) -> tuple:
     return tuple((e.last, e.since) for e in emit)
 
 
+@dataclass(slots=True)
+class BlockRecord:
+    """One sweep's processing of one block (join, transfer, tensor freeze), by its inputs."""
+
+    sig: tuple
+    preds: tuple
+    prev_entry: Any
+    prev_exit: Any
+    entry: Any
+    exit: Any
+    plan: list
+    sites: dict
+    work: int
+
+
+@dataclass(slots=True)
+class FinalBlockRecord:
+    """One block's finalize replay (fast path) by its inputs: entry state, block, plan."""
+
+    entry: Any
+    sig: tuple
+    plan: Any
+    exit: Any
+    #: (anchors, tokens, provenance, FIFO snapshots) of the block's instructions
+    parts: tuple
+
+
 @dataclass
 class FunctionMemo:
     """Everything one function's previous analysis leaves for the next one.
@@ -99,8 +126,17 @@ class FunctionMemo:
     ssa: UseDefChains = field(default_factory=UseDefChains)
     solve: dict[Chunk, list[WalkRecord]] = field(default_factory=dict)
     final: dict[Chunk, list[WalkRecord]] = field(default_factory=dict)
+    #: (block, sweep) -> BlockRecord of the previous version (looked up) and of this one
+    blocks: dict[tuple, BlockRecord] = field(default_factory=dict)
+    _old_blocks: dict[tuple, BlockRecord] = field(default_factory=dict)
+    final_blocks: dict[Block, FinalBlockRecord] = field(default_factory=dict)
+    _old_final_blocks: dict[Block, FinalBlockRecord] = field(default_factory=dict)
     _old_solve: dict[Chunk, list[WalkRecord]] = field(default_factory=dict)
     _old_final: dict[Chunk, list[WalkRecord]] = field(default_factory=dict)
+    #: anchor -> (key, its PlannedWaits, provenance lists) of the last result (pipeline)
+    results: dict[Instruction, tuple] = field(default_factory=dict)
+    #: set by the caller: no instruction, block or function moved since the last version
+    layout_stable: bool = False
     #: statistics of the last analysis (benchmarks and tests): walks reused / walked
     hits: int = 0
     misses: int = 0
@@ -108,11 +144,57 @@ class FunctionMemo:
     def begin(self) -> None:
         self._old_solve, self.solve = self.solve, {}
         self._old_final, self.final = self.final, {}
+        self._old_blocks, self.blocks = self.blocks, {}
+        self._old_final_blocks, self.final_blocks = self.final_blocks, {}
         self.hits = self.misses = 0
 
     def end(self) -> None:
         self._old_solve = {}
         self._old_final = {}
+        self._old_blocks = {}
+        self._old_final_blocks = {}
+
+    def find_final_block(self, bb: Block, entry: Any, sig: tuple, plan: Any) -> FinalBlockRecord | None:
+        rec = self._old_final_blocks.get(bb)
+        if rec is None or rec.entry is not entry or rec.plan is not plan or rec.sig != sig:
+            return None
+        self.hits += 1
+        self.final_blocks[bb] = rec
+        return rec
+
+    def store_final_block(self, bb: Block, entry: Any, sig: tuple, plan: Any, exit_: Any,
+                          parts: tuple) -> FinalBlockRecord:
+        rec = self.final_blocks[bb] = FinalBlockRecord(entry, sig, plan, exit_, parts)
+        return rec
+
+    def find_block(self, step: tuple) -> BlockRecord | None:
+        """The previous version's processing of this block in this sweep, if every input is
+        the same object (predecessor exits, the block's own previous entry and exit) and its
+        instructions and facts are equal.  Identity is what makes this cheap: states are only
+        shared between versions through `store_block`'s substitution below."""
+        bb, it, sig, preds, prev_entry, prev_exit = step
+        rec = self._old_blocks.get((bb, it))
+        if (rec is None or rec.prev_entry is not prev_entry or rec.prev_exit is not prev_exit
+                or len(rec.preds) != len(preds) or any(a is not b for a, b in zip(rec.preds, preds))
+                or rec.sig != sig):
+            return None
+        self.hits += 1
+        self.blocks[(bb, it)] = rec
+        return rec
+
+    def store_block(self, step: tuple, entry: Any, exit_: Any, plan: list, sites: dict,
+                    work: int) -> tuple[Any, Any]:
+        """Record a computed block step; states equal to the previous version's are replaced
+        by those objects, so that the blocks downstream find identical inputs."""
+        bb, it, sig, preds, prev_entry, prev_exit = step
+        old = self._old_blocks.get((bb, it))
+        if old is not None:
+            if old.entry == entry:
+                entry = old.entry
+            if old.exit == exit_:
+                exit_ = old.exit
+        self.blocks[(bb, it)] = BlockRecord(sig, preds, prev_entry, prev_exit, entry, exit_, plan, sites, work)
+        return entry, exit_
 
     @staticmethod
     def _records(new: dict, old: dict, chunk: Chunk) -> list[WalkRecord]:

@@ -40,6 +40,8 @@ class PassOutput:
     result: FunctionResult
     #: anchor -> counter -> provenance text (LDS-ring / loop-carried kernels only)
     provenance_text: dict[Instruction, dict[int, str]] = field(default_factory=dict)
+    #: the incremental memo this run used (None: from scratch)
+    memo: FunctionMemo | None = None
 
 
 def _loc(inst: Instruction | None) -> tuple[int, int]:
@@ -170,9 +172,37 @@ def plan_function(func: Function, options: Options, memo: FunctionMemo | None = 
     if memo is not None:
         memo.end()
     remove_phis(func)
-    out = PassOutput(func, df, plan, relaxed, FunctionResult(func.name))
+    out = PassOutput(func, df, plan, relaxed, FunctionResult(func.name), memo=memo)
     _build_result(out, options)
     return out
+
+
+def _anchor_waits(out: PassOutput, options: Options, b: Block, inst: Instruction, spec: list[int],
+                  why: list | None, ring_kernel: bool, lc_kernel: bool) -> None:
+    """The PlannedWaits (and LDS-ring / loop-carried provenance text) of one anchor."""
+    df, res = out.df, out.result
+    why = why or [[] for _ in range(K.CK_COUNT)]
+    for c in range(K.CK_COUNT):
+        if spec[c] == -1:
+            continue
+        rule, reason, shaped = _describe(c, spec[c], why[c], c in out.relaxed.get(inst, ()),
+                                         df.cap_hit, options)
+        line, col = _loc(inst)
+        res.waits.append(PlannedWait(
+            out.func.name, b.name, line, col, "before", K.COUNTER_NAMES[c], spec[c],
+            f"{K.WAIT_MNEMONIC[c]} {spec[c]}", rule, reason, _deps(why[c]), shaped))
+        text = None
+        if (ring_kernel or (lc_kernel and c in (K.CK_DS, K.CK_TENSOR))) and inst in df.snapshots:
+            srcs_txt = _drained_sources(df, df.snapshots[inst][c], spec[c], ring_kernel)
+            if srcs_txt:
+                text = "drains " + ("; " if ring_kernel else ",").join(srcs_txt)
+        inf = df.info[inst]
+        if c == K.CK_DS and inf.lc_war is not None:
+            toks = ",".join(f"LDS{t}" for t in inf.lc_war[0])
+            d = inf.lc_war[1]
+            text = f"covers loop-carried WAR on {toks} ({d} trip{'s' if d != 1 else ''} back)"
+        if text:
+            out.provenance_text.setdefault(inst, {})[c] = text
 
 
 def _build_result(out: PassOutput, options: Options) -> None:
@@ -182,33 +212,30 @@ def _build_result(out: PassOutput, options: Options) -> None:
     res.diagnostics.extend(df.diagnostics)
     ring_kernel = any(inf.ring for inf in df.info.values())
     lc_kernel = not ring_kernel and any(inf.lc_war or inf.lc_raw for inf in df.info.values())
+    memo = out.memo
+    # an anchor's waits are a function of (its position, spec, provenance lists, promotion,
+    # cap); the provenance lists are the finalize memo's own objects, and while no line moved
+    # the producers they name have not moved either
+    reuse = memo is not None and memo.layout_stable and not (ring_kernel or lc_kernel)
+    done: dict = {}
     for b in out.func.blocks:
         for inst in b.instrs:
             spec = plan.anchor_waits.get(inst)
             if spec is None:
                 continue
-            why = df.why.get(inst) or [[] for _ in range(K.CK_COUNT)]
-            for c in range(K.CK_COUNT):
-                if spec[c] == -1:
+            why = df.why.get(inst)
+            key = (inst.span, b.name, tuple(spec), id(why), tuple(out.relaxed.get(inst, ())), df.cap_hit)
+            if reuse:
+                old = memo.results.get(inst)
+                if old is not None and old[0] == key and old[2] is why:
+                    res.waits.extend(old[1])
+                    done[inst] = old
                     continue
-                rule, reason, shaped = _describe(c, spec[c], why[c], c in out.relaxed.get(inst, ()),
-                                                 df.cap_hit, options)
-                line, col = _loc(inst)
-                res.waits.append(PlannedWait(
-                    out.func.name, b.name, line, col, "before", K.COUNTER_NAMES[c], spec[c],
-                    f"{K.WAIT_MNEMONIC[c]} {spec[c]}", rule, reason, _deps(why[c]), shaped))
-                text = None
-                if (ring_kernel or (lc_kernel and c in (K.CK_DS, K.CK_TENSOR))) and inst in df.snapshots:
-                    srcs_txt = _drained_sources(df, df.snapshots[inst][c], spec[c], ring_kernel)
-                    if srcs_txt:
-                        text = "drains " + ("; " if ring_kernel else ",").join(srcs_txt)
-                inf = df.info[inst]
-                if c == K.CK_DS and inf.lc_war is not None:
-                    toks = ",".join(f"LDS{t}" for t in inf.lc_war[0])
-                    d = inf.lc_war[1]
-                    text = f"covers loop-carried WAR on {toks} ({d} trip{'s' if d != 1 else ''} back)"
-                if text:
-                    out.provenance_text.setdefault(inst, {})[c] = text
+            first = len(res.waits)
+            _anchor_waits(out, options, b, inst, spec, why, ring_kernel, lc_kernel)
+            done[inst] = (key, res.waits[first:], why)
+    if memo is not None:
+        memo.results = done
     for td in plan.tail_drains:
         anchor = tail_anchor(td.pred)
         last = anchor or td.pred.terminator()
@@ -244,16 +271,26 @@ def _build_result(out: PassOutput, options: Options) -> None:
 
 
 class ProducerView(dict):
-    """consumer line -> [(line, col)] of the async producers it reads, computed on demand."""
+    """consumer line -> [(line, col)] of the async producers it reads, computed on demand.
+
+    The line index is built on first use: most analyses (every keystroke in the editor) are
+    never asked."""
 
     def __init__(self, func: Function):
         super().__init__()
-        self._by_line: dict[int, Instruction] = {}
-        for b in func.blocks:
-            for inst in b.instrs:
-                if inst.span is not None and any(s is not None for s in inst.sources):
-                    self._by_line.setdefault(inst.span.line, inst)
+        self._func = func
+        self._index: dict[int, Instruction] | None = None
         self._memo: dict[int, list[tuple[int, int]]] = {}
+
+    @property
+    def _by_line(self) -> dict[int, Instruction]:
+        if self._index is None:
+            self._index = {}
+            for b in self._func.blocks:
+                for inst in b.instrs:
+                    if inst.span is not None and any(s is not None for s in inst.sources):
+                        self._index.setdefault(inst.span.line, inst)
+        return self._index
 
     def _compute(self, line: int) -> list[tuple[int, int]]:
         if line not in self._memo:
@@ -296,11 +333,17 @@ class FifoView(dict):
 
     def __init__(self, df: WaitDataflow):
         super().__init__()
-        self._by_line: dict[int, Instruction] = {}
-        for inst in df.snapshots:
-            if inst.span is not None:
-                self._by_line.setdefault(inst.span.line, inst)
         self._df = df
+        self._index: dict[int, Instruction] | None = None
+
+    @property
+    def _by_line(self) -> dict[int, Instruction]:
+        if self._index is None:  # built on first use (see ProducerView)
+            self._index = {}
+            for inst in self._df.snapshots:
+                if inst.span is not None:
+                    self._index.setdefault(inst.span.line, inst)
+        return self._index
 
     def __contains__(self, line: object) -> bool:
         return line in self._by_line

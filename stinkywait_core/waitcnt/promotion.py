@@ -11,15 +11,9 @@ value (spec "ShallowPredPromotion"; upstream-algorithm.md s.11).
 from __future__ import annotations
 
 from ..analysis import classify as K
-from ..analysis.ssa import flatten_sources
 from ..ir import Block, Instruction
 from .dataflow import WaitDataflow
 from .state import TailDrain, WaitInsertionPlan, count_from, new_spec, wait_to_drain
-
-
-def collect_mem_op_deps(consumer: Instruction, c: int) -> list[Instruction]:
-    """Concrete memops of counter c reachable from the consumer's sources through PHIs."""
-    return [s for s in flatten_sources(consumer) if K.classify_mem_op(s) == c]
 
 
 class ShallowPredPromotion:
@@ -38,7 +32,8 @@ class ShallowPredPromotion:
             for c in range(K.CK_COUNT):
                 if spec[c] == -1:
                     continue
-                deps = collect_mem_op_deps(consumer, c)
+                # the solver's flattened memop sources (collectMemOpDeps, computed once)
+                deps = [src for src, sc in df.info[consumer].mem_srcs if sc == c]
                 if not deps:
                     continue
                 infos: list[tuple[Block, int, bool]] = []
