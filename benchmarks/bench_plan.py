@@ -3,8 +3,11 @@
 Usage: .venv/bin/python benchmarks/bench_plan.py [--repeat N] [KERNEL.s]
 
 Prints, side by side in one run:
-* the median wall time of a whole `stinkywait plan KERNEL` process (interpreter start-up and
-  imports included) and of `llvm-mc-22 -triple=amdgcn-amd-amdhsa -mcpu=gfx1250 -filetype=obj`;
+* the median wall and CPU (user+system) time of a whole `stinkywait plan KERNEL` process
+  (interpreter start-up and imports included) and of `llvm-mc-22 -triple=amdgcn-amd-amdhsa
+  -mcpu=gfx1250 -filetype=obj`, the runs of the two interleaved so that both see the same load;
+* where a cold plan's CPU goes: interpreter start-up, imports, parse, the pass and printing
+  (medians over fresh processes);
 * in-process `analyze` time (CPU) for the kernel and for a synthetic kernel 10x its size (the
   main loop body repeated ten times), and their ratio;
 * the same for `--replace-waits` (all rebuildable waits stripped: the pass places every wait).
@@ -27,13 +30,54 @@ sys.path.insert(0, ROOT)
 DEFAULT = os.path.join(ROOT, "..", "shared", "corpus", "asm", "aiter_gfx1250_mxscale_gemm1_final_isa.s")
 
 
-def wall(cmd: list[str], repeat: int) -> float:
-    times = []
+def run_once(cmd: list[str]) -> tuple[float, float]:
+    """(wall, CPU) seconds of one process; CPU is the child's user+system time."""
+    t0 = time.perf_counter()
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, _, usage = os.wait4(p.pid, 0)
+    return time.perf_counter() - t0, usage.ru_utime + usage.ru_stime
+
+
+def side_by_side(cmds: list[list[str]], repeat: int) -> list[tuple[float, float]]:
+    """Median (wall, CPU) of each command, the commands' runs interleaved."""
+    runs: list[list[tuple[float, float]]] = [[] for _ in cmds]
     for _ in range(repeat):
-        t0 = time.perf_counter()
-        subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
+        for i, cmd in enumerate(cmds):
+            runs[i].append(run_once(cmd))
+    return [(statistics.median(w for w, _ in r), statistics.median(c for _, c in r)) for r in runs]
+
+
+def wall(cmd: list[str], repeat: int) -> float:
+    return side_by_side([cmd], repeat)[0][0]
+
+
+_BREAKDOWN = """
+import sys, time, io, contextlib
+c0 = time.process_time()
+from stinkywait_core.cli.main import main
+c1 = time.process_time()
+import stinkywait_core.api as api
+parse, spent = api.parse, []
+def timed(*a, **k):
+    t = time.process_time(); m = parse(*a, **k); spent.append(time.process_time() - t); return m
+api.parse = timed
+with contextlib.redirect_stdout(io.StringIO()):
+    main(["plan", sys.argv[1]])
+c2 = time.process_time()
+print(c0, c1 - c0, spent[0], c2 - c1 - spent[0])
+"""
+
+
+def breakdown(kernel: str, repeat: int) -> dict[str, float]:
+    """Median CPU ms of a cold plan's parts, each process measuring itself (`process_time`
+    at its first statement is the interpreter's start-up)."""
+    rows = []
+    for _ in range(repeat):
+        out = subprocess.run([sys.executable, "-c", _BREAKDOWN, kernel], capture_output=True, text=True,
+                             check=True, cwd=ROOT).stdout.split()
+        rows.append([float(x) * 1e3 for x in out])
+    names = ("interpreter start-up", "imports", "parse", "pass + printing")
+    return {n: statistics.median(r[i] for r in rows) for i, n in enumerate(names)}
 
 
 def scaled(text: str, times: int) -> str:
@@ -86,15 +130,20 @@ def main() -> int:
     mc = shutil.which("llvm-mc-22")
     print(f"kernel: {os.path.relpath(ns.kernel)} ({text.count(chr(10))} lines), repeat {ns.repeat}")
     print(f"load average at start: {os.getloadavg()[0]:.2f}")
-    plan = wall([exe, "plan", ns.kernel], ns.repeat)
-    print(f"cold `stinkywait plan` (whole process):          {plan * 1e3:8.1f} ms")
+    cmds = [[exe, "plan", ns.kernel]]
     if mc:
-        mct = wall([mc, "-triple=amdgcn-amd-amdhsa", "-mcpu=gfx1250", "-filetype=obj", ns.kernel,
-                    "-o", os.devnull], ns.repeat)
-        print(f"`llvm-mc-22 -filetype=obj` (whole process):      {mct * 1e3:8.1f} ms")
-        print(f"ratio plan / llvm-mc:                             {plan / mct:8.2f}x")
+        cmds.append([mc, "-triple=amdgcn-amd-amdhsa", "-mcpu=gfx1250", "-filetype=obj", ns.kernel, "-o", os.devnull])
+    timings = side_by_side(cmds, ns.repeat)
+    plan, plan_cpu = timings[0]
+    print(f"cold `stinkywait plan` (whole process):          {plan * 1e3:8.1f} ms wall {plan_cpu * 1e3:8.1f} ms CPU")
+    if mc:
+        mct, mct_cpu = timings[1]
+        print(f"`llvm-mc-22 -filetype=obj` (whole process):      {mct * 1e3:8.1f} ms wall {mct_cpu * 1e3:8.1f} ms CPU")
+        print(f"ratio plan / llvm-mc:                             {plan / mct:8.2f}x wall {plan_cpu / mct_cpu:8.2f}x CPU")
     else:
         print("llvm-mc-22 not installed: no side-by-side figure")
+    parts = breakdown(ns.kernel, ns.repeat)
+    print("cold plan CPU by part (medians): " + ", ".join(f"{k} {v:.1f} ms" for k, v in parts.items()))
     big = scaled(text, 10)
     with tempfile.NamedTemporaryFile("w", suffix=".s", delete=False) as fh:
         fh.write(big)

@@ -69,21 +69,26 @@ def test_binary_garbage_never_raises(data):
     check_invariants(data.decode("latin-1"))
 
 
-@FUZZ
-@given(st.lists(st.sampled_from(SEED_LINES), max_size=30), st.randoms(use_true_random=False))
-def test_mutated_assembly_never_raises(lines, rnd):
-    text = "\n".join(lines)
+def mutate(text: str, rnd: random.Random, edits: int, inserted: str = "[]():,;/*|-+0x9vs \t\n.:",
+           replacing: str = "[]{}@?!'\"`\\") -> str:
+    """`text` after `edits` random one-character deletions, insertions and replacements."""
     chars = list(text)
-    for _ in range(rnd.randint(0, 6)):
+    for _ in range(edits):
         op = rnd.choice("dis")
         pos = rnd.randint(0, len(chars))
         if op == "d" and pos < len(chars):
             del chars[pos]
         elif op == "i":
-            chars.insert(pos, rnd.choice("[]():,;/*|-+0x9vs \t\n.:"))
+            chars.insert(pos, rnd.choice(inserted))
         elif pos < len(chars):
-            chars[pos] = rnd.choice("[]{}@?!'\"`\\")
-    check_invariants("".join(chars))
+            chars[pos] = rnd.choice(replacing)
+    return "".join(chars)
+
+
+@FUZZ
+@given(st.lists(st.sampled_from(SEED_LINES), max_size=30), st.randoms(use_true_random=False))
+def test_mutated_assembly_never_raises(lines, rnd):
+    check_invariants(mutate("\n".join(lines), rnd, rnd.randint(0, 6)))
 
 
 @FUZZ

@@ -198,3 +198,45 @@ def test_demo_example_plans():
     assert r.returncode == 0
     waits = json.loads(r.stdout)["functions"][0]["waits"]
     assert {w["counter"] for w in waits} >= {"ds", "tensor", "load", "km"}
+
+
+# --- start-up ---------------------------------------------------------------------------------
+
+ARGVS = [
+    ["plan", "k.s"], ["plan", "k.s", "--json"], ["plan", "-", "--language", "asm"], ["plan", "--language=stir", "x"],
+    ["plan", "k.s", "--num-waves", "4", "--upstream", "--exact"], ["plan", "k.s", "--num-waves=-1"],
+    ["plan", "--num-waves", "-1", "k.s"], ["plan", "k.s", "--arch", "gfx950", "--no-optimize", "--replace-waits"],
+    ["plan", "k.s", "--loop-carried-token-deps", "--tensor-descriptor-war", "--json", "--json"],
+    ["insert", "k.s", "-o", "-"], ["insert", "k.s", "--output=o.s", "--explain"], ["insert", "-", "--in-place"],
+    ["insert", "k.s", "-o", "-1"], ["check", "k.s", "--exhaustive", "--max-trips", "3"], ["check", "k.s", "--max-trips=0"],
+    ["plan", "k.s", "--output", "x"], ["plan"], ["plan", "a", "b"], ["plan", "k.s", "--num"], ["plan", "k.s", "--num-waves"],
+    ["plan", "k.s", "--num-waves", "x"], ["plan", "k.s", "--num-waves", "+3"], ["plan", "k.s", "--language", "c"],
+    ["plan", "k.s", "--json=1"], ["plan", "k.s", "-h"], ["plan", "k.s", "--arch", "--json"], ["frob", "k.s"], [],
+    ["insert", "k.s", "-ox"], ["plan", "--", "k.s"], ["check", "k.s", "--max-trips", "٣"],
+]
+
+
+@pytest.mark.parametrize("argv", ARGVS, ids=lambda a: " ".join(a) or "<none>")
+def test_fast_command_line_is_argparse(argv, capsys):
+    """`fast_namespace` gives what argparse gives, or defers to it (None)."""
+    from stinkywait_core.cli.main import build_parser, fast_namespace
+    fast = fast_namespace(argv)
+    try:
+        slow = vars(build_parser().parse_args(argv))
+    except SystemExit:
+        slow = None
+    capsys.readouterr()
+    if fast is not None:
+        assert vars(fast) == slow
+
+
+def test_cli_start_up_imports_only_what_a_plan_needs():
+    """No import-hook editable install (pathlib/urllib at every start), and neither the STIR
+    parser (lark), argparse nor json on the way to planning an asm file."""
+    code = ("import sys; before = set(sys.modules); import stinkywait_core.cli.main as m; "
+            "from stinkywait_core.syntax import parse; parse('s_nop 0\\n', 'k.s'); "
+            "print(' '.join(sorted(before)), '|', ' '.join(sorted(set(sys.modules) - before)))")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=HERE, check=True)
+    at_start, loaded = (part.split() for part in r.stdout.split("|"))
+    assert not {"pathlib", "urllib"} & set(at_start), "an import-hook editable install: run `make venv`"
+    assert not {"lark", "argparse", "json", "stinkywait_core.syntax.stir_parser"} & set(loaded)

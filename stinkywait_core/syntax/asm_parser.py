@@ -775,16 +775,23 @@ class _Builder:
 # --- the fast path for plain instruction lines ----------------------------------------------
 
 _FAST_HEAD = _Pattern(r'[ \t]*([A-Za-z_]\w*)')
-#: one token of an instruction's operand text, after optional blanks: a comma, a closed
-#: block comment, an item (a maximal run of other characters), a line comment, or a
-#: character that only the general path handles (an unclosed `/*`)
-_FAST_TOKEN = _Pattern(r'([ \t]*)(?:(,)|/\*(.*?)\*/|((?:[^ \t,/;]|/(?![*/]))+)|(//|;)(.*)|(\S))')
+#: one token of an instruction's operand text, after optional blanks: an item (a maximal
+#: run without blanks, commas and comment starts) or a closed block comment, each with the
+#: comma that follows it; a line comment; or a character only the general path handles (a
+#: comma after nothing, an unclosed `/*`)
+_FAST_TOKEN = _Pattern(r'([ \t]*)(?:([^ \t,/;]+(?:/(?![*/])[^ \t,/;]*)*|/(?![*/])[^ \t,/;]*(?:/(?![*/])[^ \t,/;]*)*)'
+                       r'([ \t]*,)?|/\*(.*?)(\*/)([ \t]*,)?|(?://|;)(.*)|(\S))')
 _BRACKETED = _Pattern(r'[^\[\]]*(?:\[[^\[\]]*\][^\[\]]*)*')
-#: `_item_kind` bits
-_IS_MODIFIER, _LOOKS_LIKE_OPERAND, _VALID_MODIFIER, _NEEDS_GENERAL = 1, 2, 4, 8
+#: `_item_kind` bits.  _PLAIN: in an operand position, an operand (not a modifier, no
+#: brackets or operators to resolve)
+_IS_MODIFIER, _LOOKS_LIKE_OPERAND, _VALID_MODIFIER, _NEEDS_GENERAL, _PLAIN = 1, 2, 4, 8, 16
 _ITEM_KINDS: dict[str, int] = {}
 #: `_operand(item, EMPTY_SYMBOLS, None)` by item (a dict lookup is cheaper than the lru call)
 _PLAIN_OPERANDS: dict[str, tuple[tuple[Operand, ...], str | None]] = {}
+#: ... and, for the _PLAIN items that give exactly one operand, that operand
+_SINGLE_OPERANDS: dict[str, Operand] = {}
+#: items that are modifiers wherever they stand (no operator at an edge, valid spelling)
+_SIMPLE_MODIFIERS: set[str] = set()
 
 
 def _item_kind(t: str) -> int:
@@ -795,9 +802,15 @@ def _item_kind(t: str) -> int:
                 | (_VALID_MODIFIER if _MOD_KEY.match(t) or _IDENT.fullmatch(t) else 0)
                 | (_NEEDS_GENERAL if ("(" in t or ")" in t or "::" in t
                                       or (("[" in t or "]" in t) and _BRACKETED.fullmatch(t) is None)) else 0))
+        plain_edges = t[0] not in _OPERATOR_START and t[-1] not in _OPERATOR_END and t != "-"
+        if not kind & (_IS_MODIFIER | _NEEDS_GENERAL) and plain_edges:
+            kind |= _PLAIN
         if len(_ITEM_KINDS) >= LINE_CACHE_SIZE:
             _ITEM_KINDS.clear()
+            _SIMPLE_MODIFIERS.clear()
         _ITEM_KINDS[t] = kind
+        if kind & (_IS_MODIFIER | _VALID_MODIFIER | _NEEDS_GENERAL) == _IS_MODIFIER | _VALID_MODIFIER and plain_edges:
+            _SIMPLE_MODIFIERS.add(t)
     return kind
 
 
@@ -808,7 +821,10 @@ def _plain_operand(t: str, symbols: Symbols, annotation: tuple[str, int, int] | 
         if r is None:
             if len(_PLAIN_OPERANDS) >= LINE_CACHE_SIZE:
                 _PLAIN_OPERANDS.clear()
+                _SINGLE_OPERANDS.clear()
             r = _PLAIN_OPERANDS[t] = _operand(t, symbols, None)
+            if len(r[0]) == 1 and not r[1] and _item_kind(t) & _PLAIN:
+                _SINGLE_OPERANDS[t] = r[0][0]
         return r
     return _operand(t, symbols, annotation)
 
@@ -822,6 +838,10 @@ def _parse_plain_instruction(text: str, symbols: Symbols) -> LineSyntax | None:
     are classified and converted exactly as `_operand_list_general` does; anything it would
     treat differently (parentheses, lists, expressions spread over blanks, labels,
     assignments, legacy waits, errors) returns None and goes the general way.
+
+    Two tiers: operand text without comments whose items were all seen before as plain
+    operands and plain modifiers is split with string methods (`_split_plain_operands`);
+    the rest is read token by token (`_read_operand_tokens`).
     """
     if _BAD_CHAR.search(text) is not None or '"' in text:
         return None
@@ -831,112 +851,23 @@ def _parse_plain_instruction(text: str, symbols: Symbols) -> LineSyntax | None:
     mnemonic = head.group(1).lower()
     if mnemonic in VERBATIM_OPERAND_MNEMONICS or mnemonic.startswith("s_waitcnt"):
         return None
-    start = head.start(1)
-    pos = code_end = head.end()
-    groups = []  # the operand lists: one, or two around a dual instruction's "::"
-    ops: list[Operand] = []
-    modifiers: list[str] = []
-    mod_start = mod_end = -1
-    k = commas = 0  # items in the current comma-separated chunk; commas in the list
-    prev = ""  # the previous item of the chunk
-    pending = ""  # an operand item waiting for a possible annotation comment
-    line_comment = None
-    second: str | None = None  # a dual instruction's second mnemonic, while expected
-    first_token = True
-    for ws, comma, block, item, mark, rest, other in _FAST_TOKEN.findall(text, pos):
-        if first_token:
-            first_token = False
-            if not ws and (comma or item):
-                return None  # the mnemonic does not end at a blank: the general path's error
-            if item[:1] in (":", "="):
-                return None  # a label or an assignment
-        pos += len(ws)
-        if block or (not comma and not item and not mark and not other):  # a comment, maybe empty
-            if pending:
-                new_ops, err = _plain_operand(pending, symbols, _annotation_from(block))
-                if err:
-                    return None
-                ops.extend(new_ops)
-                pending = ""
-            elif mod_start >= 0:
-                return None  # masked to blanks inside the suffix: the general path keeps them
-            pos += len(block) + 4
-            continue
-        if pending:
-            new_ops, err = _plain_operand(pending, symbols, None)
-            if err:
-                return None
-            ops.extend(new_ops)
-            pending = ""
-        if mark:
-            line_comment = rest
-            break
-        if other:
+    pos = head.end()
+    read = None
+    if symbols is EMPTY_SYMBOLS and "/" not in text and ";" not in text:
+        read = _split_plain_operands(text, pos)
+    if read is None:
+        read = _read_operand_tokens(text, pos, symbols)
+        if read is None:
             return None
-        if second is not None:
-            if comma or _MNEMONIC.fullmatch(item) is None:
-                return None
-            second = None
-            pos += len(item)
-            code_end = pos
-            continue
-        if comma:
-            if not k:
-                return None  # an empty operand
-            commas += 1
-            k = 0
-            pos += 1
-            code_end = pos
-            continue
-        if item == "::":
-            if groups or (commas and not k):
-                return None
-            groups.append((ops, modifiers, mod_start, mod_end))
-            ops, modifiers = [], []
-            mod_start = mod_end = -1
-            k = commas = 0
-            second = ""
-            pos += 2
-            code_end = pos
-            continue
-        kind = _item_kind(item)
-        if kind & _NEEDS_GENERAL:
-            return None
-        if k and (prev[-1] in _OPERATOR_END or item[0] in _OPERATOR_START or item == "-"):
-            return None  # the general path joins these into one item
-        if kind & _IS_MODIFIER or (mod_start >= 0 and k and not kind & _LOOKS_LIKE_OPERAND):
-            if not kind & _VALID_MODIFIER:
-                return None
-            if mod_start < 0:
-                mod_start = pos
-            mod_end = pos + len(item)
-            modifiers.append(item)
-        elif mod_start >= 0:
-            return None  # an operand after modifiers
-        else:
-            pending = item
-        prev = item
-        k += 1
-        pos += len(item)
-        code_end = pos
-    if pending:
-        new_ops, err = _plain_operand(pending, symbols, None)
-        if err:
-            return None
-        ops.extend(new_ops)
-    if second is not None or (commas and not k):
-        return None
-    suffix = text[mod_start:mod_end] if mod_start >= 0 else ""
+    left, ops, modifiers, suffix, code_end, line_comment = read
     mark_at = text.find("st.token")
     mods, token_problems = _memtoken(line_comment, max(mark_at, 0), len(text))
-    if groups:  # dual: both first operands are destinations; the second half's suffix is kept
-        lops = groups[0][0]
-        dsts = tuple(lops[:1]) + tuple(ops[:1])
-        srcs = tuple(lops[1:]) + tuple(ops[1:])
-        target = None
+    target = None
+    if left is not None:  # dual: both first operands are destinations; the second half's suffix is kept
+        dsts = tuple(left[:1]) + tuple(ops[:1])
+        srcs = tuple(left[1:]) + tuple(ops[1:])
     else:
-        dsts, srcs = _split_dst_src(mnemonic, ops, tuple(modifiers))
-        target = None
+        dsts, srcs = _split_dst_src(mnemonic, ops, modifiers)
         if takes_label(mnemonic):
             target = next((op.value for op in srcs if isinstance(op, Str)), None)
     comment = line_comment
@@ -944,8 +875,139 @@ def _parse_plain_instruction(text: str, symbols: Symbols) -> LineSyntax | None:
         comment = _TOKEN_LIST.sub("", comment).strip() or None
     flow = ((FLOW_ENDS_BLOCK if is_block_ender(mnemonic) else 0)
             | (FLOW_NO_SUCCESSOR if has_no_successor(mnemonic) else 0))
+    start = head.start(1)
     return LineSyntax("instruction", start, None, None, None, "", mnemonic, (start, code_end), dsts, srcs, suffix,
                       mods, comment, target, token_problems, False, ROLE_INSTRUCTION, flow)
+
+
+#: what reading an instruction's operand text gives: (a dual instruction's first operands or
+#: None, operands, modifiers, suffix, end of the code, line comment)
+_Operands = tuple
+
+
+def _split_plain_operands(text: str, pos: int) -> _Operands | None:
+    """Tier one: the operand text after `pos` (no comments, empty `.set` table) when every
+    item is a known single plain operand and the last chunk's trailing items are known simple
+    modifiers.  Then the general path's comma and blank splits are `str.split`s, nothing
+    joins and nothing is an error, so the result is the same.  None: use tier two."""
+    rest = text[pos:]
+    if not rest or rest[0] not in " \t":
+        return None
+    items = list(map(str.strip, rest.split(",")))
+    last = items[-1]
+    modifiers: tuple[str, ...] = ()
+    suffix = ""
+    if " " in last or "\t" in last:
+        tail = last.split()
+        items[-1] = tail[0]
+        modifiers = tuple(tail[1:])
+        if not all(map(_SIMPLE_MODIFIERS.__contains__, modifiers)):
+            return None
+        suffix = last[len(tail[0]):].lstrip()
+    ops = list(map(_SINGLE_OPERANDS.get, items))
+    if None in ops:
+        return None
+    return None, ops, modifiers, suffix, len(text.rstrip(" \t")), None
+
+
+def _read_operand_tokens(text: str, pos: int, symbols: Symbols) -> _Operands | None:
+    """Tier two: the operand text after `pos`, token by token (see `_FAST_TOKEN`)."""
+    first = code_end = pos
+    tokens = _FAST_TOKEN.findall(text, pos)
+    if tokens:
+        ws, item = tokens[0][:2]
+        if (not ws and item) or item[:1] in (":", "="):
+            return None  # no blank after the mnemonic (an error), or a label, or an assignment
+    kinds = _ITEM_KINDS
+    plain = _PLAIN_OPERANDS if symbols is EMPTY_SYMBOLS else {}
+    left: list[Operand] | None = None  # a dual instruction's first operand list
+    ops: list[Operand] = []
+    modifiers: list[str] = []
+    mod_start = mod_end = -1
+    k = 0  # items in the current comma-separated chunk
+    prev = ""  # the previous item of the chunk
+    pending = ""  # an operand item waiting for a possible annotation comment
+    pending_comma = False  # ... which a comma already ended
+    line_comment = None
+    second = False  # a dual instruction's second mnemonic comes next
+    for ws, item, comma, block, closing, block_comma, rest, other in tokens:
+        pos += len(ws)
+        if pending:  # an annotation is a block comment right after the operand (no comma between)
+            r = None if item or not closing or pending_comma else _annotation_from(block)
+            r = plain.get(pending) if r is None else _operand(pending, symbols, r)
+            if r is None:
+                r = _plain_operand(pending, symbols, None)
+            if r[1]:
+                return None
+            ops.extend(r[0])
+            pending = ""
+        if item:
+            if second:
+                if comma or _MNEMONIC.fullmatch(item) is None:
+                    return None
+                second = False
+            elif item == "::":
+                if comma or left is not None or (ops or modifiers) and not k:
+                    return None
+                left = ops
+                ops, modifiers = [], []
+                mod_start = -1
+                k = 0
+                second = True
+            else:
+                if k and (prev[-1] in _OPERATOR_END or item[0] in _OPERATOR_START or item == "-"):
+                    return None  # the general path joins these into one item
+                kind = kinds.get(item)
+                if kind is None:
+                    kind = _item_kind(item)
+                if kind & _PLAIN and mod_start < 0:
+                    pending = item  # the common case: a register or an integer
+                    pending_comma = bool(comma)
+                elif kind & _NEEDS_GENERAL:
+                    return None
+                elif kind & _IS_MODIFIER or (mod_start >= 0 and k and not kind & _LOOKS_LIKE_OPERAND):
+                    if not kind & _VALID_MODIFIER:
+                        return None
+                    if mod_start < 0:
+                        mod_start = pos
+                    mod_end = pos + len(item)
+                    modifiers.append(item)
+                elif mod_start >= 0:
+                    return None  # an operand after modifiers
+                else:
+                    pending = item
+                    pending_comma = bool(comma)
+                prev = item
+                k += 1
+            pos += len(item)
+            code_end = pos
+            if comma:
+                pos += len(comma)
+                code_end = pos
+                k = 0
+        elif closing:  # a block comment (maybe empty)
+            if mod_start >= 0 and not pending:
+                return None  # masked to blanks inside the suffix: the general path keeps them
+            pos += len(block) + 4
+            if block_comma:
+                if not k:
+                    return None
+                pos += len(block_comma)
+                code_end = pos
+                k = 0
+        elif other:
+            return None
+        else:
+            line_comment = rest
+            break
+    if pending:
+        r = _plain_operand(pending, symbols, None)
+        if r[1]:
+            return None
+        ops.extend(r[0])
+    if second or (not k and code_end > first and text[code_end - 1] == ","):
+        return None  # nothing after "::", or a trailing comma (an empty operand)
+    return left, ops, tuple(modifiers), text[mod_start:mod_end] if mod_start >= 0 else "", code_end, line_comment
 
 
 @lru_cache(maxsize=LINE_CACHE_SIZE)
@@ -960,6 +1022,11 @@ def parse_line(text: str, in_comment: bool = False, symbols: Symbols = EMPTY_SYM
         plain = _parse_plain_instruction(text, symbols)
         if plain is not None:
             return plain
+    return _parse_line_general(text, in_comment, symbols)
+
+
+def _parse_line_general(text: str, in_comment: bool, symbols: Symbols) -> LineSyntax:
+    """`parse_line` for any line (the fast path's reference; not memoised)."""
     if in_comment or _MASK_CHARS.search(text) is not None:
         code, comments, ends_in_comment, string_problem = _mask_comments(text, in_comment)
     else:  # nothing to mask (most lines)
@@ -1430,7 +1497,8 @@ def _scan(st: _AsmState, start: int, state: ScanState, stop: int | None = None) 
             else:
                 syntax.append(_VERBATIM)
             continue
-        ls = parse_line(line, in_comment, symbols if with_symbols and "[" in line else EMPTY_SYMBOLS)
+        # two arguments when the table does not apply: the cache key then skips hashing it
+        ls = parse_line(line, in_comment, symbols) if with_symbols and "[" in line else parse_line(line, in_comment)
         syntax.append(ls)
         if ls.problems:
             problem_idx.append(idx)
@@ -1557,12 +1625,18 @@ def _build(st: _AsmState, reuse: Reuse | None) -> list[Function]:
     default_name = _default_name(st.path)
     seen_labels: dict[str, int] = {}
     conditional = 0  # depth of .if/.endif: both arms are parsed, so a label may legally repeat
+    # the open function's open block, last line and "ends the program" flag, kept in locals
+    # on the hot path (plain instruction lines) and written back before anything else reads them
+    blk: Block | None = None
+    last_line = 0
+    terminated = False
     for idx, ls in enumerate(syntax):
         role = ls.role
         if not role:
             continue
-        lineno = idx + 1
         if role == ROLE_OTHER:
+            if fn is not None:
+                fn.open_block, fn.last_line, fn.terminated = blk, last_line, terminated
             d = ls.directive
             if d is not None:
                 if d.startswith(".if"):
@@ -1571,6 +1645,7 @@ def _build(st: _AsmState, reuse: Reuse | None) -> list[Function]:
                     conditional = max(0, conditional - 1)
             name = ls.label
             if name is not None:
+                lineno = idx + 1
                 if name in seen_labels and not name.isdigit() and not conditional:
                     s, e = ls.label_range
                     st.struct_diags.append(_diag(ERROR, "asm-duplicate-label",
@@ -1591,38 +1666,52 @@ def _build(st: _AsmState, reuse: Reuse | None) -> list[Function]:
                         pending.append((name, idx, ls.label_range))
                     else:
                         _start_block(fn, name, idx, ls.label_range, st, reuse)
+            if fn is not None:
+                blk, last_line, terminated = fn.open_block, fn.last_line, fn.terminated
             if ls.kind != "instruction":
                 continue
         if fn is None:
-            fn = _open(pending, lineno, default_name, declared, st, reuse)
+            fn = _open(pending, idx + 1, default_name, declared, st, reuse)
             pending = []
+            blk = fn.open_block
         inst = None if reuse is None else reuse(idx, ls, False)
         if inst is None:
             s, e = ls.code_range
+            lineno = idx + 1
             inst = Instruction(ls.mnemonic, list(ls.dsts), list(ls.srcs), _mods_from(ls.mods) if ls.mods else {},
                                Span(lineno, s + 1, lineno, e + 1), raw[idx][s:e], None, ls.comment, ls.suffix)
         line_inst[idx] = inst
-        blk = fn.open_block
         if blk is None:
-            if not fn.blocks:
-                name = "entry"
-                fn.last_label = name
-            else:
-                base = fn.last_label
-                k = fn.counters.get(base, 0) + 1
-                fn.counters[base] = k
-                name = f"{base}_{k}"
-            blk = fn.open_block = Block(name, span=inst.span)
-            fn.blocks.append(blk)
-            fn.first_idx.append(idx)
+            blk = _unlabelled_block(fn, idx, inst)
         blk.instrs.append(inst)
-        fn.last_line = lineno
+        last_line = idx + 1
         flow = ls.flow
-        fn.terminated = flow >= FLOW_NO_SUCCESSOR
-        if flow & FLOW_ENDS_BLOCK:
-            fn.open_block = None
+        if flow:
+            terminated = flow >= FLOW_NO_SUCCESSOR
+            if flow & FLOW_ENDS_BLOCK:
+                blk = None
+        else:
+            terminated = False
+    if fn is not None:
+        fn.open_block, fn.last_line, fn.terminated = blk, last_line, terminated
     _close(fn, st, out)
     return out
+
+
+def _unlabelled_block(fn: _Fn, idx: int, inst: Instruction) -> Block:
+    """A block started by an instruction after a block ender (or at a kernel's start)."""
+    if not fn.blocks:
+        name = "entry"
+        fn.last_label = name
+    else:
+        base = fn.last_label
+        k = fn.counters.get(base, 0) + 1
+        fn.counters[base] = k
+        name = f"{base}_{k}"
+    blk = fn.open_block = Block(name, span=inst.span)
+    fn.blocks.append(blk)
+    fn.first_idx.append(idx)
+    return blk
 
 
 def _default_name(path: str) -> str:
