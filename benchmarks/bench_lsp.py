@@ -287,7 +287,9 @@ async def run(args: argparse.Namespace) -> dict:
     await driver.start()
     results: list[Scenario] = []
     try:
-        if GEMM.exists():
+        if args.skip_gemm:
+            pass
+        elif GEMM.exists():
             results.append(await scenario(driver, "gemm1 (corpus)", GEMM.as_uri(), GEMM.read_text(), args.iterations))
         else:
             print(f"skipping the GEMM: {GEMM} not found", file=sys.stderr)
@@ -316,6 +318,7 @@ def main() -> int:
     p.add_argument("--json", action="store_true", help="print the raw results as JSON")
     p.add_argument("--server-log", help="let the server log its per-version timings here")
     p.add_argument("--skip-big", action="store_true", help="only the corpus GEMM")
+    p.add_argument("--skip-gemm", action="store_true", help="only the synthetic kernel")
     p.add_argument("--server-arg", action="append", default=[],
                    help="extra server flag, e.g. --server-arg=--automatic-gc (repeatable)")
     args = p.parse_args()

@@ -11,7 +11,9 @@ process (`ProcessReviewer`):
   * the review's second analysis never touches the plan's cache or the plan's IR, so the
     core may share instructions between versions of the plan without the review reading
     them while the next version moves them;
-  * its memory (a second full plan) is returned to the system when the child is recycled.
+  * its memory (the core's caches of the plan and of the wait-stripped analysis of the last
+    few documents, which make the next review incremental) is returned to the system when
+    the child grows past `recycle_mb` (a 30k-line kernel's do) and the child is recycled.
 
 The child gets what the server analysed (text, path, options, language), runs the same
 deterministic `analyze` and `check_diagnostics`, and sends back the core's `Diagnostic`
@@ -32,14 +34,59 @@ import sys
 import time
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 log = logging.getLogger(__name__)
 
 _HEADER = struct.Struct(">I")
 #: the child's program: imported by its package name, so the records it pickles are
 #: `stinkywait_lsp.review.ReviewResult` on both sides
-_CHILD = "import sys; from stinkywait_lsp.review import _child_main; sys.exit(_child_main())"
+WIRE = 3
+_CHILD = f"import sys; from stinkywait_lsp import review; sys.exit(review._child_main() if review.WIRE == {WIRE} else 3)"
+#: texts at least this long (about 10k lines) are reviewed without the child's cache
+_CACHE_MAX_CHARS = 400_000
+#: the child's exit status when the code it imported speaks another wire format (the
+#: package was upgraded under a running server)
+_WRONG_WIRE = 3
+
+
+class ReviewRelated(NamedTuple):
+    """`stinkywait_core.diagnostics.Related`, as the server keeps it (same field names)."""
+
+    line: int
+    col: int
+    message: str
+    end_line: int | None
+    end_col: int | None
+
+
+class ReviewDiagnostic(NamedTuple):
+    """`stinkywait_core.diagnostics.Diagnostic`, as the server keeps the review's ones: a
+    tuple with the same field names.  The core's records unpickle at ~80 us each (600 ms
+    for the 7.5k of a 30k-line kernel, on the server's event loop); tuples of plain values
+    cross the pipe at C speed."""
+
+    severity: str
+    code: str
+    message: str
+    line: int
+    col: int
+    end_line: int | None
+    end_col: int | None
+    related: tuple[ReviewRelated, ...]
+    data: dict | None
+    function: str | None
+
+
+def flatten(d: Any) -> tuple:
+    """A core diagnostic as plain values (the child sends these)."""
+    return (d.severity, d.code, d.message, d.line, d.col, d.end_line, d.end_col,
+            tuple((r.line, r.col, r.message, r.end_line, r.end_col) for r in d.related),
+            dict(d.data) if d.data is not None else None, d.function)
+
+
+def unflatten(t: tuple) -> ReviewDiagnostic:
+    return ReviewDiagnostic(*t[:7], tuple(ReviewRelated(*r) for r in t[7]), t[8], t[9])
 
 
 class ReviewCancelled(Exception):
@@ -82,14 +129,17 @@ def status_mb(field: str = "VmRSS") -> float:
     return 0.0
 
 
-def run_review(text: str, path: str, options: Any, language: str | None, analysis: Any = None) -> ReviewResult:
-    """analyze (unless `analysis` is given) + check_diagnostics; never raises."""
+def run_review(text: str, path: str, options: Any, language: str | None, analysis: Any = None,
+               cache: Any = None) -> ReviewResult:
+    """analyze (unless `analysis` is given; with `cache` when one is) + check_diagnostics;
+    never raises."""
     import traceback
     t0, c0 = time.perf_counter(), time.process_time()
     try:
         if analysis is None:
             from stinkywait_core.api import analyze
-            analysis = analyze(text, path, options, language=language)
+            extra = {"cache": cache} if cache is not None else {}
+            analysis = analyze(text, path, options, language=language, **extra)
         t1 = time.perf_counter()
         found = list(analysis.check_diagnostics())
         t2 = time.perf_counter()
@@ -133,7 +183,7 @@ class ProcessReviewer:
 
     in_process = False
 
-    def __init__(self, *, recycle_mb: float = 100.0, python: str | None = None):
+    def __init__(self, *, recycle_mb: float = 150.0, python: str | None = None):
         self.recycle_mb = recycle_mb
         self.python = python or sys.executable
         self._proc: asyncio.subprocess.Process | None = None
@@ -175,7 +225,7 @@ class ProcessReviewer:
             await self.start()
             proc = self._proc
             assert proc is not None and proc.stdin is not None and proc.stdout is not None
-            payload = pickle.dumps(("review", text, path, options, language), protocol=pickle.HIGHEST_PROTOCOL)
+            payload = pickle.dumps(("review", uri, text, path, options, language), protocol=pickle.HIGHEST_PROTOCOL)
             self._busy_uri = uri
             try:
                 proc.stdin.write(_HEADER.pack(len(payload)) + payload)
@@ -184,6 +234,9 @@ class ProcessReviewer:
                 body = await proc.stdout.readexactly(_HEADER.unpack(head)[0])
             except (asyncio.IncompleteReadError, ConnectionError, BrokenPipeError) as exc:
                 await self._reap(proc)
+                if proc.returncode == _WRONG_WIRE:
+                    raise OSError("the installed stinkywait_lsp differs from the running server's; "
+                                  "restart the server") from None
                 raise ReviewCancelled(f"review worker stopped ({exc!r})") from None
             except asyncio.CancelledError:
                 # the child is still working on a request nobody wants: its answer would be
@@ -194,6 +247,7 @@ class ProcessReviewer:
             finally:
                 self._busy_uri = None
             result: ReviewResult = pickle.loads(body)
+            result.diagnostics = [unflatten(t) for t in result.diagnostics]
             self.last_rss_mb = result.rss_mb
             if self.recycle_mb and result.rss_mb > self.recycle_mb:
                 log.info("review worker at %.0f MB: recycled", result.rss_mb)
@@ -234,22 +288,44 @@ class ProcessReviewer:
             await self._reap(proc)
 
 
-def _child_main() -> int:
-    """The review worker: read a request, answer it, until stdin closes."""
+def _child_main(documents: int = 3) -> int:
+    """The review worker: read a request, answer it, until stdin closes.
+
+    Keeps the core's cache of the last `documents` documents it reviewed (below
+    `_CACHE_MAX_CHARS`), so the next version of one is re-planned incrementally (the plan
+    and the review's wait-stripped analysis each keep their own chain in it); a recycled or
+    killed worker starts cold.  Diagnostics go back as plain tuples (`flatten`).
+    """
+    from collections import OrderedDict
     inp = sys.stdin.buffer
     out = sys.stdout.buffer
     sys.stdout = sys.stderr  # a stray print in the core must not corrupt the stream
     import gc
+    try:
+        from stinkywait_core.api import AnalysisCache
+    except ImportError:
+        AnalysisCache = None
+    caches: OrderedDict[str, Any] = OrderedDict()
     while True:
         head = inp.read(_HEADER.size)
         if len(head) < _HEADER.size:
             return 0
         (n,) = _HEADER.unpack(head)
         body = inp.read(n)
-        kind, text, path, options, language = pickle.loads(body)
+        kind, uri, text, path, options, language = pickle.loads(body)
         if kind != "review":
             continue
-        result = run_review(text, path, options, language)
+        cache = caches.pop(uri, None)
+        if len(text) >= _CACHE_MAX_CHARS:
+            cache = None  # its two cached plans would outgrow `recycle_mb` anyway
+        elif cache is None and AnalysisCache is not None:
+            cache = AnalysisCache()
+        if cache is not None:
+            caches[uri] = cache
+            while len(caches) > documents:
+                caches.popitem(last=False)
+        result = run_review(text, path, options, language, cache=cache)
+        result.diagnostics = [flatten(d) for d in result.diagnostics]
         # drop this run's IR before the next request instead of letting it pile up
         gc.collect()
         result.rss_mb = status_mb()

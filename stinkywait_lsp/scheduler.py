@@ -408,7 +408,7 @@ class Scheduler:
         for k in ("review_ms", "review_cpu_ms", "review_rss_mb"):
             if k in snap.timings:
                 rec[k] = snap.timings[k]
-        if self.collector is not None:
+        if self.collector is not None and self.collector.worth_it():
             gc_rec = self.collector.collect("version done")
             if gc_rec is not None:
                 rec["gc_ms"] = gc_rec.ms

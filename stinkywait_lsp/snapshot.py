@@ -124,7 +124,7 @@ class Snapshot:
     valid: bool = True
     #: the running or finished review of this snapshot (owned by the scheduler)
     review_task: Any = None
-    _instrs: dict[int, InstrInfo] | None = None
+    _blocks: tuple[list[int], list[Any]] | None = None
     _published: list[dict] | None = None
     _fix_all: list[T.TextEdit] | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -150,21 +150,27 @@ class Snapshot:
     def instr_at(self, line: int) -> InstrInfo | None:
         """The real instruction written on 1-based `line` (labels and PHIs excluded).
 
-        Looked up when asked: for assembly through the front end's line table (one lookup,
-        no walk over the file); otherwise from an index of the whole module built on first
-        use.  Either way from the spans as they are while this snapshot is valid.
+        Looked up when asked, by bisecting the blocks by their first line (built on first
+        use, one step per block) and scanning that block: no per-version index of every
+        instruction, and never the assembly front end's line table, which the core now
+        builds lazily at a cost of 8 ms (GEMM) to 1 s (30k lines).  Reads the spans as they
+        are while this snapshot is valid.
         """
         analysis = self.ir()
         if analysis is None:
             return None
-        if self._instrs is None:
-            table = getattr(analysis.module, "lines", None)
-            if table and analysis.module.kind == "asm" and len(table) >= self.lines.line_count - 1:
-                info = _from_line_table(table, line)
-                if info is not False:
-                    return info
-            self._instrs = _index_instructions(analysis.module)
-        return self._instrs.get(line)
+        if self._blocks is None:
+            self._blocks = _block_starts(analysis.module)
+        starts, blocks = self._blocks
+        k = bisect.bisect_right(starts, line) - 1
+        if k < 0:
+            return None
+        block = blocks[k]
+        for inst in block.instrs:
+            span = inst.span
+            if span is not None and span.line == line and not (inst.is_phi or inst.is_label or inst.inserted):
+                return _info(inst, block)
+        return None
 
     def fifo_at(self, line: int) -> dict[str, list[QueueView]]:
         """FIFO state before the instruction on 1-based `line` ({} when nothing is in flight)."""
@@ -313,35 +319,25 @@ def _info(inst: Any, block: Any) -> InstrInfo:
     return InstrInfo(span.line, span.col, span.end_line, span.end_col, inst.mnemonic, block.name)
 
 
-def _index_instructions(module: Any) -> dict[int, InstrInfo]:
-    """1-based line -> the real instruction written there (labels and PHIs excluded)."""
-    out: dict[int, InstrInfo] = {}
+def _block_starts(module: Any) -> tuple[list[int], list[Any]]:
+    """Every block that has a located instruction, by the line of its first one (sorted):
+    the instructions of a block are consecutive lines of the text.  ~1.5 ms for the 3,750
+    blocks of the 30k-line kernel."""
+    starts: list[int] = []
+    blocks: list[Any] = []
     for fn in getattr(module, "functions", None) or []:
         for block in fn.blocks:
             for inst in block.instrs:
                 span = inst.span
-                if span is None or inst.is_phi or inst.is_label or inst.inserted:
-                    continue
-                if span.line not in out:
-                    out[span.line] = _info(inst, block)
-    return out
-
-
-def _from_line_table(table: list[Any], line: int) -> InstrInfo | None | bool:
-    """The instruction on `line` from the assembly front end's line table; False when the
-    table cannot say (then the whole-module index decides)."""
-    if not 1 <= line <= len(table):
-        return None
-    inst = getattr(table[line - 1], "instruction", None)
-    if inst is None:
-        return None
-    block = getattr(inst, "block", None)
-    span = inst.span
-    if block is None or span is None or span.line != line:
-        return False
-    if inst.is_phi or inst.is_label or inst.inserted:
-        return None
-    return _info(inst, block)
+                if span is not None:
+                    starts.append(span.line)
+                    blocks.append(block)
+                    break
+    if any(a > b for a, b in zip(starts, starts[1:])):  # blocks not in text order (rare)
+        order = sorted(range(len(starts)), key=starts.__getitem__)
+        starts = [starts[i] for i in order]
+        blocks = [blocks[i] for i in order]
+    return starts, blocks
 
 
 def crash_snapshot(job: Job, lines: LineMap, error: BaseException) -> Snapshot:

@@ -21,12 +21,13 @@ from stinkywait_core.results import Options
 
 from stinkywait_lsp.memory import Collector
 from stinkywait_lsp.positions import LineMap, _LINE_BREAK, split_lines
-from stinkywait_lsp.review import ProcessReviewer, ReviewCancelled, ReviewResult
+from stinkywait_lsp.review import ProcessReviewer, ReviewCancelled, ReviewResult, flatten, unflatten
 from stinkywait_lsp.scheduler import Scheduler
-from stinkywait_lsp.snapshot import (Job, Snapshot, StaleSnapshot, _from_line_table, _index_instructions,
-                                     diagnostic_json, run_job, to_lsp_diagnostic)
+from stinkywait_core.api import AnalysisCache
+from stinkywait_lsp.snapshot import (InstrInfo, Job, Snapshot, StaleSnapshot, diagnostic_json, run_job,
+                                     to_lsp_diagnostic)
 
-from .conftest import DATA, GEMM, synthetic_kernel
+from .conftest import DATA, GEMM, bench, synthetic_kernel
 from .test_scheduler import Harness
 
 URI = "file:///pipeline.s"
@@ -89,31 +90,48 @@ def test_diagnostic_json_is_what_the_lsprotocol_objects_serialise_to(encoding):
 # -- instruction lookups ------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("path", [DATA / "sample.s", DATA / "checked.s", DATA / "diamond.s", GEMM])
-def test_line_table_lookup_agrees_with_the_module_index(path):
-    if not path.exists():
-        pytest.skip("shared corpus not available")
-    text = path.read_text()
-    a = analyze(text, str(path), Options())
-    index = _index_instructions(a.module)
-    table = a.module.lines
-    assert table, "the asm front end keeps a line table"
-    answered = 0
-    for line in range(0, len(table) + 3):
-        got = _from_line_table(table, line)
-        if got is False:
-            continue
-        answered += 1
-        assert got == index.get(line), line
-    assert answered >= len(index)
+def _walk(module) -> dict[int, InstrInfo]:
+    """The expectation: 1-based line -> the first real instruction on it, in module order."""
+    out: dict[int, InstrInfo] = {}
+    for fn in module.functions:
+        for block in fn.blocks:
+            for inst in block.instrs:
+                span = inst.span
+                if span is None or inst.is_phi or inst.is_label or inst.inserted or span.line in out:
+                    continue
+                out[span.line] = InstrInfo(span.line, span.col, span.end_line, span.end_col, inst.mnemonic,
+                                           block.name)
+    return out
 
 
-def test_snapshot_lookup_falls_back_to_the_index_for_stir():
-    text = (DATA / "sample.stir").read_text()
-    snap = run_job(_job(text, path="sample.stir", language="stir"), analyze)
-    index = _index_instructions(snap.analysis.module)
-    assert index
-    assert all(snap.instr_at(line) == info for line, info in index.items())
+@pytest.mark.parametrize("name", ["sample.s", "checked.s", "diamond.s", "sample.stir", "waves.stir", "gemm",
+                                  "synthetic"])
+def test_instruction_lookup_agrees_with_a_walk_of_the_module(name):
+    """On every line, through a few incremental versions (the core moves the spans of the
+    instructions it keeps)."""
+    if name == "gemm":
+        if not GEMM.exists():
+            pytest.skip("shared corpus not available")
+        text, path = GEMM.read_text(), str(GEMM)
+    elif name == "synthetic":
+        text, path = synthetic_kernel(60), "synthetic.s"
+    else:
+        text, path = (DATA / name).read_text(), str(DATA / name)
+    language = "stir" if path.endswith(".stir") else "amdgpu-asm"
+    cache = AnalysisCache()
+    lines = text.split("\n")
+    for version in range(1, 4):
+        snap = run_job(_job("\n".join(lines), version, path, language), analyze, cache)
+        want = _walk(snap.analysis.module)
+        assert want
+        for line in range(0, len(lines) + 3):
+            assert snap.instr_at(line) == want.get(line), (version, line)
+        # next version: a line inserted near the top moves every span below it
+        lines.insert(min(6, len(lines)), "\ts_nop 0" if language != "stir" else "")
+        if language != "stir":
+            n, new = bench.edit_line(lines, version) if name in ("gemm", "synthetic") else (None, None)
+            if n is not None:
+                lines[n] = new
 
 
 # -- validity ---------------------------------------------------------------------------------
@@ -239,6 +257,24 @@ async def test_superseded_snapshots_are_freed_after_the_next_answer(opened):
 # -- the review worker ------------------------------------------------------------------------
 
 
+def _fields(d) -> tuple:
+    return (d.severity, d.code, d.message, d.line, d.col, d.end_line, d.end_col, d.data, d.function,
+            [(r.line, r.col, r.message, r.end_line, r.end_col) for r in d.related])
+
+
+def test_review_tuples_render_like_the_core_records():
+    """The child sends plain tuples; the server renders them exactly as the core's records."""
+    converter = default_converter()
+    for text, diags in _cases():
+        lines = LineMap.of(text, "utf-16")
+        for d in diags:
+            flat = unflatten(flatten(d))
+            assert _fields(flat) == _fields(d)
+            assert diagnostic_json(flat, URI, lines) == diagnostic_json(d, URI, lines)
+            assert converter.unstructure(to_lsp_diagnostic(flat, URI, lines)) == \
+                converter.unstructure(to_lsp_diagnostic(d, URI, lines))
+
+
 async def test_process_reviewer_gives_the_core_review_and_can_be_killed():
     text = (DATA / "checked.s").read_text()
     want = analyze(text, str(DATA / "checked.s"), Options()).check_diagnostics()
@@ -246,8 +282,7 @@ async def test_process_reviewer_gives_the_core_review_and_can_be_killed():
     try:
         got = await asyncio.wait_for(reviewer.review(URI, text, str(DATA / "checked.s"), Options(), None), 60)
         assert got.error is None
-        assert [(d.code, d.line, d.col, d.message, d.data) for d in got.diagnostics] == \
-            [(d.code, d.line, d.col, d.message, d.data) for d in want]
+        assert [_fields(d) for d in got.diagnostics] == [_fields(d) for d in want]
         first = reviewer.pid
         # a long review (30k lines) superseded mid-way: the worker is killed, not waited for
         big = synthetic_kernel(3750)
