@@ -32,9 +32,12 @@ import pickle
 import struct
 import sys
 import time
+from collections import namedtuple
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple, Protocol
+from typing import Any, Protocol
+
+from stinkywait_core.diagnostics import Diagnostic as CoreDiagnostic, Related
 
 log = logging.getLogger(__name__)
 
@@ -50,43 +53,26 @@ _CACHE_MAX_CHARS = 400_000
 _WRONG_WIRE = 3
 
 
-class ReviewRelated(NamedTuple):
-    """`stinkywait_core.diagnostics.Related`, as the server keeps it (same field names)."""
-
-    line: int
-    col: int
-    message: str
-    end_line: int | None
-    end_col: int | None
-
-
-class ReviewDiagnostic(NamedTuple):
-    """`stinkywait_core.diagnostics.Diagnostic`, as the server keeps the review's ones: a
-    tuple with the same field names.  The core's records unpickle at ~80 us each (600 ms
-    for the 7.5k of a 30k-line kernel, on the server's event loop); tuples of plain values
-    cross the pipe at C speed."""
-
-    severity: str
-    code: str
-    message: str
-    line: int
-    col: int
-    end_line: int | None
-    end_col: int | None
-    related: tuple[ReviewRelated, ...]
-    data: dict | None
-    function: str | None
+#: the server's copies of the review's diagnostics: tuples with the field names of
+#: `stinkywait_core.diagnostics.Diagnostic` / `Related` (the core's records unpickle at
+#: ~80 us each: 600 ms for the 7.5k of a 30k-line kernel, on the server's event loop;
+#: tuples of plain values cross the pipe at C speed)
+ReviewRelated = namedtuple("ReviewRelated", Related.__slots__)  # type: ignore[misc]
+ReviewDiagnostic = namedtuple("ReviewDiagnostic", CoreDiagnostic.__slots__)  # type: ignore[misc]
+_RELATED = ReviewDiagnostic._fields.index("related")
 
 
 def flatten(d: Any) -> tuple:
-    """A core diagnostic as plain values (the child sends these)."""
-    return (d.severity, d.code, d.message, d.line, d.col, d.end_line, d.end_col,
-            tuple((r.line, r.col, r.message, r.end_line, r.end_col) for r in d.related),
-            dict(d.data) if d.data is not None else None, d.function)
+    """A core diagnostic as plain values, in `ReviewDiagnostic` order (the child sends these)."""
+    out = [getattr(d, f) for f in ReviewDiagnostic._fields]
+    out[_RELATED] = tuple(tuple(getattr(r, f) for f in ReviewRelated._fields) for r in d.related)
+    return tuple(out)
 
 
-def unflatten(t: tuple) -> ReviewDiagnostic:
-    return ReviewDiagnostic(*t[:7], tuple(ReviewRelated(*r) for r in t[7]), t[8], t[9])
+def unflatten(t: tuple) -> Any:
+    out = list(t)
+    out[_RELATED] = tuple(ReviewRelated._make(r) for r in t[_RELATED])
+    return ReviewDiagnostic._make(out)
 
 
 class ReviewCancelled(Exception):
