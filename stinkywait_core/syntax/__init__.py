@@ -22,10 +22,16 @@ def language_for(path: str, language: str | None = None) -> str:
     return "stir" if path.endswith(STIR_EXTENSIONS) else "asm"
 
 
-def parse(text: str, path: str = "<input>", language: str | None = None) -> Module:
-    """Parse a whole file; never raises on bad input (errors are Module.diagnostics)."""
+def parse(text: str, path: str = "<input>", language: str | None = None, previous: Module | None = None) -> Module:
+    """Parse a whole file; never raises on bad input (errors are Module.diagnostics).
+
+    `previous`: the Module of the previous version of the same document.  The asm front end
+    then re-parses incrementally (unchanged lines keep their `Instruction` objects: see
+    `asm_parser.parse_asm`); the STIR front end parses afresh (its per-line cache already
+    makes that cheap).
+    """
     if language_for(path, language) == "stir":
         from .stir_parser import parse_stir
         return parse_stir(text, path)
     from .asm_parser import parse_asm
-    return parse_asm(text, path)
+    return parse_asm(text, path, previous)
