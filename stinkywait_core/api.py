@@ -192,52 +192,73 @@ def _same_instruction(old: Instruction, new: Instruction) -> bool:
         and (old.srcs == new.srcs or _ops_extend(old.srcs, new.srcs)))
 
 
-def _adopt(chain: _Chain, new: Function) -> tuple[Function, int, int] | None:
+@dataclass(eq=False)
+class _Adoption:
+    """What `_adopt` found: the function, what changed, what only moved."""
+
+    func: Function
+    #: instructions new, removed or moved, and blocks or the function moved (0: same plan)
+    fresh: int
+    #: kept instructions (or blocks, the function) whose position changed
+    moved: int
+    #: blocks whose instruction list changed (instructions added or removed)
+    changed_blocks: set
+    #: the previous version's instructions that are gone
+    dropped: list
+
+
+def _adopt(chain: _Chain, new: Function) -> _Adoption | None:
     """Turn the chain's function into `new`, keeping every unchanged instruction object.
 
     Per block, the longest common prefix and suffix of the old and new instruction lists
     are matched (an edit is local); matched old instructions take the new positions, the
     rest are the new parse's objects.  Returns None when the CFG's shape changed (blocks,
-    labels, successors): the caller then starts a new chain.  Also returned: how many
-    instructions are new, removed or moved (0: the previous plan still holds, positions
-    included), and how many of the kept ones (or blocks) moved.
+    labels, successors): the caller then starts a new chain.
     """
     func = chain.func
     if func.name != new.name or len(func.blocks) != len(new.blocks) or _shape(func) != _shape(new):
         return None
     raw: list[list[Instruction]] = []
-    fresh = moved = 0
+    res = _Adoption(func, 0, 0, set(), [])
     for ob, nb, olds in zip(func.blocks, new.blocks, chain.raw):
         news = nb.instrs
-        n = min(len(olds), len(news))
-        i = 0
-        while i < n and _same_instruction(olds[i], news[i]):
-            i += 1
-        j = 0
-        while j < n - i and _same_instruction(olds[-1 - j], news[-1 - j]):
-            j += 1
-        merged = list(news)
-        fresh += len(news) + len(olds) - 2 * (i + j)  # added and removed
-        for k in range(i):
-            if _move(olds[k], news[k]):
-                moved += 1
-            merged[k] = olds[k]
-        for k in range(1, j + 1):
-            if _move(olds[-k], news[-k]):
-                moved += 1
-            merged[-k] = olds[-k]
+        if news == olds:  # the front end already reused every instruction (identity)
+            merged = news
+            res.moved += sum(1 for inst in news if inst.block is not ob)  # never, but be exact
+        else:
+            n = min(len(olds), len(news))
+            i = 0
+            while i < n and _same_instruction(olds[i], news[i]):
+                i += 1
+            j = 0
+            while j < n - i and _same_instruction(olds[-1 - j], news[-1 - j]):
+                j += 1
+            merged = list(news)
+            if len(news) + len(olds) - 2 * (i + j):  # added and removed
+                res.fresh += len(news) + len(olds) - 2 * (i + j)
+                res.changed_blocks.add(ob)
+                res.dropped.extend(olds[i:len(olds) - j])
+            for k in range(i):
+                if _move(olds[k], news[k]):
+                    res.moved += 1
+                merged[k] = olds[k]
+            for k in range(1, j + 1):
+                if _move(olds[-k], news[-k]):
+                    res.moved += 1
+                merged[-k] = olds[-k]
         for inst in merged:
             inst.block = ob
         ob.instrs = merged
         if ob.span != nb.span or ob.succ_span != nb.succ_span:
-            moved += 1
+            res.moved += 1
             ob.span, ob.succ_span = nb.span, nb.succ_span
         raw.append(list(merged))
     if func.span != new.span or func.name_span != new.name_span:
-        moved += 1
+        res.moved += 1
         func.span, func.name_span = new.span, new.name_span
     chain.raw = raw
-    return func, fresh + moved, moved
+    res.fresh += res.moved
+    return res
 
 
 def _move(old: Instruction, new: Instruction) -> bool:
@@ -277,9 +298,11 @@ def _analyze(text: str, path: str, options: Options, language: str | None,
             if adopted is None:
                 chain = _Chain(func, [list(b.instrs) for b in func.blocks], [], None, [], FunctionMemo())
             else:
-                func = module.functions[fi] = adopted[0]
-                chain.memo.layout_stable = adopted[2] == 0
-                if adopted[1] == 0:  # nothing new, nothing moved: the last plan holds
+                func = module.functions[fi] = adopted.func
+                chain.memo.layout_stable = adopted.moved == 0
+                chain.memo.changed_blocks = adopted.changed_blocks
+                chain.memo.dropped = adopted.dropped
+                if adopted.fresh == 0:  # nothing new, nothing moved: the last plan holds
                     for b, instrs in zip(func.blocks, chain.analysed):
                         b.instrs = instrs
                     po = chain.po
@@ -299,7 +322,7 @@ def _analyze(text: str, path: str, options: Options, language: str | None,
                         continue
                     keep.append(inst)
                 b.instrs = keep
-        implicit = build_implicit_dependencies(func)
+        implicit = build_implicit_dependencies(func, chain.memo if chain is not None else None)
         try:
             po = plan_function(func, options, chain.memo if chain is not None else None)
         except RecursionError:  # pathological nesting: report, never crash

@@ -17,7 +17,7 @@ reads LDS, so it *uses* `LDS<t>` (upstream's debug build asserts, release ignore
 from __future__ import annotations
 
 from ..diagnostics import WARNING, Diagnostic
-from ..ir import Function, Imm, Instruction, Reg
+from ..ir import Block, Function, Imm, Instruction, Reg
 from . import classify as K
 
 
@@ -37,40 +37,60 @@ def _barrier_gets_lds(inst: Instruction) -> bool:
     return True
 
 
-def build_implicit_dependencies(func: Function) -> list[Diagnostic]:
-    """Attach LDS pseudo registers; return warnings for blocks mixing tagged/untagged LDS ops."""
+def build_implicit_dependencies(func: Function, memo=None) -> list[Diagnostic]:
+    """Attach LDS pseudo registers; return warnings for blocks mixing tagged/untagged LDS ops.
+
+    `memo` (waitcnt.incremental.FunctionMemo): blocks the edit did not touch keep their
+    registers (attached to the same instruction objects last time) and, while no line
+    moved, their warnings.
+    """
     diags: list[Diagnostic] = []
+    reuse = memo is not None and memo.changed_blocks is not None and memo.layout_stable
+    cache: dict = {}
     for block in func.blocks:
-        tagged = untagged = 0
-        first_untagged: Instruction | None = None
-        for inst in block.instrs:
-            toks = inst.tokens
-            is_lds_op = K.is_tensor_load(inst) or K.is_ds_read(inst) or K.is_ds_store(inst)
-            if is_lds_op:
-                if toks:
-                    tagged += 1
-                else:
-                    untagged += 1
-                    first_untagged = first_untagged or inst
-            if not toks:
-                continue
-            regs = [Reg("LDS", t, t) for t in toks]
-            if K.is_tensor_load(inst) or K.is_ds_store(inst):
-                for r in regs:
-                    _add_unique(inst.dsts, r)
-            elif K.is_ds_read(inst) or K.is_async_op(inst.mnemonic) and "store" in inst.mnemonic:
-                for r in regs:
-                    _add_unique(inst.srcs, r)
-            elif _barrier_gets_lds(inst):
-                for r in regs:
-                    _add_unique(inst.dsts, r)
-                for r in regs:
-                    _add_unique(inst.srcs, r)
-        if tagged and untagged and first_untagged is not None:
-            sp = first_untagged.span
-            diags.append(Diagnostic(
-                WARNING, "mixed-memtokens",
-                f"block ^{block.name} mixes tagged and untagged LDS operations; untagged ones "
-                f"are handled by the conservative fallbacks",
-                sp.line if sp else 1, sp.col if sp else 1, function=func.name))
+        if reuse and block not in memo.changed_blocks and block in memo.implicit:
+            cache[block] = memo.implicit[block]
+            diags.extend(cache[block])
+            continue
+        start = len(diags)
+        _block_dependencies(func, block, diags)
+        cache[block] = diags[start:]
+    if memo is not None:
+        memo.implicit = cache
     return diags
+
+
+def _block_dependencies(func: Function, block: Block, diags: list[Diagnostic]) -> None:
+    """One block: pseudo registers on its tagged LDS operations, and its warning."""
+    tagged = untagged = 0
+    first_untagged: Instruction | None = None
+    for inst in block.instrs:
+        toks = inst.tokens
+        is_lds_op = K.is_tensor_load(inst) or K.is_ds_read(inst) or K.is_ds_store(inst)
+        if is_lds_op:
+            if toks:
+                tagged += 1
+            else:
+                untagged += 1
+                first_untagged = first_untagged or inst
+        if not toks:
+            continue
+        regs = [Reg("LDS", t, t) for t in toks]
+        if K.is_tensor_load(inst) or K.is_ds_store(inst):
+            for r in regs:
+                _add_unique(inst.dsts, r)
+        elif K.is_ds_read(inst) or K.is_async_op(inst.mnemonic) and "store" in inst.mnemonic:
+            for r in regs:
+                _add_unique(inst.srcs, r)
+        elif _barrier_gets_lds(inst):
+            for r in regs:
+                _add_unique(inst.dsts, r)
+            for r in regs:
+                _add_unique(inst.srcs, r)
+    if tagged and untagged and first_untagged is not None:
+        sp = first_untagged.span
+        diags.append(Diagnostic(
+            WARNING, "mixed-memtokens",
+            f"block ^{block.name} mixes tagged and untagged LDS operations; untagged ones "
+            f"are handled by the conservative fallbacks",
+            sp.line if sp else 1, sp.col if sp else 1, function=func.name))

@@ -64,42 +64,70 @@ class UseDefChains:
         self.src_defs: dict[Instruction, list] = {}
         #: live PHIs: block -> unit -> PHI
         self.phis: dict[Block, dict[Key, Instruction]] = {}
+        #: every unit each block's instructions read or define
+        self.block_keys: dict[Block, frozenset] = {}
+        #: PHIs the last re-solve replaced (their units were in scope)
+        self.old_phis: list[Instruction] = []
         #: instructions whose `sources` the last build set or changed (their facts need
         #: re-deriving); None after a full build (everything)
         self.touched: set[Instruction] | None = None
+        #: the PHIs the last build placed (and kept)
+        self.new_phis: list[Instruction] = []
 
 
-def build_use_def_chain(func: Function, cfg: CfgInfo, chains: UseDefChains | None = None) -> None:
+def build_use_def_chain(func: Function, cfg: CfgInfo, chains: UseDefChains | None = None,
+                        changed: set | None = None, dropped: list = ()) -> None:
     """Place PHIs at iterated dominance frontiers, then fill `sources` walking in RPO.
 
     With `chains` from the previous analysis of this function (same CFG, instructions kept
-    as the same objects), only the units touched by added or removed instructions are
-    re-solved; `chains` is updated either way.
+    as the same objects), `changed` (the blocks whose instruction lists changed) and
+    `dropped` (the instructions that are gone), only the units the added or dropped
+    instructions define or read are re-solved; `chains` is updated either way.
     """
     remove_phis(func)
     rpo = cfg.rpo
     st = chains if chains is not None else UseDefChains()
-    old_units = st.units
-    units: dict[Instruction, tuple[list[Key], list[Key]]] = {}
-    scope: set[Key] | None = set() if old_units else None
-    for b in rpo:
+    units = st.units
+    if not units or changed is None:  # a full build (keys of known instructions reused)
+        st.units = units = {}
+        old = chains.units if chains is not None else {}
+        for b in rpo:
+            for inst in b.instrs:
+                if not inst.is_label:
+                    units[inst] = old.get(inst) or (_src_keys(inst), _dst_keys(inst))
+            st.block_keys[b] = _block_keys(b, units)
+        _solve_units(rpo, cfg, st, None)
+        return
+    scope: set[Key] = set()
+    for inst in dropped:
+        u = units.pop(inst, None)
+        if u is not None:
+            scope.update(u[0])
+            scope.update(u[1])
+            st.src_defs.pop(inst, None)
+    in_rpo = set(rpo)
+    for b in changed:
+        if b not in in_rpo:
+            continue
         for inst in b.instrs:
-            if inst.is_label:
+            if inst.is_label or inst in units:
                 continue
-            u = old_units.get(inst)
-            if u is None:
-                u = (_src_keys(inst), _dst_keys(inst))
-                if scope is not None:
-                    scope.update(u[0])
-                    scope.update(u[1])
-            units[inst] = u
-    if scope is not None:
-        for inst, u in old_units.items():
-            if inst not in units:  # removed by the edit
-                scope.update(u[0])
-                scope.update(u[1])
-    st.units = units
+            u = units[inst] = (_src_keys(inst), _dst_keys(inst))
+            scope.update(u[0])
+            scope.update(u[1])
+        st.block_keys[b] = _block_keys(b, units)
     _solve_units(rpo, cfg, st, scope)
+
+
+def _block_keys(b: Block, units: dict) -> frozenset:
+    """Every unit a block's instructions read or define (to skip blocks a re-solve misses)."""
+    out: set[Key] = set()
+    for inst in b.instrs:
+        u = units.get(inst)
+        if u is not None:
+            out.update(u[0])
+            out.update(u[1])
+    return frozenset(out)
 
 
 def _solve_units(rpo: list, cfg: CfgInfo, st: UseDefChains, scope: set[Key] | None) -> None:
@@ -113,7 +141,10 @@ def _solve_units(rpo: list, cfg: CfgInfo, st: UseDefChains, scope: set[Key] | No
     # 1. units read anywhere, and the blocks defining each unit (in scope)
     read: set[Key] = set()
     def_blocks: dict[Key, list] = {}
+    block_keys = st.block_keys
     for b in rpo:
+        if scope is not None and scope.isdisjoint(block_keys[b]):
+            continue
         for inst in b.instrs:
             if inst.is_label:
                 continue
@@ -135,10 +166,11 @@ def _solve_units(rpo: list, cfg: CfgInfo, st: UseDefChains, scope: set[Key] | No
                             lst.append(b)
     # 2. PHI placement at the iterated dominance frontier of each read unit's def blocks
     phis = st.phis
+    st.old_phis = []
     if scope is not None:
         for per_block in phis.values():
             for k in [k for k in per_block if k in scope]:
-                del per_block[k]
+                st.old_phis.append(per_block.pop(k))
     placed_phis: list[Instruction] = []
     for key in sorted(k for k in def_blocks if k in read):
         work = list(def_blocks[key])
@@ -157,10 +189,16 @@ def _solve_units(rpo: list, cfg: CfgInfo, st: UseDefChains, scope: set[Key] | No
     # 3. reaching definitions in RPO, each block starting from its idom's exit map
     exit_defs: dict = {}
     readers: list[Instruction] = []
+    empty: dict = {}
     for b in rpo:
         dom = cfg.idom.get(b)
-        defs: dict[Key, Instruction] = dict(exit_defs[dom]) if dom is not None and dom in exit_defs else {}
+        base = exit_defs.get(dom, empty) if dom is not None else empty
         bphis = phis.get(b)
+        if scope is not None and scope.isdisjoint(block_keys[b]) and not (
+                bphis and any(k in scope for k in bphis)):
+            exit_defs[b] = base  # nothing in scope here: the idom's map, shared (never mutated)
+            continue
+        defs: dict[Key, Instruction] = dict(base)
         if bphis:
             for k, phi in bphis.items():
                 if scope is None or k in scope:
@@ -191,9 +229,6 @@ def _solve_units(rpo: list, cfg: CfgInfo, st: UseDefChains, scope: set[Key] | No
                 if k in scope:
                     defs[k] = inst
         exit_defs[b] = defs
-    if scope is not None:
-        for inst in [i for i in src_defs if i not in units]:
-            del src_defs[inst]
     # PHI operands: operand j = reaching def at the exit of predecessor j
     for phi in placed_phis:
         phi.sources = [exit_defs[p].get(phi.phi_key) if p in in_rpo else None for p in phi.block.preds]
@@ -232,6 +267,7 @@ def _solve_units(rpo: list, cfg: CfgInfo, st: UseDefChains, scope: set[Key] | No
                 srcs.append(d)
         inst.sources = srcs
     st.touched = None if scope is None else set(readers) | set(alive)
+    st.new_phis = alive
     for b, per_block in phis.items():
         if per_block:
             b.instrs[0:0] = [per_block[k] for k in sorted(per_block)]

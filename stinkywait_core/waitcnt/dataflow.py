@@ -78,6 +78,11 @@ class InstInfo:
     linked: bool = False
 
 
+def _has_trips(inf: InstInfo) -> bool:
+    """LDS-ring or loop-carried annotations: queued ops then carry trips and ring deltas."""
+    return bool(inf.ring or inf.advances or inf.lc_war or inf.lc_raw)
+
+
 @lru_cache(maxsize=8192)
 def _static_info(mnemonic: str) -> tuple[int, bool]:
     """(counter, tensor anchor) for mnemonics whose operands do not matter."""
@@ -125,33 +130,17 @@ class WaitDataflow:
         self.cap = min(256, max(K.K_MAX_IN_FLIGHT + 8, 2 * len(self.rpo)))
         self.info: dict[Instruction, InstInfo] = {}
         self.track_trips = False
-        #: facts of the previous version's instructions (incremental re-planning)
-        known = memo.infos if memo is not None else {}
-        for b in self.rpo:
-            for inst in b.instrs:
-                inf = known.get(inst)
-                if inf is None:
-                    inf = self._make_info(inst)
-                elif inf.ring or inf.advances or inf.lc_war or inf.lc_raw:
-                    self.track_trips = True
-                self.info[inst] = inf
-        touched = memo.ssa.touched if memo is not None else None
-        for inst, inf in list(self.info.items()):
-            # an unchanged instruction whose sources the SSA update left alone keeps its links
-            if touched is None or not inf.linked or inst in touched:
-                self._link_sources(inst, inf)
         self.memo = memo
         self.chunks: dict[Block, list[tuple]] = {}
         self.chunk_infos: dict[tuple, tuple] = {}
         self.block_sig: dict[Block, tuple] = {}
-        if memo is not None:
-            memo.infos = self.info
-            for b in self.rpo:
-                cs = self.chunks[b] = chunks_of(b)
-                for ch in cs:
-                    self.chunk_infos[ch] = tuple(self.info[i] for i in ch)
-                self.block_sig[b] = (tuple(cs), tuple(self.chunk_infos[ch] for ch in cs))
-        self.keep_live = {b: self._needs_live_tensor_state(b) for b in self.rpo}
+        #: blocks holding an instruction whose facts were re-derived (their signature changes)
+        self._relinked: set[Block] = set()
+        if memo is not None and memo.infos and memo.changed_blocks is not None \
+                and memo.ssa.touched is not None:
+            self._init_incremental(memo)
+        else:
+            self._init_full(memo)
         self.entry_state: dict[Block, DataflowState] = {}
         self.exit_state: dict[Block, DataflowState] = {}
         self.emit_plan: dict[Block, list[tuple[Instruction, list[int]]]] = {}
@@ -177,6 +166,81 @@ class WaitDataflow:
         self.block_sites: dict[Block, dict] = {}
 
     # --- per-instruction facts ---------------------------------------------------------
+    def _init_full(self, memo: FunctionMemo | None) -> None:
+        known = memo.infos if memo is not None else {}
+        for b in self.rpo:
+            for inst in b.instrs:
+                inf = known.get(inst)
+                if inf is None:
+                    inf = self._make_info(inst)
+                self.info[inst] = inf
+        self.track_trips = any(_has_trips(inf) for inf in self.info.values())
+        touched = memo.ssa.touched if memo is not None else None
+        for inst, inf in list(self.info.items()):
+            # an unchanged instruction whose sources the SSA update left alone keeps its links
+            if touched is None or not inf.linked or inst in touched:
+                self._link_sources(inst, inf)
+        self.keep_live = {b: self._needs_live_tensor_state(b) for b in self.rpo}
+        if memo is not None:
+            for b in self.rpo:
+                self._chunk_block(b)
+            self._remember(memo)
+
+    def _init_incremental(self, memo: FunctionMemo) -> None:
+        """The previous version's facts, minus what is gone, plus what is new or re-linked:
+        work proportional to the edit, not to the function."""
+        info = self.info = dict(memo.infos)
+        gone = False
+        for inst in list(memo.dropped) + memo.ssa.old_phis:
+            inf = info.pop(inst, None)
+            gone = gone or (inf is not None and _has_trips(inf))
+        fresh: list[Instruction] = []
+        changed = [b for b in self.rpo if b in memo.changed_blocks]
+        for b in changed:
+            for inst in b.instrs:
+                if inst not in info:
+                    info[inst] = self._make_info(inst)
+                    fresh.append(inst)
+        for phi in memo.ssa.new_phis:
+            if phi not in info:
+                info[phi] = self._make_info(phi)
+                fresh.append(phi)
+        if gone:
+            self.track_trips = any(_has_trips(inf) for inf in info.values())
+        else:
+            self.track_trips = memo.track_trips or any(_has_trips(info[i]) for i in fresh)
+        for inst in fresh:
+            self._link_sources(inst, info[inst])
+        for inst in memo.ssa.touched:
+            inf = info.get(inst)
+            if inf is not None and inf.linked:
+                self._link_sources(inst, inf)
+        self.keep_live = dict(memo.keep_live)
+        self.chunks = dict(memo.chunks)
+        self.chunk_infos = dict(memo.chunk_infos)
+        self.block_sig = dict(memo.block_sig)
+        for b in changed:
+            self.keep_live[b] = self._needs_live_tensor_state(b)
+        for b in set(changed) | self._relinked:
+            self._chunk_block(b)
+        self._remember(memo)
+
+    def _chunk_block(self, b: Block) -> None:
+        for ch in self.chunks.get(b, ()):
+            self.chunk_infos.pop(ch, None)
+        cs = self.chunks[b] = chunks_of(b)
+        for ch in cs:
+            self.chunk_infos[ch] = tuple(self.info[i] for i in ch)
+        self.block_sig[b] = (tuple(cs), tuple(self.chunk_infos[ch] for ch in cs))
+
+    def _remember(self, memo: FunctionMemo) -> None:
+        memo.infos = self.info
+        memo.track_trips = self.track_trips
+        memo.keep_live = self.keep_live
+        memo.chunks = self.chunks
+        memo.chunk_infos = self.chunk_infos
+        memo.block_sig = self.block_sig
+
     def _make_info(self, inst: Instruction) -> InstInfo:
         mods = inst.mods
         if mods and ("lds_ring" in mods or "loopcarriedwar" in mods or "loopcarriedraw" in mods):
@@ -223,6 +287,8 @@ class WaitDataflow:
                 return  # a previous version's facts, still exact
             # shared with the previous version's memo records: never mutate, replace
             inf = self.info[inst] = replace(inf, mem_srcs=mem_srcs)
+            if inst.block is not None:
+                self._relinked.add(inst.block)
         inf.linked = True
         inf.mem_srcs = mem_srcs
         inf.needs_check = bool(
@@ -571,8 +637,9 @@ class WaitDataflow:
     def _block_step_inputs(self, bb: Block, it: int, frozen: bool) -> tuple:
         """What one sweep's processing of `bb` depends on, as objects compared by identity
         (the block's instructions and facts by value): see FunctionMemo.find_block."""
-        return (bb, it, self.block_sig[bb], tuple(self.exit_state.get(p) for p in bb.preds),
-                self.entry_state[bb] if frozen else None, self.exit_state.get(bb) if frozen else None)
+        ex = self.exit_state
+        return (bb, it, self.block_sig[bb], tuple([ex.get(p) for p in bb.preds]),
+                self.entry_state[bb] if frozen else None, ex.get(bb) if frozen else None)
 
     @staticmethod
     def _site(sites: dict, bb: Block, c: int, inst: Instruction, sat: Instruction) -> None:

@@ -137,6 +137,20 @@ class FunctionMemo:
     results: dict[Instruction, tuple] = field(default_factory=dict)
     #: set by the caller: no instruction, block or function moved since the last version
     layout_stable: bool = False
+    #: set by the caller: blocks whose instructions changed since the last version (None:
+    #: unknown, everything), and the instructions that are gone
+    changed_blocks: set | None = None
+    dropped: list = field(default_factory=list)
+    #: block -> its implicit-dependency warnings (analysis/implicit_deps.py)
+    implicit: dict = field(default_factory=dict)
+    #: ShallowPredPromotion's decision per anchor, by its inputs
+    promotion: dict = field(default_factory=dict)
+    #: the solver's per-block derived data of the last version (WaitDataflow._remember)
+    track_trips: bool = False
+    keep_live: dict = field(default_factory=dict)
+    chunks: dict = field(default_factory=dict)
+    chunk_infos: dict = field(default_factory=dict)
+    block_sig: dict = field(default_factory=dict)
     #: statistics of the last analysis (benchmarks and tests): walks reused / walked
     hits: int = 0
     misses: int = 0
@@ -174,9 +188,15 @@ class FunctionMemo:
         shared between versions through `store_block`'s substitution below."""
         bb, it, sig, preds, prev_entry, prev_exit = step
         rec = self._old_blocks.get((bb, it))
-        if (rec is None or rec.prev_entry is not prev_entry or rec.prev_exit is not prev_exit
-                or len(rec.preds) != len(preds) or any(a is not b for a, b in zip(rec.preds, preds))
-                or rec.sig != sig):
+        if rec is None or rec.prev_entry is not prev_entry or rec.prev_exit is not prev_exit:
+            return None
+        old = rec.preds
+        if len(old) != len(preds):
+            return None
+        for a, b in zip(old, preds):
+            if a is not b:
+                return None
+        if rec.sig is not sig and rec.sig != sig:
             return None
         self.hits += 1
         self.blocks[(bb, it)] = rec

@@ -159,7 +159,10 @@ def plan_function(func: Function, options: Options, memo: FunctionMemo | None = 
     waitcnt/incremental.py); the result is the same with or without it.
     """
     cfg = compute_cfg(func)
-    build_use_def_chain(func, cfg, memo.ssa if memo is not None else None)
+    if memo is not None:
+        build_use_def_chain(func, cfg, memo.ssa, memo.changed_blocks, memo.dropped)
+    else:
+        build_use_def_chain(func, cfg)
     if memo is not None:
         memo.begin()
     df = WaitDataflow(func, cfg, options, memo)
@@ -218,11 +221,12 @@ def _build_result(out: PassOutput, options: Options) -> None:
     # the producers they name have not moved either
     reuse = memo is not None and memo.layout_stable and not (ring_kernel or lc_kernel)
     done: dict = {}
+    # anchors per block, in walk (= instruction) order: finalize records them block by block
+    by_block: dict[Block, list] = {}
+    for inst, spec in plan.anchor_waits.items():
+        by_block.setdefault(inst.block, []).append((inst, spec))
     for b in out.func.blocks:
-        for inst in b.instrs:
-            spec = plan.anchor_waits.get(inst)
-            if spec is None:
-                continue
+        for inst, spec in by_block.get(b, ()):
             why = df.why.get(inst)
             key = (inst.span, b.name, tuple(spec), id(why), tuple(out.relaxed.get(inst, ())), df.cap_hit)
             if reuse:

@@ -22,53 +22,76 @@ class ShallowPredPromotion:
     name = "ShallowPredPromotion"
 
     def rewrite(self, plan: WaitInsertionPlan, df: WaitDataflow) -> dict[Instruction, list[int]]:
-        """Relax anchors in place, set plan.tail_drains; returns {anchor: counters relaxed}."""
+        """Relax anchors in place, set plan.tail_drains; returns {anchor: counters relaxed}.
+
+        Each anchor's decision is a function of its spec, its facts and its predecessors'
+        exit states; with an incremental memo it is reused while those compare equal (the
+        states are shared objects between versions, so this is mostly identity).
+        """
         tail_min: dict[Block, list[int]] = {}
         relaxed: dict[Instruction, list[int]] = {}
+        memo = df.memo if not df.widening else None
+        known = memo.promotion if memo is not None else {}
+        decided: dict[Instruction, tuple] = {}
         for consumer, spec in plan.anchor_waits.items():
             bb = consumer.block
             if bb is None or len(bb.preds) < 2:
                 continue
-            for c in range(K.CK_COUNT):
-                if spec[c] == -1:
-                    continue
-                # the solver's flattened memop sources (collectMemOpDeps, computed once)
-                deps = [src for src, sc in df.info[consumer].mem_srcs if sc == c]
-                if not deps:
-                    continue
-                infos: list[tuple[Block, int, bool]] = []
-                for p in bb.preds:
-                    ps = df.exit_state.get(p)
-                    if ps is None:
-                        continue
-                    w = -1
-                    for q in ps.queues[c]:
-                        for d in deps:
-                            n = count_from(q, d, df.newest)
-                            if n > 0:
-                                v = wait_to_drain(c, n)
-                                w = v if w == -1 else min(w, v)
-                    if w < 0:
-                        continue
-                    infos.append((p, w, p is not bb and len(p.succs) == 1))
-                if not infos:
-                    continue
-                corr = [w for _, w, ok in infos if ok]
-                unc = [w for _, w, ok in infos if not ok]
-                if not corr:
-                    anchor = min(unc)
-                elif not unc:
-                    anchor = max(corr)
-                else:
-                    anchor = min(max(corr), min(unc))
-                if anchor <= spec[c]:
-                    continue
-                for p, w, ok in infos:
-                    if ok and w < anchor:
-                        cur = tail_min.setdefault(p, new_spec())
-                        cur[c] = w if cur[c] == -1 else min(cur[c], w)
+            key = (tuple(spec), df.info[consumer], tuple(df.exit_state.get(p) for p in bb.preds))
+            old = known.get(consumer)
+            decision = old[1] if old is not None and old[0] == key else _decide(consumer, spec, df)
+            if memo is not None:
+                decided[consumer] = (key, decision)
+            for c, anchor, tails in decision:
+                for p, w in tails:
+                    cur = tail_min.setdefault(p, new_spec())
+                    cur[c] = w if cur[c] == -1 else min(cur[c], w)
                 spec[c] = anchor
                 relaxed.setdefault(consumer, []).append(c)
+        if memo is not None:
+            memo.promotion = decided
         plan.tail_drains = [TailDrain(p, tail_min[p])
                             for p in sorted(tail_min, key=lambda b: (b.label, b.index))]
         return relaxed
+
+
+def _decide(consumer: Instruction, spec: list[int], df: WaitDataflow) -> list[tuple[int, int, list]]:
+    """[(counter, relaxed wait, [(shallow predecessor, its tail drain)])] for one anchor."""
+    bb = consumer.block
+    out: list[tuple[int, int, list]] = []
+    for c in range(K.CK_COUNT):
+        if spec[c] == -1:
+            continue
+        # the solver's flattened memop sources (collectMemOpDeps, computed once)
+        deps = [src for src, sc in df.info[consumer].mem_srcs if sc == c]
+        if not deps:
+            continue
+        infos: list[tuple[Block, int, bool]] = []
+        for p in bb.preds:
+            ps = df.exit_state.get(p)
+            if ps is None:
+                continue
+            w = -1
+            for q in ps.queues[c]:
+                for d in deps:
+                    n = count_from(q, d, df.newest)
+                    if n > 0:
+                        v = wait_to_drain(c, n)
+                        w = v if w == -1 else min(w, v)
+            if w < 0:
+                continue
+            infos.append((p, w, p is not bb and len(p.succs) == 1))
+        if not infos:
+            continue
+        corr = [w for _, w, ok in infos if ok]
+        unc = [w for _, w, ok in infos if not ok]
+        if not corr:
+            anchor = min(unc)
+        elif not unc:
+            anchor = max(corr)
+        else:
+            anchor = min(max(corr), min(unc))
+        if anchor <= spec[c]:
+            continue
+        out.append((c, anchor, [(p, w) for p, w, ok in infos if ok and w < anchor]))
+    return out
