@@ -1,11 +1,15 @@
 """Benchmark of the AMDGPU assembly front end (the LSP re-parses on every keystroke).
 
-Prints three figures:
+Prints:
 
 * cold: parsing the 3.2k-line gfx1250 GEMM in a fresh interpreter (empty line cache);
-* warm: re-parsing the same file after a one-line edit (the LSP's steady state);
+* warm: re-parsing the same file after a one-line edit (the LSP's steady state), from scratch;
 * 30k: a 30,000-line synthetic file made of corpus lines (every line distinct), cold and after
-  a one-line edit.
+  a one-line edit;
+* incremental: `parse(text, path, previous=module)` after one-line edits (replace, insert,
+  delete an instruction line) of the GEMM and of `bench_lsp.synthetic_kernel` (30k lines, one
+  kernel of 3,750 labelled blocks), plus an insertion near the top of the 30k kernel (every
+  instruction moves) and a broken label (the structure pass runs again).
 
 Usage: ``.venv/bin/python benchmarks/bench_asm_parse.py [--repeat N] [FILE]``.
 """
@@ -90,6 +94,37 @@ def synthetic(text: str, n: int) -> str:
     return "synthetic_kernel:\n" + "\n".join(body) + "\n\ts_endpgm\n"
 
 
+def incremental(text: str, path: str, edit: str, repeat: int) -> tuple[float, float]:
+    """Median (wall, CPU) ms of `parse(edited, path, previous=module)`: `edit` is replace,
+    insert or delete of an instruction line near the middle, `top` an insertion near the top,
+    `label` a label losing its colon.  Each edit starts from a fresh parse of `text`."""
+    from stinkywait_core.syntax import parse
+    walls, cpus = [], []
+    lines = text.split("\n")
+    mid = [i for i, ln in enumerate(lines) if ln.startswith("\tv_")]
+    for k in range(repeat):
+        prev = parse(text, path)
+        new = list(lines)
+        i = mid[(len(mid) // 2 + 13 * k) % len(mid)]
+        if edit == "replace":
+            new[i] = new[i] + f" // edit {k}"
+        elif edit == "insert":
+            new.insert(i, f"\tv_mov_b32 v{k % 64}, 0")
+        elif edit == "delete":
+            del new[i]
+        elif edit == "top":
+            new.insert(next(j for j, ln in enumerate(lines) if ln.startswith("\t") and ln[1:2] != "."), "\ts_nop 0")
+        else:
+            j = next(j for j in range(len(lines) // 2, len(lines)) if lines[j].endswith(":"))
+            new[j] = new[j][:-1]
+        edited = "\n".join(new)
+        t0, c0 = time.perf_counter(), time.process_time()
+        parse(edited, path, previous=prev)
+        walls.append((time.perf_counter() - t0) * 1e3)
+        cpus.append((time.process_time() - c0) * 1e3)
+    return statistics.median(walls), statistics.median(cpus)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("file", nargs="?", type=Path, default=DEFAULT_FILE if DEFAULT_FILE.exists() else FALLBACK_FILE)
@@ -113,6 +148,16 @@ def main(argv: list[str] | None = None) -> int:
     w30, wc30 = warm(big, args.repeat)
     print(f"30k-line synthetic: cold wall {c30['parse_ms']:.1f} ms / cpu {c30['cpu_ms']:.1f} ms; "
           f"warm re-parse after a one-line edit wall {w30:.1f} ms / cpu {wc30:.1f} ms")
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from bench_lsp import synthetic_kernel
+    kernel = synthetic_kernel(3750)
+    reps = args.repeat * 3
+    for name, src, path, edits in ((args.file.name, text, "gemm.s", ("replace", "insert", "delete")),
+                                   (f"synthetic_kernel(3750), {kernel.count(chr(10))} lines", kernel, "big.s",
+                                    ("replace", "insert", "delete", "top", "label"))):
+        figures = ", ".join("{} {:.1f} ms wall / {:.1f} ms cpu".format(e, *incremental(src, path, e, reps))
+                            for e in edits)
+        print(f"incremental re-parse (previous=module), {name}, median of {reps}: {figures}")
     return 0
 
 
