@@ -1,0 +1,111 @@
+"""Incremental re-planning in the core: one-line edits analysed with an AnalysisCache.
+
+    .venv/bin/python benchmarks/bench_incremental.py [--edits 15] [--big-blocks 3750] [--json]
+
+For each input, the script analyses the text once (cold, no cache), then applies `--edits`
+random one-line semantic edits (a VALU destination or source register renamed, so the
+text really changes) and analyses every version with the document's `AnalysisCache`, as
+the language server does.  Reported per input: the cold analysis, and per edit the median
+and max of wall and process CPU time of `api.analyze`, with the share of memoised walks
+(blocks and chunks reused / looked up).  Every edited version is also analysed from
+scratch and compared (waits with their reasons and producers, diagnostics), so the figures
+are only printed for results that are exactly the from-scratch ones.
+
+Inputs: the 3.2k-line gfx1250 GEMM of the shared corpus (skipped when ../shared is absent)
+and the 30k-line synthetic kernel of benchmarks/bench_lsp.py (3,750 self-loop blocks).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import random
+import re
+import statistics
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "benchmarks"))
+
+from bench_lsp import GEMM, synthetic_kernel  # noqa: E402
+
+from stinkywait_core import api  # noqa: E402
+from stinkywait_core.results import Options  # noqa: E402
+
+VALU = re.compile(r"^\s+v_(add|mul|fma|sub)\w*\s")
+REG = re.compile(r"\bv(\d+)\b")
+
+
+def _edit(lines: list[str], rng: random.Random, candidates: list[int]) -> None:
+    i = rng.choice(candidates)
+    ms = list(REG.finditer(lines[i]))
+    m = rng.choice(ms)
+    lines[i] = lines[i][:m.start(1)] + str(int(m.group(1)) ^ 1) + lines[i][m.end(1):]
+
+
+def _observable(an: api.Analysis) -> list:
+    return [(w.line, w.counter, w.count, w.rule, w.reason, [d.to_json() for d in w.deps]) for w in an.waits()] + \
+        [d.to_json() for d in an.diagnostics]
+
+
+def run(name: str, text: str, edits: int, seed: int) -> dict:
+    opts = Options()
+    gc.collect()
+    t0, c0 = time.perf_counter(), time.process_time()
+    api.analyze(text, name, opts)
+    cold = (time.perf_counter() - t0, time.process_time() - c0)
+    lines = text.splitlines(keepends=True)
+    candidates = [i for i, ln in enumerate(lines) if VALU.match(ln) and REG.search(ln)]
+    rng = random.Random(seed)
+    cache = api.AnalysisCache()
+    api.analyze(text, name, opts, cache=cache)
+    walls, cpus, hits, looks = [], [], 0, 0
+    for _ in range(edits):
+        _edit(lines, rng, candidates)
+        t = "".join(lines)
+        gc.collect()
+        t0, c0 = time.perf_counter(), time.process_time()
+        warm = api.analyze(t, name, opts, cache=cache)
+        walls.append(time.perf_counter() - t0)
+        cpus.append(time.process_time() - c0)
+        for chain in cache._d.values():
+            hits += chain.memo.hits
+            looks += chain.memo.hits + chain.memo.misses
+        if _observable(warm) != _observable(api.analyze(t, name, opts)):
+            raise SystemExit(f"{name}: incremental result differs from the from-scratch one")
+    return {"input": name, "lines": len(lines), "waits": len(warm.waits()),
+            "cold_ms": round(cold[0] * 1000, 1), "cold_cpu_ms": round(cold[1] * 1000, 1),
+            "edit_ms_median": round(statistics.median(walls) * 1000, 1),
+            "edit_ms_max": round(max(walls) * 1000, 1),
+            "edit_cpu_ms_median": round(statistics.median(cpus) * 1000, 1),
+            "reused_walks": f"{hits}/{looks}"}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--edits", type=int, default=15)
+    ap.add_argument("--big-blocks", type=int, default=3750)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args()
+    rows = []
+    if GEMM.is_file():
+        rows.append(run("gemm1.s", GEMM.read_text(), args.edits, args.seed))
+    rows.append(run("synthetic-30k.s", synthetic_kernel(args.big_blocks), args.edits, args.seed))
+    if args.json:
+        print(json.dumps(rows, indent=2))
+        return
+    print(f"{'input':18} {'lines':>6} {'waits':>6} {'cold ms (cpu)':>15} {'edit ms median (cpu)':>22} "
+          f"{'edit ms max':>12} {'reused walks':>14}")
+    for r in rows:
+        print(f"{r['input']:18} {r['lines']:>6} {r['waits']:>6} "
+              f"{r['cold_ms']:>7} ({r['cold_cpu_ms']:>5}) {r['edit_ms_median']:>12} ({r['edit_cpu_ms_median']:>6}) "
+              f"{r['edit_ms_max']:>12} {r['reused_walks']:>14}")
+
+
+if __name__ == "__main__":
+    main()
