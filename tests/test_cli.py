@@ -240,3 +240,14 @@ def test_cli_start_up_imports_only_what_a_plan_needs():
     at_start, loaded = (part.split() for part in r.stdout.split("|"))
     assert not {"pathlib", "urllib"} & set(at_start), "an import-hook editable install: run `make venv`"
     assert not {"lark", "argparse", "json", "stinkywait_core.syntax.stir_parser"} & set(loaded)
+
+
+def test_options_replace_is_dataclasses_replace():
+    import dataclasses
+
+    from stinkywait_core.results import Options
+    opts = Options(num_waves=2, optimize=False)
+    assert opts.replace(replace_waits=True, arch="gfx950") == dataclasses.replace(opts, replace_waits=True, arch="gfx950")
+    assert opts.replace() == opts and opts.replace() is not opts
+    with pytest.raises(TypeError):
+        opts.replace(no_such_option=1)

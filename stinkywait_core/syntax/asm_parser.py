@@ -840,9 +840,9 @@ def _parse_plain_instruction(text: str, symbols: Symbols) -> LineSyntax | None:
     treat differently (parentheses, lists, expressions spread over blanks, labels,
     assignments, legacy waits, errors) returns None and goes the general way.
 
-    Two tiers: operand text without comments whose items were all seen before as plain
-    operands and plain modifiers is split with string methods (`_split_plain_operands`);
-    the rest is read token by token (`_read_operand_tokens`).
+    Two tiers: operand text without comments whose items are all plain operands and simple
+    modifiers is split with string methods (`_split_plain_operands`); the rest is read token
+    by token (`_read_operand_tokens`).
     """
     if _BAD_CHAR.search(text) is not None or '"' in text:
         return None
@@ -888,9 +888,10 @@ _Operands = tuple
 
 def _split_plain_operands(text: str, pos: int) -> _Operands | None:
     """Tier one: the operand text after `pos` (no comments, empty `.set` table) when every
-    item is a known single plain operand and the last chunk's trailing items are known simple
-    modifiers.  Then the general path's comma and blank splits are `str.split`s, nothing
-    joins and nothing is an error, so the result is the same.  None: use tier two."""
+    item is a single plain operand (`_SINGLE_OPERANDS`) and the last chunk's trailing items
+    are simple modifiers (`_SIMPLE_MODIFIERS`).  Then the general path's comma and blank
+    splits are `str.split`s, nothing joins and nothing is an error, so the result is the
+    same.  None: use tier two."""
     rest = text[pos:]
     if not rest or rest[0] not in " \t":
         return None
@@ -903,11 +904,22 @@ def _split_plain_operands(text: str, pos: int) -> _Operands | None:
         items[-1] = tail[0]
         modifiers = tuple(tail[1:])
         if not all(map(_SIMPLE_MODIFIERS.__contains__, modifiers)):
-            return None
+            for m in modifiers:  # first seen: classify (which records the simple ones), then retry
+                _item_kind(m)
+            if not all(map(_SIMPLE_MODIFIERS.__contains__, modifiers)):
+                return None
         suffix = last[len(tail[0]):].lstrip()
     ops = list(map(_SINGLE_OPERANDS.get, items))
     if None in ops:
-        return None
+        for k, op in enumerate(ops):
+            if op is None:  # first seen: convert (which records the single plain ones), then retry
+                item = items[k]
+                if not item or " " in item or "\t" in item:
+                    return None
+                _plain_operand(item, EMPTY_SYMBOLS, None)
+                op = ops[k] = _SINGLE_OPERANDS.get(item)
+                if op is None:
+                    return None
     return None, ops, modifiers, suffix, len(text.rstrip(" \t")), None
 
 
