@@ -112,15 +112,18 @@ def check_step(prev, text: str, path: str):
     fresh = parse(text, path)
     assert structure(new) == structure(fresh)
     assert frozen_view(prev) == before
-    # unchanged lines (outside the common prefix/suffix window) keep their instruction objects
-    old_lines, new_lines = split_lines(prev.text), split_lines(text)
+    return (new,) + unchanged_ends(split_lines(prev.text), split_lines(text))
+
+
+def unchanged_ends(old_lines: list[str], new_lines: list[str]) -> tuple[int, int]:
+    """Lengths of the common prefix and suffix (the unchanged lines), counted naively."""
     p = 0
     while p < min(len(old_lines), len(new_lines)) and old_lines[p] == new_lines[p]:
         p += 1
     q = 0
     while q < min(len(old_lines), len(new_lines)) - p and old_lines[-1 - q] == new_lines[-1 - q]:
         q += 1
-    return new, p, q
+    return p, q
 
 
 @pytest.mark.parametrize("path", KERNELS + ["small"], ids=lambda p: getattr(p, "name", p))
@@ -187,3 +190,49 @@ def test_fallbacks_stay_exact():
         m2 = parse(edited, "k.s", previous=parse(SMALL, "k.s"))
         assert structure(m2) == structure(parse(edited, "k.s"))
     assert structure(parse(SMALL, "other.s", previous=m1)) == structure(parse(SMALL, "other.s"))
+
+
+# --- the STIR front end keeps unchanged instructions too ---------------------------------------
+
+STIR_FILES = sorted((ROOT.parent / "shared" / "conformance" / "upstream").glob("*.stir"))[:12]
+
+
+def stir_structure(m) -> list:
+    out: list = [print_module_stir(m)]
+    for f in m.functions:
+        out.append((f.name, f.span, f.name_span))
+        for b in f.blocks:
+            out.append((b.label, b.succ_labels, b.span, b.succ_span, [s.label for s in b.succs]))
+            for i in b.instrs:
+                assert i.block is b
+                out.append((i.mnemonic, i.dsts, i.srcs, i.span, i.text, i.is_label))
+    out.extend((d.severity, d.code, d.message, d.line, d.col, d.end_line, d.end_col) for d in m.diagnostics)
+    return out
+
+
+@pytest.mark.skipif(not STIR_FILES, reason="shared conformance corpus not available")
+@pytest.mark.parametrize("seed", range(3))
+def test_stir_edit_sequences_match_a_fresh_parse(seed):
+    rng = random.Random(seed)
+    for path in STIR_FILES:
+        lines = path.read_text().split("\n")
+        pool = [ln for ln in lines if ln.strip()] + ["  s_nop 0", "^extra:", "}", "  // note"]
+        prev = parse("\n".join(lines), str(path))
+        for _ in range(5):
+            old = {(i.span.line, i.text): i for f in prev.functions for i in f.instructions()}
+            old_lines = prev.text.split("\n")
+            lines, _ = edit(lines, rng, pool)
+            text = "\n".join(lines)
+            new = parse(text, str(path), previous=prev)
+            assert stir_structure(new) == stir_structure(parse(text, str(path)))
+            p, q = unchanged_ends(old_lines, lines)
+            delta = len(lines) - len(old_lines)
+            for f in new.functions:
+                for i in f.instructions():
+                    line = i.span.line
+                    was = line if line <= p else line - delta if line > len(lines) - q else None
+                    if was is not None and (was, i.text) in old and not i.is_phi:
+                        before = old[(was, i.text)]
+                        if (before.mnemonic, before.dsts, before.srcs) == (i.mnemonic, i.dsts, i.srcs):
+                            assert before is i
+            prev = new

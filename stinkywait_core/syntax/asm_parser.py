@@ -35,6 +35,7 @@ from ..diagnostics import ERROR, WARNING, Diagnostic
 from ..ir import (Block, FloatImm, Function, Imm, Instruction, Modifier, Module, Operand, Reg, Special, Span, Str,
                   bulk_construction)
 from ..ir.operands import NAMED_SPECIALS, PAIR_SPECIALS
+from . import common_prefix, common_suffix
 from .asm_tables import (BARE_MODIFIERS, MAX_REG_INDEX, MAX_REG_WIDTH, REG_PREFIXES,
                          UNTRACKED_NAMED_REGS, VERBATIM_OPERAND_MNEMONICS, atomic_returns,
                          has_no_successor, is_block_ender, is_unconditional_branch, layout_for,
@@ -1515,31 +1516,6 @@ def parse_asm(text: str, path: str = "<input>", previous: Module | None = None) 
     return module
 
 
-_COMPARE_STEP = 256
-
-
-def _common_prefix(a: list[str], b: list[str]) -> int:
-    """Length of the longest common prefix of two line lists (slices compared in C)."""
-    n = min(len(a), len(b))
-    k = 0
-    while k + _COMPARE_STEP <= n and a[k:k + _COMPARE_STEP] == b[k:k + _COMPARE_STEP]:
-        k += _COMPARE_STEP
-    while k < n and a[k] == b[k]:
-        k += 1
-    return k
-
-
-def _common_suffix(a: list[str], b: list[str], limit: int) -> int:
-    """Length of the longest common suffix, at most `limit`."""
-    la, lb = len(a), len(b)
-    k = 0
-    while k + _COMPARE_STEP <= limit and a[la - k - _COMPARE_STEP:la - k] == b[lb - k - _COMPARE_STEP:lb - k]:
-        k += _COMPARE_STEP
-    while k < limit and a[la - k - 1] == b[lb - k - 1]:
-        k += 1
-    return k
-
-
 def _shift_state(state: ScanState, from_idx: int, delta: int) -> ScanState:
     """A scan state of the previous version moved with its lines (a verbatim block opened at
     or after line index `from_idx` moves by `delta`)."""
@@ -1552,8 +1528,8 @@ def _reparse(text: str, prev: _AsmState) -> tuple[_AsmState, list[Function], lis
     """`parse_asm` against the previous version's state (see its docstring)."""
     raw = split_lines(text)
     old = prev.raw
-    p = _common_prefix(raw, old)
-    q = _common_suffix(raw, old, min(len(raw), len(old)) - p)
+    p = common_prefix(raw, old)
+    q = common_suffix(raw, old, min(len(raw), len(old)) - p)
     old_stop, new_stop = len(old) - q, len(raw) - q  # the edited windows: [p, old_stop) and [p, new_stop)
     delta = new_stop - old_stop
     st = _AsmState(prev.path, raw)

@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
-from typing import Any
+from typing import Any, Callable
 
 from lark import Lark, Token, Transformer
 from lark.lexer import Lexer
@@ -649,6 +649,10 @@ class _Scan:
     last_line: int = 0
     last_end: int = 1
     block_end: tuple[int, int] | None = None
+    #: the instruction (LABEL included) made for each line, for the next version's re-parse
+    insts: list[Instruction | None] = field(default_factory=list)
+    #: `reuse(idx, info)`: the previous version's instruction for line index `idx`, or None
+    reuse: Callable[[int, LineInfo], Instruction | None] | None = None
 
     def diag(self, severity: str, message: str, line: int, start: int, end: int) -> None:
         self.module.diagnostics.append(Diagnostic(
@@ -720,15 +724,69 @@ def clear_caches() -> None:
     _attributes.cache_clear()
 
 
-def parse_stir(text: str, path: str) -> Module:
-    """Parse STIR text into a linked `Module` (kind "stir"); never raises."""
+class _StirState:
+    """What a parse keeps for the next version's: the lines, their analyses and instructions.
+
+    `superseded` is set once a re-parse has taken the instructions over (their spans then
+    describe that newer version)."""
+
+    __slots__ = ("path", "lines", "infos", "insts", "superseded")
+
+    def __init__(self, path: str, lines: list[str], infos: list[LineInfo], insts: list[Instruction | None]) -> None:
+        self.path = path
+        self.lines = lines
+        self.infos = infos
+        self.insts = insts
+        self.superseded = False
+
+
+def parse_stir(text: str, path: str, previous: Module | None = None) -> Module:
+    """Parse STIR text into a linked `Module` (kind "stir"); never raises.
+
+    `previous`: the Module of the previous version of the same document (same `path`).  The
+    result is a fresh parse's, except that every instruction (LABEL included) on a line
+    outside the edited region (between the longest common prefix and suffix of the two
+    versions' lines; a window of equal length on both sides is matched line by line) whose
+    analysis is unchanged is the same object as in `previous`, its `span` set to its new
+    line.  Blocks and functions are new; `previous` is not mutated but for those
+    instructions' spans and `block`.  What the analysis adds to instructions (`sources`, LDS
+    pseudo registers) stays.  A fresh parse is made when `previous` is not a STIR parse of
+    `path` or was already the previous version of another parse.
+    """
     module = Module(path=path, kind="stir", text=text)
+    prev = previous.front_end_state if previous is not None and previous.kind == "stir" else None
+    if not (isinstance(prev, _StirState) and prev.path == path and not prev.superseded):
+        prev = None
     with bulk_construction():  # GC pause: two thirds of a 30k-line re-parse otherwise
         try:
-            _scan(module, text)
+            _scan(module, text, prev)
         except RecursionError:  # pragma: no cover - nesting is bounded per line; belt and braces
             module.diagnostics.append(Diagnostic(ERROR, "parse-error", "input nested too deeply"))
     return module
+
+
+def _reuser(prev: _StirState, lines: list[str], infos: list[LineInfo]) -> Callable[[int, LineInfo], Instruction | None]:
+    """The previous version's instruction for an unchanged line (see `parse_stir`)."""
+    from . import common_prefix, common_suffix
+    old = prev.lines
+    p = common_prefix(lines, old)
+    q = common_suffix(lines, old, min(len(lines), len(old)) - p)
+    new_stop = len(lines) - q
+    delta = len(lines) - len(old)
+    paired = delta == 0  # an edited window of equal length: matched line by line
+    prev.superseded = True
+
+    def reuse(idx: int, info: LineInfo) -> Instruction | None:
+        o = idx if idx < p or (paired and idx < new_stop) else idx - delta if idx >= new_stop else -1
+        if o < 0 or (prev.infos[o] is not info and prev.infos[o] != info) or prev.lines[o] != lines[idx]:
+            return None
+        inst = prev.insts[o]
+        if inst is not None and o != idx and inst.span is not None:
+            sp = inst.span
+            inst.span = Span(sp.line + idx - o, sp.col, sp.end_line + idx - o, sp.end_col)
+        return inst
+
+    return reuse
 
 
 def _line_starts(text: str) -> list[tuple[int, str]]:
@@ -741,12 +799,17 @@ def _line_starts(text: str) -> list[tuple[int, str]]:
     return out
 
 
-def _scan(module: Module, text: str) -> None:
+def _scan(module: Module, text: str, prev: _StirState | None = None) -> None:
     clean, unterminated = blank_block_comments(text)
     lines = _line_starts(clean)
     infos = [analyze_line(line) for _pos, line in lines]
     flat = not any(info.kind == FUNC for info in infos)
     st = _Scan(module, flat)
+    originals = _NEWLINE_RE.split(text)
+    st.insts = [None] * len(infos)
+    if prev is not None:
+        st.reuse = _reuser(prev, originals, infos)
+    module.front_end_state = _StirState(module.path, originals, infos, st.insts)
     for start, _end in unterminated:
         line_no = text.count("\n", 0, start) + 1
         col = start - (text.rfind("\n", 0, start) + 1)
@@ -827,10 +890,15 @@ def _scan_line(st: _Scan, info: LineInfo, lineno: int, text: str, pos: int) -> N
         st.block_closed = True
         return
     block = st.ensure_block(lineno, info.start, info.end)
-    span = Span(lineno, info.start + 1, lineno, info.end + 1)
-    source = text[pos + info.start:pos + info.end]
-    if kind == LABEL:
-        block.instrs.append(Instruction(info.name, span=span, text=source, is_label=True))
-    elif info.instr is not None:
-        block.instrs.append(_make_instruction(info.instr, span, source))
+    inst = None if st.reuse is None else st.reuse(lineno - 1, info)
+    if inst is None and (kind == LABEL or info.instr is not None):
+        span = Span(lineno, info.start + 1, lineno, info.end + 1)
+        source = text[pos + info.start:pos + info.end]
+        if kind == LABEL:
+            inst = Instruction(info.name, span=span, text=source, is_label=True)
+        else:
+            inst = _make_instruction(info.instr, span, source)
+    if inst is not None:
+        block.instrs.append(inst)
+        st.insts[lineno - 1] = inst
     st.touch(lineno, info.end)
