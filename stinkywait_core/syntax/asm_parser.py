@@ -662,8 +662,10 @@ def _annotation_after(text: str, comments: dict[int, str], pos: int) -> tuple[st
     return None if content is None else _annotation_from(content)
 
 
+@lru_cache(maxsize=4096)
 def _annotation_from(content: str) -> tuple[str, int, int] | None:
-    """The physical register a ``/*v358*/`` comment's `content` names, or None."""
+    """The physical register a ``/*v358*/`` comment's `content` names, or None (memoised:
+    the same notes recur on many lines)."""
     m = _ANNOT.fullmatch(content)
     if not m:
         return None
@@ -862,24 +864,31 @@ def _parse_plain_instruction(text: str, symbols: Symbols) -> LineSyntax | None:
         if read is None:
             return None
     left, ops, modifiers, suffix, code_end, line_comment = read
-    mark_at = text.find("st.token")
-    mods, token_problems = _memtoken(line_comment, max(mark_at, 0), len(text))
+    mods, token_problems = (), ()
+    comment = line_comment
+    if comment is not None:
+        mods, token_problems = _memtoken(comment, max(text.find("st.token"), 0), len(text))
+        comment = _TOKEN_LIST.sub("", comment).strip() or None
+    flow, branches = _mnemonic_facts(mnemonic)
     target = None
     if left is not None:  # dual: both first operands are destinations; the second half's suffix is kept
         dsts = tuple(left[:1]) + tuple(ops[:1])
         srcs = tuple(left[1:]) + tuple(ops[1:])
     else:
         dsts, srcs = _split_dst_src(mnemonic, ops, modifiers)
-        if takes_label(mnemonic):
+        if branches:
             target = next((op.value for op in srcs if isinstance(op, Str)), None)
-    comment = line_comment
-    if comment is not None:
-        comment = _TOKEN_LIST.sub("", comment).strip() or None
-    flow = ((FLOW_ENDS_BLOCK if is_block_ender(mnemonic) else 0)
-            | (FLOW_NO_SUCCESSOR if has_no_successor(mnemonic) else 0))
     start = head.start(1)
     return LineSyntax("instruction", start, None, None, None, "", mnemonic, (start, code_end), dsts, srcs, suffix,
                       mods, comment, target, token_problems, False, ROLE_INSTRUCTION, flow)
+
+
+@lru_cache(maxsize=8192)
+def _mnemonic_facts(mnemonic: str) -> tuple[int, bool]:
+    """(FLOW_* bits, takes a branch target) of a mnemonic."""
+    flow = ((FLOW_ENDS_BLOCK if is_block_ender(mnemonic) else 0)
+            | (FLOW_NO_SUCCESSOR if has_no_successor(mnemonic) else 0))
+    return flow, takes_label(mnemonic)
 
 
 #: what reading an instruction's operand text gives: (a dual instruction's first operands or
