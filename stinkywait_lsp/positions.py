@@ -106,8 +106,7 @@ class LineMap:
     def span_json(self, line: int, col: int, end_line: int | None, end_col: int | None) -> dict:
         """`span` as the JSON the client receives (no lsprotocol objects: the 30k-line
         kernel publishes 1000 diagnostics per version)."""
-        (sl, sc), (el, ec) = self.span_pos(line, col, end_line, end_col)
-        return {"start": {"line": sl, "character": sc}, "end": {"line": el, "character": ec}}
+        return range_json(*self.span_pos(line, col, end_line, end_col))
 
     # -- the same as lsprotocol objects ---------------------------------------------------
 
@@ -131,18 +130,23 @@ class LineMap:
         (sl, sc), (el, ec) = self.span_pos(line, col, end_line, end_col)
         return T.Range(start=T.Position(line=sl, character=sc), end=T.Position(line=el, character=ec))
 
-    def line_range(self, line: int) -> T.Range:
+    def line_range_pos(self, line: int) -> tuple[tuple[int, int], tuple[int, int]]:
         """The whole text of 1-based `line` from its first non-blank character."""
         if 1 <= line <= len(self.lines):
             text = self.lines[line - 1]
             indent = len(text) - len(text.lstrip())
-            return T.Range(start=self.position(line, indent + 1), end=self.line_end(line))
-        end = self.end()
-        return T.Range(start=end, end=end)
+            return self.pos(line, indent + 1), self.line_end_pos(line)
+        end = self.end_pos()
+        return end, end
 
-    def insertion(self, insert_line: int, insert_text: str) -> T.TextEdit:
-        """The edit that puts `insert_text` (a whole line, newline included) before 1-based
-        `insert_line`; `line_count + 1` (or past the end) appends after the last line.
+    def line_range(self, line: int) -> T.Range:
+        (sl, sc), (el, ec) = self.line_range_pos(line)
+        return T.Range(start=T.Position(line=sl, character=sc), end=T.Position(line=el, character=ec))
+
+    def insertion_at(self, insert_line: int, insert_text: str) -> tuple[tuple[int, int], str]:
+        """Where and what to insert so that `insert_text` (a whole line, newline included)
+        comes before 1-based `insert_line`; `line_count + 1` (or past the end) appends after
+        the last line.
 
         When the document does not end with a newline, the appended line is moved after a
         new line break so that it never glues onto the last line.
@@ -150,11 +154,24 @@ class LineMap:
         if insert_line < 1:
             insert_line = 1
         if insert_line <= len(self.lines):
-            pos = T.Position(line=insert_line - 1, character=0)
-            return T.TextEdit(range=T.Range(start=pos, end=pos), new_text=insert_text)
-        end = self.end()
+            return (insert_line - 1, 0), insert_text
         body = insert_text[:-1] if insert_text.endswith("\n") else insert_text
-        return T.TextEdit(range=T.Range(start=end, end=end), new_text="\n" + body)
+        return self.end_pos(), "\n" + body
+
+    def insertion(self, insert_line: int, insert_text: str) -> T.TextEdit:
+        """`insertion_at` as an LSP text edit."""
+        (ln, ch), text = self.insertion_at(insert_line, insert_text)
+        pos = T.Position(line=ln, character=ch)
+        return T.TextEdit(range=T.Range(start=pos, end=pos), new_text=text)
+
+    def insertion_json(self, insert_line: int, insert_text: str) -> dict:
+        (ln, ch), text = self.insertion_at(insert_line, insert_text)
+        return {"range": range_json((ln, ch), (ln, ch)), "newText": text}
+
+
+def range_json(start: tuple[int, int], end: tuple[int, int]) -> dict:
+    """A range of (line, character) pairs as the JSON the client receives."""
+    return {"start": {"line": start[0], "character": start[1]}, "end": {"line": end[0], "character": end[1]}}
 
 
 def before(a: T.Position, b: T.Position) -> bool:

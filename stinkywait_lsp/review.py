@@ -175,10 +175,24 @@ class ProcessReviewer:
         self._proc: asyncio.subprocess.Process | None = None
         self._lock: asyncio.Lock | None = None
         self._start_lock: asyncio.Lock | None = None
+        self._sent_event: asyncio.Event | None = None
         self._busy_uri: str | None = None
         self.spawned = 0
         self.killed = 0
         self.last_rss_mb = 0.0
+
+    @property
+    def _sent(self) -> asyncio.Event:
+        if self._sent_event is None:
+            self._sent_event = asyncio.Event()
+        return self._sent_event
+
+    async def wait_sent(self, timeout: float) -> None:
+        """Until the running review's request is in the child's hands (or `timeout`)."""
+        try:
+            await asyncio.wait_for(self._sent.wait(), timeout)
+        except asyncio.TimeoutError:
+            pass
 
     @property
     def pid(self) -> int | None:
@@ -207,6 +221,7 @@ class ProcessReviewer:
                      analysis: Any = None) -> ReviewResult:
         if self._lock is None:
             self._lock = asyncio.Lock()
+        self._sent.clear()
         async with self._lock:
             await self.start()
             proc = self._proc
@@ -216,6 +231,7 @@ class ProcessReviewer:
             try:
                 proc.stdin.write(_HEADER.pack(len(payload)) + payload)
                 await proc.stdin.drain()
+                self._sent.set()
                 head = await proc.stdout.readexactly(_HEADER.size)
                 body = await proc.stdout.readexactly(_HEADER.unpack(head)[0])
             except (asyncio.IncompleteReadError, ConnectionError, BrokenPipeError) as exc:
@@ -232,6 +248,7 @@ class ProcessReviewer:
                 raise
             finally:
                 self._busy_uri = None
+                self._sent.set()
             result: ReviewResult = pickle.loads(body)
             result.diagnostics = [unflatten(t) for t in result.diagnostics]
             self.last_rss_mb = result.rss_mb

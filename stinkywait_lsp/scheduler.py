@@ -370,7 +370,8 @@ class Scheduler:
         return snap
 
     async def _finish(self, st: DocState, snap: Snapshot) -> None:
-        """After a quiet period: the review, a collection, then the diagnostics push.
+        """After a quiet period: the review, a collection (while a child process reviews, or
+        after an in-process review), then the diagnostics push.
 
         While the user keeps typing, a review of a version about to be replaced is wasted
         work (and the core's GC-paused runs make garbage faster than it is freed), so the
@@ -394,8 +395,19 @@ class Scheduler:
         rec = self.traces.of(st.uri, snap.key)
         rec["review_wait_ms"] = 1e3 * delay
         rec["review_start"] = time.monotonic()
+        task = self._review_task(st, snap)
+        if self.collector is not None and self.collector.worth_it() and not isinstance(self.reviewer, ThreadReviewer):
+            # the loop is idle while the child reviews: collect now, before the review's
+            # records arrive (the peak stays lower) and without delaying the push after it
+            await asyncio.sleep(0)  # the review task starts (and marks its request unsent)
+            wait_sent = getattr(self.reviewer, "wait_sent", None)
+            if wait_sent is not None:
+                await wait_sent(0.5)  # the child starts on it before the loop is busy
+            gc_rec = self.collector.collect("version done")
+            if gc_rec is not None:
+                rec["gc_ms"] = gc_rec.ms
         try:
-            await asyncio.shield(self._review_task(st, snap))
+            await asyncio.shield(task)
         except (ReviewCancelled, StaleSnapshot):
             return
         except asyncio.CancelledError:
@@ -411,7 +423,7 @@ class Scheduler:
         if self.collector is not None and self.collector.worth_it():
             gc_rec = self.collector.collect("version done")
             if gc_rec is not None:
-                rec["gc_ms"] = gc_rec.ms
+                rec["gc_ms"] = rec.get("gc_ms", 0.0) + gc_rec.ms
         try:
             self.on_snapshot(snap)
         except Exception:  # noqa: BLE001 - publishing must not stop the pipeline

@@ -43,6 +43,15 @@ STATS = "stinkywait/stats"
 R = TypeVar("R")
 
 
+class Raw:
+    """A handler result that is already JSON: written as is, without pygls' cattrs pass."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any):
+        self.value = value
+
+
 class TimedProtocol(LanguageServerProtocol):
     """pygls' protocol, noting when messages arrive and what sending a response costs (for
     the per-version stage records; a few dict operations per message)."""
@@ -81,7 +90,13 @@ class TimedProtocol(LanguageServerProtocol):
         super().set_writer(Counting(), include_headers)
 
     def _send_data(self, data: Any) -> None:
-        rec = self.timed.pop(getattr(data, "id", None), None) if self.timed else None
+        result = getattr(data, "result", None)
+        if isinstance(result, Raw):
+            data_id = data.id
+            data = {"jsonrpc": "2.0", "id": data_id, "result": result.value}
+        else:
+            data_id = getattr(data, "id", None)
+        rec = self.timed.pop(data_id, None) if self.timed else None
         if rec is None:
             super()._send_data(data)
             return
@@ -334,12 +349,12 @@ def create_server(*, debounce_s: float = 0.0, review_process: bool = True,
             T.PublishDiagnosticsParams(uri=params.text_document.uri, diagnostics=[]))
 
     @server.feature(T.TEXT_DOCUMENT_INLAY_HINT)
-    async def on_inlay_hint(ls: StinkyWaitServer, params: T.InlayHintParams) -> list[T.InlayHint] | None:
+    async def on_inlay_hint(ls: StinkyWaitServer, params: T.InlayHintParams) -> Raw | None:
         protocol = ls.protocol
         msg_id = protocol.msg_id
         received = protocol.request_recv.pop(msg_id, None) if isinstance(protocol, TimedProtocol) else None
 
-        def render(snap: Snapshot) -> list[T.InlayHint]:
+        def render(snap: Snapshot) -> Raw:
             t0 = time.perf_counter()
             hints = inlay_hints(snap, params.range)
             rec = ls.scheduler.traces.of(snap.uri, snap.key)
@@ -348,7 +363,7 @@ def create_server(*, debounce_s: float = 0.0, review_process: bool = True,
                 rec.update(hint_recv=received, hint_render_ms=1e3 * (time.perf_counter() - t0),
                            hint_count=len(hints))
                 protocol.timed[msg_id] = rec
-            return hints
+            return Raw(hints)
 
         return await ls.answer(params.text_document.uri, render)
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import pytest
 from hypothesis import given, strategies as st
+from lsprotocol import types as T
 from pygls.protocol import default_converter
 
 from stinkywait_core.api import analyze
@@ -21,6 +22,7 @@ from stinkywait_core.results import Options
 
 from stinkywait_lsp.memory import Collector
 from stinkywait_lsp.positions import LineMap, _LINE_BREAK, split_lines
+from stinkywait_lsp.render import inlay_hints
 from stinkywait_lsp.review import ProcessReviewer, ReviewCancelled, ReviewResult, flatten, unflatten
 from stinkywait_lsp.scheduler import Scheduler
 from stinkywait_core.api import AnalysisCache
@@ -85,6 +87,26 @@ def test_diagnostic_json_is_what_the_lsprotocol_objects_serialise_to(encoding):
             assert got == want, d
             seen.add(d.code)
     assert {"missing-wait", "redundant-wait", "stricter-wait", "overflow"} <= seen
+
+
+@pytest.mark.parametrize("name", ["sample.s", "checked.s", "diamond.s", "sample.stir", "waves.stir"])
+def test_hint_json_is_a_valid_inlay_hint(name):
+    """Hints are built as JSON directly: each must read back as an lsprotocol `InlayHint` and
+    serialise to exactly the same JSON (field names, omitted empties), and say what the
+    core planned."""
+    converter = default_converter()
+    text = (DATA / name).read_text()
+    language = "stir" if name.endswith(".stir") else "amdgpu-asm"
+    snap = run_job(_job(text, path=str(DATA / name), language=language), analyze)
+    whole = LineMap.of(text, "utf-16")
+    (el, ec) = whole.end_pos()
+    hints = inlay_hints(snap, T.Range(start=T.Position(line=0, character=0), end=T.Position(line=el, character=ec)))
+    assert len(hints) == len(snap.waits) > 0
+    for h, w in zip(hints, snap.waits):
+        obj = converter.structure(h, T.InlayHint)
+        assert json.loads(json.dumps(converter.unstructure(obj))) == json.loads(json.dumps(h))
+        assert obj.label[0].value == w.instruction and obj.text_edits[0].new_text.strip() == \
+            w.insert_text.strip()
 
 
 # -- instruction lookups ------------------------------------------------------------------------
