@@ -141,6 +141,8 @@ class _Chain:
     po: PassOutput
     removed: list[int]
     memo: FunctionMemo
+    #: every instruction's span when last analysed (to tell which ones moved)
+    spans: dict = field(default_factory=dict)
 
 
 class AnalysisCache:
@@ -157,6 +159,17 @@ class AnalysisCache:
     def __init__(self, size: int = 64):
         self.size = size
         self._d: OrderedDict[tuple, _Chain] = OrderedDict()
+        #: (path, options) -> the last Module parsed (the front end's incremental re-parse)
+        self._modules: OrderedDict[tuple, Module] = OrderedDict()
+
+    def module(self, path: str, options: Options) -> Module | None:
+        return self._modules.get((path, options))
+
+    def set_module(self, path: str, options: Options, module: Module) -> None:
+        self._modules[(path, options)] = module
+        self._modules.move_to_end((path, options))
+        while len(self._modules) > self.size:
+            self._modules.popitem(last=False)
 
     def get(self, key: tuple) -> _Chain | None:
         v = self._d.get(key)
@@ -220,11 +233,12 @@ def _adopt(chain: _Chain, new: Function) -> _Adoption | None:
         return None
     raw: list[list[Instruction]] = []
     res = _Adoption(func, 0, 0, set(), [])
+    old_spans = chain.spans
+    spans: dict[Instruction, Any] = {}
     for ob, nb, olds in zip(func.blocks, new.blocks, chain.raw):
         news = nb.instrs
         if news == olds:  # the front end already reused every instruction (identity)
             merged = news
-            res.moved += sum(1 for inst in news if inst.block is not ob)  # never, but be exact
         else:
             n = min(len(olds), len(news))
             i = 0
@@ -239,15 +253,17 @@ def _adopt(chain: _Chain, new: Function) -> _Adoption | None:
                 res.changed_blocks.add(ob)
                 res.dropped.extend(olds[i:len(olds) - j])
             for k in range(i):
-                if _move(olds[k], news[k]):
-                    res.moved += 1
-                merged[k] = olds[k]
+                merged[k] = _move(olds[k], news[k])
             for k in range(1, j + 1):
-                if _move(olds[-k], news[-k]):
-                    res.moved += 1
-                merged[-k] = olds[-k]
+                merged[-k] = _move(olds[-k], news[-k])
+        # a kept instruction moved if its span differs from the one it had last time (the
+        # front end may already have repositioned it in place)
         for inst in merged:
             inst.block = ob
+            sp = spans[inst] = inst.span
+            before = old_spans.get(inst)
+            if before is not None and before != sp:
+                res.moved += 1
         ob.instrs = merged
         if ob.span != nb.span or ob.succ_span != nb.succ_span:
             res.moved += 1
@@ -257,17 +273,16 @@ def _adopt(chain: _Chain, new: Function) -> _Adoption | None:
         res.moved += 1
         func.span, func.name_span = new.span, new.name_span
     chain.raw = raw
+    chain.spans = spans
     res.fresh += res.moved
     return res
 
 
-def _move(old: Instruction, new: Instruction) -> bool:
-    """Give `old` the position (and comment) of its unchanged twin; True if it moved."""
-    if old is new:
-        return False
-    moved = old.span != new.span
-    old.span, old.text, old.comment, old.cycles = new.span, new.text, new.comment, new.cycles
-    return moved
+def _move(old: Instruction, new: Instruction) -> Instruction:
+    """Give `old` the position (and comment) of its unchanged twin from the new parse."""
+    if old is not new:
+        old.span, old.text, old.comment, old.cycles = new.span, new.text, new.comment, new.cycles
+    return old
 
 
 def analyze(text: str, path: str = "<input>", options: Options = Options(), language: str | None = None,
@@ -285,7 +300,11 @@ def analyze(text: str, path: str = "<input>", options: Options = Options(), lang
 def _analyze(text: str, path: str, options: Options, language: str | None,
              cache: AnalysisCache | None) -> Analysis:
     lang = language_for(path, language)
-    module = parse(text, path, lang)
+    # the previous version's module of this document: the front end re-parses only the edit
+    # and hands back the unchanged lines' instruction objects (asm), which adoption then keeps
+    module = parse(text, path, lang, previous=cache.module(path, options) if cache is not None else None)
+    if cache is not None:
+        cache.set_module(path, options, module)
     an = Analysis(path, lang, options, module, cache=cache)
     an.diagnostics.extend(module.diagnostics)
     lines = text.splitlines()
@@ -296,7 +315,8 @@ def _analyze(text: str, path: str, options: Options, language: str | None,
             chain = cache.get(ck)
             adopted = _adopt(chain, func) if chain is not None else None
             if adopted is None:
-                chain = _Chain(func, [list(b.instrs) for b in func.blocks], [], None, [], FunctionMemo())
+                chain = _Chain(func, [list(b.instrs) for b in func.blocks], [], None, [], FunctionMemo(),
+                               {inst: inst.span for b in func.blocks for inst in b.instrs})
             else:
                 func = module.functions[fi] = adopted.func
                 chain.memo.layout_stable = adopted.moved == 0

@@ -42,9 +42,11 @@ def _dst_keys(inst: Instruction) -> list[Key]:
 
 
 def remove_phis(func: Function) -> None:
+    """Drop the PHIs `build_use_def_chain` put at the head of blocks (only ever there)."""
     for b in func.blocks:
-        if any(i.is_phi for i in b.instrs):
-            b.instrs = [i for i in b.instrs if not i.is_phi]
+        instrs = b.instrs
+        if instrs and instrs[0].is_phi:
+            b.instrs = [i for i in instrs if not i.is_phi]
 
 
 class UseDefChains:

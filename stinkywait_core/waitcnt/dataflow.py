@@ -634,13 +634,6 @@ class WaitDataflow:
                 self._site(sites, bb, c, inst, sat)
         return plan
 
-    def _block_step_inputs(self, bb: Block, it: int, frozen: bool) -> tuple:
-        """What one sweep's processing of `bb` depends on, as objects compared by identity
-        (the block's instructions and facts by value): see FunctionMemo.find_block."""
-        ex = self.exit_state
-        return (bb, it, self.block_sig[bb], tuple([ex.get(p) for p in bb.preds]),
-                self.entry_state[bb] if frozen else None, ex.get(bb) if frozen else None)
-
     @staticmethod
     def _site(sites: dict, bb: Block, c: int, inst: Instruction, sat: Instruction) -> None:
         """An overflow event (the first per block and counter wins)."""
@@ -717,14 +710,16 @@ class WaitDataflow:
             changed = False
             if self.exploded and self.options.bounded and not self.widening:
                 return False
+            frozen = freeze and it > 0
+            exit_state, entry_state = self.exit_state, self.entry_state
             for bb in self.rpo:
                 if it >= 2 and bb not in dirty:
                     continue
                 dirty.discard(bb)
-                frozen = freeze and it > 0
                 step = None
                 if memo is not None:
-                    step = self._block_step_inputs(bb, it, frozen)
+                    step = (bb, it, self.block_sig[bb], tuple([exit_state.get(p) for p in bb.preds]),
+                            entry_state[bb] if frozen else None, exit_state.get(bb) if frozen else None)
                     rec = memo.find_block(step)
                     if rec is not None:  # same block, same input objects: same outputs
                         self.work += rec.work

@@ -143,6 +143,8 @@ class FunctionMemo:
     dropped: list = field(default_factory=list)
     #: block -> its implicit-dependency warnings (analysis/implicit_deps.py)
     implicit: dict = field(default_factory=dict)
+    #: the CFG orders and dominators (valid while the chain keeps its blocks and edges)
+    cfg: Any = None
     #: ShallowPredPromotion's decision per anchor, by its inputs
     promotion: dict = field(default_factory=dict)
     #: the solver's per-block derived data of the last version (WaitDataflow._remember)
@@ -184,7 +186,8 @@ class FunctionMemo:
     def find_block(self, step: tuple) -> BlockRecord | None:
         """The previous version's processing of this block in this sweep, if every input is
         the same object (predecessor exits, the block's own previous entry and exit) and its
-        instructions and facts are equal.  Identity is what makes this cheap: states are only
+        instructions and facts are equal.  `step` = (block, sweep, signature, predecessor
+        exits, previous entry, previous exit) (WaitDataflow._solve).  Identity is what makes this cheap: states are only
         shared between versions through `store_block`'s substitution below."""
         bb, it, sig, preds, prev_entry, prev_exit = step
         rec = self._old_blocks.get((bb, it))

@@ -158,8 +158,12 @@ def plan_function(func: Function, options: Options, memo: FunctionMemo | None = 
     `memo`: what the previous analysis of this function left (incremental re-planning,
     waitcnt/incremental.py); the result is the same with or without it.
     """
-    cfg = compute_cfg(func)
+    if memo is not None and memo.cfg is not None and memo.changed_blocks is not None:
+        cfg = memo.cfg  # an adopted function keeps its blocks and edges: same orders, dominators
+    else:
+        cfg = compute_cfg(func)
     if memo is not None:
+        memo.cfg = cfg
         build_use_def_chain(func, cfg, memo.ssa, memo.changed_blocks, memo.dropped)
     else:
         build_use_def_chain(func, cfg)
