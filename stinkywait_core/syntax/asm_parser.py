@@ -857,7 +857,7 @@ def _parse_plain_instruction(text: str, symbols: Symbols) -> LineSyntax | None:
         return None
     pos = head.end()
     read = None
-    if symbols is EMPTY_SYMBOLS and "/" not in text and ";" not in text:
+    if symbols is EMPTY_SYMBOLS and ";" not in text and "//" not in text:
         read = _split_plain_operands(text, pos)
     if read is None:
         read = _read_operand_tokens(text, pos, symbols)
@@ -897,15 +897,34 @@ _Operands = tuple
 
 
 def _split_plain_operands(text: str, pos: int) -> _Operands | None:
-    """Tier one: the operand text after `pos` (no comments, empty `.set` table) when every
-    item is a single plain operand (`_SINGLE_OPERANDS`) and the last chunk's trailing items
-    are simple modifiers (`_SIMPLE_MODIFIERS`).  Then the general path's comma and blank
-    splits are `str.split`s, nothing joins and nothing is an error, so the result is the
-    same.  None: use tier two."""
+    """Tier one: the operand text after `pos` (no line comment, empty `.set` table) when every
+    item is a single plain operand (`_SINGLE_OPERANDS`), possibly followed by a closed
+    ``/*...*/`` note, and the last chunk's trailing items are simple modifiers
+    (`_SIMPLE_MODIFIERS`).  Then the general path's comma and blank splits are `str.split`s,
+    a note is the comment right after its chunk's operand (`_annotation_after`), nothing
+    joins and nothing is an error, so the result is the same.  None: use tier two."""
     rest = text[pos:]
     if not rest or rest[0] not in " \t":
         return None
-    items = list(map(str.strip, rest.split(",")))
+    chunks = rest.split(",")
+    code_end = len(text.rstrip(" \t"))
+    notes: list[str | None] | None = None
+    if "/" in rest:  # block comments: each must follow its chunk's first item
+        notes = [None] * len(chunks)
+        for k, chunk in enumerate(chunks):
+            if "/" not in chunk:
+                continue
+            before, opened, after = chunk.partition("/*")
+            content, closed, after = after.partition("*/")
+            item = before.strip()
+            if (not opened or not closed or "/" in before or "/" in after or not item or " " in item
+                    or "\t" in item or (k < len(chunks) - 1 and after.strip())):
+                return None
+            notes[k] = content
+            chunks[k] = item + " " + after if after.strip() else item
+            if k == len(chunks) - 1 and not after.strip():
+                code_end = len(text) - len(chunk) + len(before.rstrip(" \t"))
+    items = list(map(str.strip, chunks))
     last = items[-1]
     modifiers: tuple[str, ...] = ()
     suffix = ""
@@ -920,6 +939,13 @@ def _split_plain_operands(text: str, pos: int) -> _Operands | None:
                 return None
         suffix = last[len(tail[0]):].lstrip()
     ops = list(map(_SINGLE_OPERANDS.get, items))
+    if notes is not None:
+        for k, content in enumerate(notes):
+            annotation = None if content is None else _annotation_from(content)
+            if annotation is not None:
+                op = ops[k] = _annotated_operand(items[k], annotation)
+                if op is None:
+                    return None
     if None in ops:
         for k, op in enumerate(ops):
             if op is None:  # first seen: convert (which records the single plain ones), then retry
@@ -930,7 +956,15 @@ def _split_plain_operands(text: str, pos: int) -> _Operands | None:
                 op = ops[k] = _SINGLE_OPERANDS.get(item)
                 if op is None:
                     return None
-    return None, ops, modifiers, suffix, len(text.rstrip(" \t")), None
+    return None, ops, modifiers, suffix, code_end, None
+
+
+def _annotated_operand(item: str, annotation: tuple[str, int, int]) -> Operand | None:
+    """The single plain operand `item` with a VGPR note applied, or None."""
+    if not _item_kind(item) & _PLAIN:
+        return None
+    found, err = _operand(item, EMPTY_SYMBOLS, annotation)
+    return found[0] if len(found) == 1 and not err else None
 
 
 def _read_operand_tokens(text: str, pos: int, symbols: Symbols) -> _Operands | None:
