@@ -6,6 +6,9 @@ Everything shown is a field of the core's plan or provenance (`PlannedWait`, `De
 
 from __future__ import annotations
 
+import json
+from typing import Iterator
+
 from lsprotocol import types as T
 
 from stinkywait_core.results import DepInfo, PlannedWait, QueueView
@@ -90,18 +93,27 @@ def inlay_hint(snap: Snapshot, w: PlannedWait) -> dict:
             "tooltip": tooltip, "paddingLeft": after, "paddingRight": not after}
 
 
-def inlay_hints(snap: Snapshot, rng: T.Range) -> list[dict]:
+def iter_inlay_hints(snap: Snapshot, rng: T.Range) -> Iterator[dict]:
     """Hints whose position lies inside the requested range (closed; only those are
-    rendered), as JSON."""
+    rendered), as JSON objects, one at a time."""
     lo = (rng.start.line, rng.start.character)
     hi = (rng.end.line, rng.end.character)
-    out = []
     for w in snap.waits_between(rng.start.line + 1, rng.end.line + 1):
         h = inlay_hint(snap, w)
         p = h["position"]
         if lo <= (p["line"], p["character"]) <= hi:
-            out.append(h)
-    return out
+            yield h
+
+
+def inlay_hints(snap: Snapshot, rng: T.Range) -> list[dict]:
+    return list(iter_inlay_hints(snap, rng))
+
+
+def inlay_hints_text(snap: Snapshot, rng: T.Range) -> tuple[int, str]:
+    """(count, JSON array text) of the hints in `rng`: serialised hint by hint, so a whole
+    30k-line kernel (7.5k hints, 17 MB) never holds all its hint objects at once."""
+    parts = [json.dumps(h) for h in iter_inlay_hints(snap, rng)]
+    return len(parts), "[" + ",".join(parts) + "]"
 
 
 def _queue_line(q: QueueView) -> str:

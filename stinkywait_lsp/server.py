@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import inspect
+import json
 import logging
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -31,7 +33,7 @@ from pygls.workspace import TextDocument
 from . import __version__
 from .actions import FIX_ALL_KIND, EditStyle, code_actions, needs_fix_all
 from .memory import Collector
-from .render import definitions, hover, inlay_hints
+from .render import definitions, hover, inlay_hints_text
 from .review import ProcessReviewer, Reviewer, status_mb
 from .scheduler import Key, Scheduler
 from .settings import SECTION, Settings, section_of
@@ -43,13 +45,14 @@ STATS = "stinkywait/stats"
 R = TypeVar("R")
 
 
-class Raw:
-    """A handler result that is already JSON: written as is, without pygls' cattrs pass."""
+class RawJSON:
+    """A handler result that is already JSON text: written as is (no cattrs pass, no
+    re-serialisation, no copy of the text glued to the envelope)."""
 
-    __slots__ = ("value",)
+    __slots__ = ("text",)
 
-    def __init__(self, value: Any):
-        self.value = value
+    def __init__(self, text: str):
+        self.text = text
 
 
 class TimedProtocol(LanguageServerProtocol):
@@ -90,21 +93,34 @@ class TimedProtocol(LanguageServerProtocol):
         super().set_writer(Counting(), include_headers)
 
     def _send_data(self, data: Any) -> None:
-        result = getattr(data, "result", None)
-        if isinstance(result, Raw):
-            data_id = data.id
-            data = {"jsonrpc": "2.0", "id": data_id, "result": result.value}
-        else:
-            data_id = getattr(data, "id", None)
+        data_id = getattr(data, "id", None)
         rec = self.timed.pop(data_id, None) if self.timed else None
-        if rec is None:
-            super()._send_data(data)
-            return
         t0, b0 = time.perf_counter(), self.bytes_out
-        super()._send_data(data)
-        rec["hint_send_ms"] = 1e3 * (time.perf_counter() - t0)
-        rec["hint_bytes"] = self.bytes_out - b0
-        rec["hint_sent"] = time.monotonic()
+        result = getattr(data, "result", None)
+        if isinstance(result, RawJSON):
+            self._send_raw_response(data_id, result.text)
+        else:
+            super()._send_data(data)
+        if rec is not None:
+            rec["hint_send_ms"] = 1e3 * (time.perf_counter() - t0)
+            rec["hint_bytes"] = self.bytes_out - b0
+            rec["hint_sent"] = time.monotonic()
+
+    def _send_raw_response(self, msg_id: Any, result: str) -> None:
+        if self.writer is None:
+            return
+        head = ('{"jsonrpc": "2.0", "id": ' + json.dumps(msg_id) + ', "result": ').encode()
+        body = result.encode("utf-8")
+        if not getattr(self, "_include_headers", True):  # one message per write (websockets)
+            res = self.writer.write(head + body + b"}")
+            if inspect.isawaitable(res):
+                asyncio.ensure_future(res)
+            return
+        size = len(head) + len(body) + 1
+        self.writer.write(f"Content-Length: {size}\r\nContent-Type: {self.CONTENT_TYPE}; "
+                          f"charset={self.CHARSET}\r\n\r\n".encode() + head)
+        self.writer.write(body)
+        self.writer.write(b"}")
 
     def send_raw(self, method: str, params: dict[str, Any]) -> int:
         """Send a notification whose params are already JSON-ready (no cattrs pass over
@@ -349,21 +365,21 @@ def create_server(*, debounce_s: float = 0.0, review_process: bool = True,
             T.PublishDiagnosticsParams(uri=params.text_document.uri, diagnostics=[]))
 
     @server.feature(T.TEXT_DOCUMENT_INLAY_HINT)
-    async def on_inlay_hint(ls: StinkyWaitServer, params: T.InlayHintParams) -> Raw | None:
+    async def on_inlay_hint(ls: StinkyWaitServer, params: T.InlayHintParams) -> RawJSON | None:
         protocol = ls.protocol
         msg_id = protocol.msg_id
         received = protocol.request_recv.pop(msg_id, None) if isinstance(protocol, TimedProtocol) else None
 
-        def render(snap: Snapshot) -> Raw:
+        def render(snap: Snapshot) -> RawJSON:
             t0 = time.perf_counter()
-            hints = inlay_hints(snap, params.range)
+            count, text = inlay_hints_text(snap, params.range)
             rec = ls.scheduler.traces.of(snap.uri, snap.key)
             if "hint_recv" not in rec and received is not None:
                 # the first answer from this version: where its time went
                 rec.update(hint_recv=received, hint_render_ms=1e3 * (time.perf_counter() - t0),
-                           hint_count=len(hints))
+                           hint_count=count)
                 protocol.timed[msg_id] = rec
-            return Raw(hints)
+            return RawJSON(text)
 
         return await ls.answer(params.text_document.uri, render)
 

@@ -22,7 +22,7 @@ from stinkywait_core.results import Options
 
 from stinkywait_lsp.memory import Collector
 from stinkywait_lsp.positions import LineMap, _LINE_BREAK, split_lines
-from stinkywait_lsp.render import inlay_hints
+from stinkywait_lsp.render import inlay_hints, inlay_hints_text
 from stinkywait_lsp.review import ProcessReviewer, ReviewCancelled, ReviewResult, flatten, unflatten
 from stinkywait_lsp.scheduler import Scheduler
 from stinkywait_core.api import AnalysisCache
@@ -102,6 +102,9 @@ def test_hint_json_is_a_valid_inlay_hint(name):
     (el, ec) = whole.end_pos()
     hints = inlay_hints(snap, T.Range(start=T.Position(line=0, character=0), end=T.Position(line=el, character=ec)))
     assert len(hints) == len(snap.waits) > 0
+    rng = T.Range(start=T.Position(line=0, character=0), end=T.Position(line=el, character=ec))
+    count, text = inlay_hints_text(snap, rng)
+    assert count == len(hints) and json.loads(text) == json.loads(json.dumps(hints))
     for h, w in zip(hints, snap.waits):
         obj = converter.structure(h, T.InlayHint)
         assert json.loads(json.dumps(converter.unstructure(obj))) == json.loads(json.dumps(h))
