@@ -93,12 +93,24 @@ def build_use_def_chain(func: Function, cfg: CfgInfo, chains: UseDefChains | Non
     if not units or changed is None:  # a full build (keys of known instructions reused)
         st.units = units = {}
         old = chains.units if chains is not None else {}
+        block_defs: dict[Block, set] = {}
+        read: set[Key] = set()
         for b in rpo:
+            reads: set[Key] = set()
+            defs: set[Key] = set()
             for inst in b.instrs:
                 if not inst.is_label:
-                    units[inst] = old.get(inst) or (_src_keys(inst), _dst_keys(inst))
-            st.block_keys[b] = _block_keys(b, units)
-        _solve_units(rpo, cfg, st, None)
+                    u = units[inst] = old.get(inst) or (_src_keys(inst), _dst_keys(inst))
+                    reads.update(u[0])
+                    defs.update(u[1])
+            block_defs[b] = defs
+            read |= reads
+            st.block_keys[b] = frozenset(reads | defs)
+        _solve_units(rpo, cfg, st, None, (read, block_defs))
+        for b in func.blocks:  # unreachable: no sources (the front end may reuse instructions)
+            if b not in block_defs:
+                for inst in b.instrs:
+                    inst.sources = []
         return
     scope: set[Key] = set()
     for inst in dropped:
@@ -132,8 +144,10 @@ def _block_keys(b: Block, units: dict) -> frozenset:
     return frozenset(out)
 
 
-def _solve_units(rpo: list, cfg: CfgInfo, st: UseDefChains, scope: set[Key] | None) -> None:
-    """Re-solve the units in `scope` (all units when None)."""
+def _solve_units(rpo: list, cfg: CfgInfo, st: UseDefChains, scope: set[Key] | None,
+                 summary: tuple | None = None) -> None:
+    """Re-solve the units in `scope` (all units when None, with `summary` = (units read
+    anywhere, units each block defines) from the full build's own pass)."""
     in_rpo = set(rpo)
     units = st.units
     src_defs = st.src_defs
@@ -144,8 +158,17 @@ def _solve_units(rpo: list, cfg: CfgInfo, st: UseDefChains, scope: set[Key] | No
     read: set[Key] = set()
     def_blocks: dict[Key, list] = {}
     block_keys = st.block_keys
+    if summary is not None:
+        read, block_defs = summary
+        for b in rpo:
+            for k in block_defs[b]:
+                lst = def_blocks.get(k)
+                if lst is None:
+                    def_blocks[k] = [b]
+                else:
+                    lst.append(b)
     for b in rpo:
-        if scope is not None and scope.isdisjoint(block_keys[b]):
+        if summary is not None or scope is not None and scope.isdisjoint(block_keys[b]):
             continue
         for inst in b.instrs:
             if inst.is_label:
@@ -234,16 +257,22 @@ def _solve_units(rpo: list, cfg: CfgInfo, st: UseDefChains, scope: set[Key] | No
     # PHI operands: operand j = reaching def at the exit of predecessor j
     for phi in placed_phis:
         phi.sources = [exit_defs[p].get(phi.phi_key) if p in in_rpo else None for p in phi.block.preds]
-    # 4. delete PHIs nobody uses (iterated, so chains of dead PHIs go too)
+    # 4. sources: each reader's reaching definitions, each once, in first-seen order; and
+    #    the users of each PHI placed here
     users: dict[int, int] = {}
     for inst in readers:
+        srcs: list[Instruction | None] = []
         for d in src_defs[inst]:
-            if d is not None and d.is_phi:
-                users[id(d)] = users.get(id(d), 0) + 1
+            if d is not None and d not in srcs:  # identity; rows are a few entries long
+                srcs.append(d)
+                if d.is_phi:
+                    users[id(d)] = users.get(id(d), 0) + 1
+        inst.sources = srcs
     for phi in placed_phis:
         for s in phi.sources:
             if s is not None and s is not phi and s.is_phi:
                 users[id(s)] = users.get(id(s), 0) + 1
+    # 5. delete PHIs nobody uses (iterated, so chains of dead PHIs go too)
     dead = True
     alive = placed_phis
     while dead:
@@ -259,15 +288,6 @@ def _solve_units(rpo: list, cfg: CfgInfo, st: UseDefChains, scope: set[Key] | No
             else:
                 keep.append(phi)
         alive = keep
-    # 5. sources: each reader's reaching definitions, each once, in first-seen order
-    for inst in readers:
-        srcs: list[Instruction | None] = []
-        seen: set[int] = set()
-        for d in src_defs[inst]:
-            if d is not None and id(d) not in seen:
-                seen.add(id(d))
-                srcs.append(d)
-        inst.sources = srcs
     st.touched = None if scope is None else set(readers) | set(alive)
     st.new_phis = alive
     for b, per_block in phis.items():
@@ -281,9 +301,15 @@ def flatten_sources(inst: Instruction) -> list[Instruction]:
     Depth-first in source order, each once: the order in which phiCurrentQueueWait and
     collectMemOpDeps visit them.
     """
+    srcs = inst.sources
+    for s in srcs:
+        if s is None or s.is_phi:
+            break
+    else:  # no PHI, no gap: the sources are already distinct, in order
+        return list(srcs)
     out: list[Instruction] = []
     seen: set[int] = set()
-    stack = [s for s in reversed(inst.sources) if s is not None]
+    stack = [s for s in reversed(srcs) if s is not None]
     while stack:
         src = stack.pop()
         if id(src) in seen:
