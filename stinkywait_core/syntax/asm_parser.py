@@ -802,13 +802,19 @@ def _item_kind(t: str) -> int:
     """The `_IS_MODIFIER`... bits of an operand-text item (memoised)."""
     kind = _ITEM_KINDS.get(t)
     if kind is None:
-        kind = ((_IS_MODIFIER if _is_modifier(t) else 0) | (_LOOKS_LIKE_OPERAND if _looks_like_operand(t) else 0)
-                | (_VALID_MODIFIER if _MOD_KEY.match(t) or _IDENT.fullmatch(t) else 0)
-                | (_NEEDS_GENERAL if ("(" in t or ")" in t or "::" in t
-                                      or (("[" in t or "]" in t) and _BRACKETED.fullmatch(t) is None)) else 0))
-        plain_edges = t[0] not in _OPERATOR_START and t[-1] not in _OPERATOR_END and t != "-"
-        if not kind & (_IS_MODIFIER | _NEEDS_GENERAL) and plain_edges:
-            kind |= _PLAIN
+        if _PLAIN_OPERAND.fullmatch(t) is not None:
+            # a plain register or integer (the common case): it looks like an operand, is no
+            # modifier, has balanced brackets and no operator at an edge; only `_IDENT` is open
+            kind = (_LOOKS_LIKE_OPERAND | _PLAIN | (_VALID_MODIFIER if _IDENT.fullmatch(t) else 0))
+            plain_edges = True
+        else:
+            kind = ((_IS_MODIFIER if _is_modifier(t) else 0) | (_LOOKS_LIKE_OPERAND if _looks_like_operand(t) else 0)
+                    | (_VALID_MODIFIER if _MOD_KEY.match(t) or _IDENT.fullmatch(t) else 0)
+                    | (_NEEDS_GENERAL if ("(" in t or ")" in t or "::" in t
+                                          or (("[" in t or "]" in t) and _BRACKETED.fullmatch(t) is None)) else 0))
+            plain_edges = t[0] not in _OPERATOR_START and t[-1] not in _OPERATOR_END and t != "-"
+            if not kind & (_IS_MODIFIER | _NEEDS_GENERAL) and plain_edges:
+                kind |= _PLAIN
         if len(_ITEM_KINDS) >= LINE_CACHE_SIZE:
             _ITEM_KINDS.clear()
             _SIMPLE_MODIFIERS.clear()
@@ -1382,8 +1388,30 @@ def _is_scalar_reg(op: Operand) -> bool:
     return isinstance(op, Reg) and op.kind in ("s", "vcc", "ttmp", "null", "exec")
 
 
+_SPECIAL_FAMILIES = frozenset({"vmem_load", "vcmp", "vcmpx", "vswap"})
+
+
+@lru_cache(maxsize=8192)
+def _simple_split(mn: str) -> tuple[int, tuple[Reg, ...], tuple[Reg, ...], bool] | None:
+    """(destinations, implicit defs, implicit uses, tied) when the mnemonic's split does not
+    depend on its operands or modifiers; None when it does (see `_split_dst_src`)."""
+    lay = layout_for(mn)
+    if lay.returning or lay.carry_out or lay.family in _SPECIAL_FAMILIES:
+        return None
+    return lay.n_dst, tuple(lay.implicit_defs), tuple(lay.implicit_uses), lay.tied
+
+
 def _split_dst_src(mn: str, ops: list[Operand], modifiers: tuple[str, ...]) -> tuple[tuple[Operand, ...], tuple[Operand, ...]]:
     """Apply the encoding layout: leading destinations, then sources, then implicit regs."""
+    simple = _simple_split(mn)
+    if simple is not None:  # most mnemonics: a fixed number of leading destinations
+        n, defs, uses, tied = simple
+        n = min(n, len(ops))
+        dsts = tuple(ops[:n])
+        srcs = tuple(ops[n:])
+        if tied and n and isinstance(ops[0], Reg):
+            srcs += (ops[0],)
+        return dsts + defs, srcs + uses
     lay = layout_for(mn)
     n = lay.n_dst
     if lay.returning and not atomic_returns(mn, modifiers):
@@ -1945,8 +1973,11 @@ def _build(st: _AsmState, reuse: Reuse | None) -> list[Function]:
             pending = []
             blk = fn.open_block
         inst = None if reuse is None else reuse(idx, ls, False)
-        if inst is None:
-            inst = _new_instruction(ls, idx, raw)
+        if inst is None:  # `_new_instruction`, inlined: once per instruction line of a cold parse
+            s, e = ls.code_range
+            lineno = idx + 1
+            inst = Instruction(ls.mnemonic, list(ls.dsts), list(ls.srcs), _mods_from(ls.mods) if ls.mods else {},
+                               Span(lineno, s + 1, lineno, e + 1), raw[idx][s:e], None, ls.comment, ls.suffix)
         line_inst[idx] = inst
         if blk is None:
             blk = _unlabelled_block(fn, idx, inst)
