@@ -934,11 +934,15 @@ class WaitDataflow:
     def _replay(self, instrs, st: DataflowState, emit: list[CounterEmitState], planned: dict,
                 out: list, snaps: dict) -> None:
         """The finalize walk proper; applied waits go to `out` as (inst, spec, why, tokens)."""
+        last: tuple | None = None
         for inst in instrs:
             if inst.is_phi or inst.is_label:
                 continue
             inf = self.info[inst]
-            snaps[inst] = tuple(st.queues)  # lists are replaced, never mutated, from here on
+            snap = tuple(st.queues)  # lists are replaced, never mutated, from here on
+            if snap == last:  # nothing changed since the previous instruction: share it
+                snap = last
+            snaps[inst] = last = snap
             if inf.is_wait:
                 self._credit(inst, st, emit)
                 continue

@@ -75,13 +75,16 @@ class WalkRecord:
     def restore(self, queues: list, emit: list) -> None:
         """Put the walk's outputs into the live state (queues list, CounterEmitStates)."""
         queues[:] = self.queues_out
-        for e, (last, since) in zip(emit, self.emit_out):
-            e.last, e.since = last, since
+        out = self.emit_out
+        for n, e in enumerate(emit):
+            e.last, e.since = out[2 * n], out[2 * n + 1]
 
 
 def emit_key(emit: list) -> tuple:
-    """The redundancy-elision state (last wait, ops since) of every counter, as a value."""
-    return tuple((e.last, e.since) for e in emit)
+    """The redundancy-elision state of every counter as one flat value: last wait, ops since
+    (small ints, so the tuple is the only object a record keeps for it)."""
+    e0, e1, e2, e3, e4 = emit
+    return (e0.last, e0.since, e1.last, e1.since, e2.last, e2.since, e3.last, e3.since, e4.last, e4.since)
 
 
 @dataclass(slots=True)

@@ -123,7 +123,10 @@ class DataflowState:
     queues: list[list[PerPredQueue]] = field(default_factory=lambda: [[] for _ in range(CK_COUNT)])
 
     def copy(self) -> "DataflowState":
-        return DataflowState([list(qs) for qs in self.queues])
+        """A state that can be walked without touching this one: the per-counter lists are
+        shared, because a walk replaces them (trim, append, credit, freeze) and only a join
+        builds a list in place, on a state of its own."""
+        return DataflowState(list(self.queues))
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, DataflowState) and self.queues == other.queues
