@@ -1559,9 +1559,10 @@ def parse_asm(text: str, path: str = "<input>", previous: Module | None = None) 
     `path`, or when it was already used as the previous version of another parse (its
     reused instructions then describe that newer version).
     """
-    module = Module(path, "asm", text)
+    with bulk_construction():  # GC paused: measured 0.39 s -> 0.16 s on a 30k-line re-parse
+        module = Module(path, "asm", text)
     try:
-        with bulk_construction():  # GC paused: measured 0.39 s -> 0.16 s on a 30k-line re-parse
+        with bulk_construction():
             prev = previous.front_end_state if previous is not None and previous.kind == "asm" else None
             done = None
             if isinstance(prev, _AsmState) and prev.path == path and not prev.superseded:
