@@ -355,7 +355,7 @@ def main() -> int:
     if colls:
         by = {}
         for c in colls:
-            by.setdefault(c["reason"], []).append(c["ms"])
+            by.setdefault(f"{c['reason']} ({c.get('kind', 'full')})", []).append(c["ms"])
         print("collections: " + "; ".join(f"{r}: {len(v)}x, median {statistics.median(v):.0f} ms, max {max(v):.0f} ms"
                                           for r, v in by.items()))
     return 0

@@ -39,6 +39,8 @@ from typing import Any, Protocol
 
 from stinkywait_core.diagnostics import Diagnostic as CoreDiagnostic, Related
 
+from .memory import status_mb
+
 log = logging.getLogger(__name__)
 
 _HEADER = struct.Struct(">I")
@@ -100,19 +102,6 @@ class Reviewer(Protocol):
     def cancel(self, uri: str) -> None: ...
 
     def shutdown(self) -> None: ...
-
-
-def status_mb(field: str = "VmRSS") -> float:
-    """This process's resident set (or another /proc/self/status size field) in MB; 0 when
-    unknown."""
-    try:
-        with open("/proc/self/status", encoding="ascii") as fh:
-            for line in fh:
-                if line.startswith(field + ":"):
-                    return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return 0.0
 
 
 def run_review(text: str, path: str, options: Any, language: str | None, analysis: Any = None,

@@ -32,9 +32,9 @@ from pygls.workspace import TextDocument
 
 from . import __version__
 from .actions import FIX_ALL_KIND, EditStyle, code_actions, needs_fix_all
-from .memory import Collector
+from .memory import Collector, status_mb
 from .render import definitions, hover, inlay_hints_text
-from .review import ProcessReviewer, Reviewer, status_mb
+from .review import ProcessReviewer, Reviewer
 from .scheduler import Key, Scheduler
 from .settings import SECTION, Settings, section_of
 from .snapshot import LANGUAGES, AnalyzeFn, Job, Snapshot, StaleSnapshot

@@ -312,7 +312,8 @@ async def test_process_reviewer_gives_the_core_review_and_can_be_killed():
         # a long review (30k lines) superseded mid-way: the worker is killed, not waited for
         big = synthetic_kernel(3750)
         running = asyncio.ensure_future(reviewer.review(URI, big, "big.s", Options(), "amdgpu-asm"))
-        await asyncio.sleep(0.3)
+        await asyncio.sleep(0)
+        await reviewer.wait_sent(60)                 # the child has the request
         reviewer.cancel(URI)
         with pytest.raises(ReviewCancelled):
             await asyncio.wait_for(running, 60)
@@ -387,3 +388,33 @@ async def test_a_worker_that_keeps_dying_on_a_file_gives_a_note_not_a_hang():
         assert len(reviewer.started) == 2  # tried once more with a new worker
         assert [d.code for d in sched.docs[URI].latest.checks] == ["review-failed"]
         sched.shutdown()
+
+
+def _cycles(n: int) -> list:
+    out = []
+    for i in range(n):
+        a: list = [i]
+        a.append(a)
+        out.append(a)
+    return out
+
+
+def test_young_collections_leave_the_frozen_heap_alone_until_a_full_one():
+    was_enabled = gc.isenabled()
+    c = Collector(full_every=2, full_growth_mb=1e9, manage=True)
+    try:
+        old = _cycles(3000)
+        first = c.collect("t", full=False)           # `old` survives and is frozen
+        assert first is not None and first.kind == "young"
+        del old                                      # now cyclic garbage, but frozen
+        _cycles(10)                                  # something young to collect
+        young = c.collect("t")
+        assert young.kind == "young" and young.freed < 3000
+        _cycles(10)
+        full = c.collect("t")                        # the third in a row: full_every=2
+        assert full.kind == "full" and full.freed >= 3000
+        assert [r.kind for r in c.history] == ["young", "young", "full"]
+    finally:
+        c.release()
+        if was_enabled:
+            gc.enable()
