@@ -415,6 +415,9 @@ class Scheduler:
             if current is not None and current.cancelling():
                 raise
             return
+        except Exception:  # noqa: BLE001 - a broken review must not stop the pipeline
+            log.exception("review of %s v%d failed", st.uri, snap.version)
+            snap.checks = []
         if st.latest is not snap or not snap.valid or self.docs.get(st.uri) is not st:
             return
         for k in ("review_ms", "review_cpu_ms", "review_rss_mb"):
