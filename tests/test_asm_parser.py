@@ -546,3 +546,30 @@ def test_corpus_gemm_structure():
     mn = [i.mnemonic for i in fn.instructions()]
     assert mn.count("tensor_load_to_lds") == 24
     assert mn.count("s_barrier_signal") == 6
+
+
+# --- IR and result records ---------------------------------------------------------------------
+
+def test_records_compare_hash_pickle_and_copy_by_value():
+    import copy
+    import pickle
+
+    from stinkywait_core.diagnostics import Diagnostic, Related
+    from stinkywait_core.ir import FloatImm, Modifier
+    from stinkywait_core.ir.records import FrozenInstanceError
+    from stinkywait_core.results import DepInfo, FunctionResult, PlannedWait, QueuedOpView, QueueView
+    values = [Reg("v", 1, 3, True, "-v[1:3]"), Imm(3, "0x3"), FloatImm(1.0, "1.0"), Str("a", "a"), Special("off"),
+              Modifier("ds", {"offset": 4}, "raw"), Related(1, 2, "m", 3, 4),
+              Diagnostic("error", "c", "m", 2, 3, 4, 5, [Related(1, 1, "r")], {"k": 1}, "f"),
+              DepInfo(1, 2, "ds", "b", None, 0), QueuedOpView(1, "x", 2, 3), QueueView("p", (QueuedOpView(1, "x", 2),), 1),
+              PlannedWait("f", "b", 1, 2, "before", "ds", 0, "s_wait_dscnt 0", "raw", "why", [DepInfo(1, 2, "x", "b", "p", 1)]),
+              FunctionResult("f", [], [], {1: {}}, {2: [(1, 2)]}, 3, False, True)]
+    for v in values:
+        for again in (pickle.loads(pickle.dumps(v)), copy.copy(v), copy.deepcopy(v)):
+            assert type(again) is type(v) and again == v
+    assert Reg("v", 1, 1) != Reg("v", 1, 1, False, "v1") and Imm(1, "1") != FloatImm(1.0, "1")
+    assert len({Reg("v", 1, 1), Reg("v", 1, 1)}) == 1 and Span(1, 2, 3, 4) == Span(1, 2, 3, 4)
+    with pytest.raises(FrozenInstanceError):
+        Reg("v", 1, 1).lo = 2
+    with pytest.raises(TypeError):
+        hash(Diagnostic("error", "c", "m"))
