@@ -161,6 +161,8 @@ class AnalysisCache:
         self._d: OrderedDict[tuple, _Chain] = OrderedDict()
         #: (path, options) -> the last Module parsed (the front end's incremental re-parse)
         self._modules: OrderedDict[tuple, Module] = OrderedDict()
+        #: id(PlannedWait) -> (wait, anchor line length, its insertion, missing-wait diagnostic)
+        self.review_memo: dict[int, tuple] = {}
 
     def module(self, path: str, options: Options) -> Module | None:
         return self._modules.get((path, options))
@@ -410,25 +412,37 @@ def _review(an: Analysis) -> list[Diagnostic]:
     """Hand-written waits against the plan: what is missing, redundant or stricter than needed."""
     out: list[Diagnostic] = []
     lines = an.module.text.splitlines()
+    # a planned wait reused from the previous version (same object, same anchor line length)
+    # keeps its diagnostic
+    known = an.cache.review_memo if an.cache is not None else {}
+    memo: dict[int, tuple] = {}
     for w in an.waits():
+        width = len(lines[w.line - 1]) if 0 < w.line <= len(lines) else 0
+        hit = known.get(id(w))
+        if hit is not None and hit[0] is w and hit[1] == width and hit[2] == (w.insert_line, w.insert_text):
+            memo[id(w)] = hit
+            out.append(hit[3])
+            continue
         related = [Related(d.line, d.column, f"producer {d.mnemonic} in ^{d.block}"
                            + (f" (via ^{d.pred}, countFrom {d.count_from})" if d.pred else
                               f" (countFrom {d.count_from})")) for d in w.deps if d.line]
-        line_text = lines[w.line - 1] if 0 < w.line <= len(lines) else ""
-        out.append(Diagnostic(
+        diag = Diagnostic(
             ERROR, "missing-wait", f"missing {w.instruction} ({w.rule}: {w.reason})",
-            w.line, w.column, w.line, max(w.column, len(line_text) + 1), related,
+            w.line, w.column, w.line, max(w.column, width + 1), related,
             {"insert_line": w.insert_line, "insert_text": w.insert_text, "instruction": w.instruction,
-             "counter": w.counter, "count": w.count}, w.function))
+             "counter": w.counter, "count": w.count}, w.function)
+        memo[id(w)] = (w, width, (w.insert_line, w.insert_text), diag)
+        out.append(diag)
+    if an.cache is not None:
+        an.cache.review_memo = memo
     if an.options.replace_waits:
         return out
-    stripped = analyze(an.module.text, an.path, replace(an.options, replace_waits=True), an.language,
-                       cache=an.cache)
-    # planned waits of the stripped analysis, by anchor line and counter
-    planned: dict[tuple[int, str], int] = {}
-    for w in stripped.waits():
-        if w.placement == "before":
-            planned[(w.line, w.counter)] = w.count
+    # hand-written (rebuildable) waits: redundant ones need only the FIFO here; whether a
+    # draining one is stricter than needed takes a second plan without them (run only then)
+    # in instruction order: a redundant-wait Diagnostic, or (po, wait, next, counter, value)
+    # of a draining one
+    found: list = []
+    draining = False
     for po in an.outputs:
         snaps = po.df.snapshots
         for b in po.func.blocks:
@@ -442,21 +456,36 @@ def _review(an: Analysis) -> list[Diagnostic]:
                         continue
                     snap = snaps.get(inst)
                     qs = snap[c] if snap is not None else []
-                    drains = any(len(q.ops) > v or q.sat for q in qs)
-                    name = K.COUNTER_NAMES[c]
+                    if any(len(q.ops) > v or q.sat for q in qs):
+                        found.append((po, inst, nxt, c, v))
+                        draining = True
+                        continue
                     sp = inst.span
-                    need = planned.get((nxt.span.line, name)) if nxt is not None and nxt.span else None
-                    if not drains:
-                        out.append(Diagnostic(WARNING, "redundant-wait",
-                                              f"redundant {inst.mnemonic} {v}: nothing older than {v} ops is in flight on {name}cnt here",
-                                              sp.line, sp.col, sp.end_line, sp.end_col, [],
-                                              {"delete_line": sp.line}, po.func.name))
-                    elif need is not None and need > v and c != K.CK_KM:
-                        out.append(Diagnostic(HINT, "stricter-wait",
-                                              f"{inst.mnemonic} {v} is stricter than needed: {K.WAIT_MNEMONIC[c]} {need} suffices",
-                                              sp.line, sp.col, sp.end_line, sp.end_col, [],
-                                              {"replace_line": sp.line, "count": need,
-                                               "instruction": f"{K.WAIT_MNEMONIC[c]} {need}"}, po.func.name))
+                    found.append(Diagnostic(WARNING, "redundant-wait",
+                                          f"redundant {inst.mnemonic} {v}: nothing older than {v} ops is in flight on {K.COUNTER_NAMES[c]}cnt here",
+                                          sp.line, sp.col, sp.end_line, sp.end_col, [],
+                                          {"delete_line": sp.line}, po.func.name))
+    planned: dict[tuple[int, str], int] = {}
+    if draining:
+        stripped = analyze(an.module.text, an.path, replace(an.options, replace_waits=True), an.language,
+                           cache=an.cache)
+        # planned waits of the stripped analysis, by anchor line and counter
+        for w in stripped.waits():
+            if w.placement == "before":
+                planned[(w.line, w.counter)] = w.count
+    for item in found:
+        if isinstance(item, Diagnostic):
+            out.append(item)
+            continue
+        po, inst, nxt, c, v = item
+        need = planned.get((nxt.span.line, K.COUNTER_NAMES[c])) if nxt is not None and nxt.span else None
+        if need is not None and need > v and c != K.CK_KM:
+            sp = inst.span
+            out.append(Diagnostic(HINT, "stricter-wait",
+                                  f"{inst.mnemonic} {v} is stricter than needed: {K.WAIT_MNEMONIC[c]} {need} suffices",
+                                  sp.line, sp.col, sp.end_line, sp.end_col, [],
+                                  {"replace_line": sp.line, "count": need,
+                                   "instruction": f"{K.WAIT_MNEMONIC[c]} {need}"}, po.func.name))
     return out
 
 
