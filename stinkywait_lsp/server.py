@@ -32,6 +32,7 @@ from pygls.workspace import TextDocument
 
 from . import __version__
 from .actions import FIX_ALL_KIND, EditStyle, code_actions, needs_fix_all
+from .document import install as install_documents
 from .memory import Collector, status_mb
 from .render import definitions, hover, inlay_hints_text
 from .review import ProcessReviewer, Reviewer
@@ -312,6 +313,9 @@ def create_server(*, debounce_s: float = 0.0, review_process: bool = True,
 
     @server.feature(T.INITIALIZE)
     def on_initialize(ls: StinkyWaitServer, params: T.InitializeParams) -> None:
+        # pygls has just made the workspace: its documents apply changes the LSP way
+        if not install_documents(ls.workspace):
+            log.warning("this pygls has no document factory hook: using its own documents")
         if params.initialization_options is not None:
             ls.apply_settings(params.initialization_options)
 

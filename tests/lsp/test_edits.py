@@ -128,3 +128,16 @@ async def test_big_analysis_does_not_block_other_documents(nvim):
     await nvim.diagnostics(big_uri, 1)
     big_done = time.perf_counter() - t0
     assert small_done < big_done
+
+
+async def test_edits_below_a_form_feed_land_on_the_right_line(nvim):
+    """Only \\r\\n, \\r and \\n end LSP lines: a form feed (or U+2028) in a comment must not
+    shift where the server applies later edits (pygls' own documents split at them)."""
+    text = "; page one\x0cpage two \u2028 still line one\n" + (DATA / "sample.s").read_text()
+    uri = (DATA / "formfeed.s").as_uri()
+    nvim.open(uri, text, "amdgpu-asm")
+    await nvim.hints(uri)
+    nvim.replace_range(uri, _at(14), "\tv_mul_f32_e32 v40, v12, v13\n")
+    got = _prefixes(await nvim.hints(uri))
+    assert got == [(w.line - 1, w.instruction) for w in core(nvim.text(uri), DATA / "formfeed.s").waits()]
+    assert 14 in [line for line, _ in got]

@@ -418,3 +418,68 @@ def test_young_collections_leave_the_frozen_heap_alone_until_a_full_one():
         c.release()
         if was_enabled:
             gc.enable()
+
+
+# -- documents ----------------------------------------------------------------------------------
+
+
+_BREAK = __import__("re").compile(r"\r\n|\r|\n")
+
+
+def _reference_apply(text: str, start: tuple[int, int], end: tuple[int, int], new: str) -> str:
+    """An edit applied the slow, obvious way: LSP lines, (line, code point) positions."""
+    offsets = [0] + [m.end() for m in _BREAK.finditer(text)]
+
+    def off(line: int, col: int) -> int:
+        if line >= len(offsets):
+            return len(text)
+        body = _BREAK.split(text[offsets[line]:], maxsplit=1)[0]
+        return offsets[line] + min(col, len(body))
+
+    a, b = off(*start), off(*end)
+    return text[:a] + new + text[max(a, b):]
+
+
+def _units(s: str) -> int:
+    return len(s.encode("utf-16-le")) // 2
+
+
+def _edits(breaks: str):
+    return st.lists(st.tuples(st.integers(0, 8), st.integers(0, 6), st.integers(0, 3), st.integers(0, 6),
+                              st.text(alphabet="xy🚀" + breaks, max_size=4)), min_size=1, max_size=8)
+
+
+@given(st.text(alphabet="ab\n\r\x0c\u2028🚀", max_size=30), _edits("\n\r"))
+def test_documents_apply_edits_on_lsp_lines(text, edits):
+    """The document's text is what the LSP's line rules give: form feeds and U+2028 do not
+    end lines; \r and \r\n do."""
+    _check_edits(text, edits)
+
+
+@given(st.text(alphabet="ab\n\x0c🚀", max_size=40), _edits("\n"))
+def test_documents_keep_their_line_starts_across_edits(text, edits):
+    """\n-only texts: edit after edit the cached line starts are updated, not rebuilt."""
+    _check_edits(text, edits)
+
+
+def _check_edits(text: str, edits: list) -> None:
+    from pygls.workspace import TextDocument
+    from stinkywait_lsp.document import LspDocument
+    doc = TextDocument("file:///d.s", text, version=1, sync_kind=T.TextDocumentSyncKind.Incremental)
+    doc.__class__ = LspDocument
+    want = text
+    for line, col, span, col2, new in edits:
+        lines = _BREAK.split(want)
+        l0 = min(line, len(lines) - 1)
+        l1 = min(l0 + span, len(lines) - 1)
+        c0, c1 = min(col, len(lines[l0])), min(col2, len(lines[l1]))
+        if (l1, c1) < (l0, c0):
+            c1 = c0 if l1 == l0 else c1
+        rng = T.Range(start=T.Position(line=l0, character=_units(lines[l0][:c0])),
+                      end=T.Position(line=l1, character=_units(lines[l1][:c1])))
+        doc.apply_change(T.TextDocumentContentChangePartial(range=rng, text=new))
+        want = _reference_apply(want, (l0, c0), (l1, c1), new)
+        assert doc.source == want
+        cached = getattr(doc, "_lsp_starts", None)
+        if cached is not None and cached[0] is doc.source:
+            assert cached[1] == [0] + [m.end() for m in _BREAK.finditer(want)]
