@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import os
 from collections import OrderedDict
-from dataclasses import dataclass, field, replace
-from typing import Any
+TYPE_CHECKING = False  # (no `typing` / `dataclasses` imports on a cold command's path)
+if TYPE_CHECKING:
+    from typing import Any
 
 from .analysis import classify as K
 from .analysis.implicit_deps import build_implicit_dependencies
@@ -30,22 +31,29 @@ from .waitcnt.pipeline import PassOutput, plan_function
 from .waitcnt.remove import should_remove
 
 
-@dataclass
 class Analysis:
-    """One analysed file."""
+    """One analysed file.
 
-    path: str
-    language: str
-    options: Options
-    module: Module
-    diagnostics: list[Diagnostic] = field(default_factory=list)
-    functions: list[FunctionResult] = field(default_factory=list)
-    #: 1-based lines of hand-written waits stripped by `replace_waits`
-    removed_lines: list[int] = field(default_factory=list)
-    outputs: list[PassOutput] = field(default_factory=list)
-    _check: list[Diagnostic] | None = None
-    #: the per-function cache this analysis used (the review's second analysis shares it)
-    cache: "AnalysisCache | None" = None
+    `removed_lines`: 1-based lines of hand-written waits stripped by `replace_waits`;
+    `cache`: the per-function cache this analysis used (the review's second analysis shares
+    it).
+    """
+
+    __slots__ = ("path", "language", "options", "module", "diagnostics", "functions", "removed_lines",
+                 "outputs", "_check", "cache")
+
+    def __init__(self, path: str, language: str, options: Options, module: Module,
+                 cache: "AnalysisCache | None" = None):
+        self.path, self.language, self.options, self.module = path, language, options, module
+        self.diagnostics: list[Diagnostic] = []
+        self.functions: list[FunctionResult] = []
+        self.removed_lines: list[int] = []
+        self.outputs: list[PassOutput] = []
+        self._check: list[Diagnostic] | None = None
+        self.cache = cache
+
+    def __repr__(self) -> str:
+        return f"<Analysis {self.path}: {len(self.functions)} functions, {len(self.diagnostics)} diagnostics>"
 
     def waits(self) -> list[PlannedWait]:
         out = [w for f in self.functions for w in f.waits]
@@ -124,7 +132,6 @@ def apply_insertions(text: str, insertions: list[tuple[int, str]], drop: set[int
     return "".join(out)
 
 
-@dataclass(eq=False)
 class _Chain:
     """One function's analyses over the versions of a document (incremental re-planning).
 
@@ -133,16 +140,19 @@ class _Chain:
     compared by instruction identity, stay valid from one version to the next.
     """
 
-    func: Function
-    #: the blocks' instructions as parsed (before replace_waits stripping and PHIs)
-    raw: list[list[Instruction]]
-    #: the blocks' instructions as analysed (stripped, PHIs removed): restored on a plan hit
-    analysed: list[list[Instruction]]
-    po: PassOutput
-    removed: list[int]
-    memo: FunctionMemo
-    #: every instruction's span when last analysed (to tell which ones moved)
-    spans: dict = field(default_factory=dict)
+    __slots__ = ("func", "raw", "analysed", "po", "removed", "memo", "spans")
+
+    def __init__(self, func: Function, memo: FunctionMemo):
+        self.func = func
+        #: the blocks' instructions as parsed (before replace_waits stripping and PHIs)
+        self.raw: list[list[Instruction]] = [list(b.instrs) for b in func.blocks]
+        #: the blocks' instructions as analysed (stripped, PHIs removed): restored on a plan hit
+        self.analysed: list[list[Instruction]] = []
+        self.po: PassOutput | None = None
+        self.removed: list[int] = []
+        self.memo = memo
+        #: every instruction's span when last analysed (to tell which ones moved)
+        self.spans: dict = {inst: inst.span for b in func.blocks for inst in b.instrs}
 
 
 class AnalysisCache:
@@ -207,19 +217,21 @@ def _same_instruction(old: Instruction, new: Instruction) -> bool:
         and (old.srcs == new.srcs or _ops_extend(old.srcs, new.srcs)))
 
 
-@dataclass(eq=False)
 class _Adoption:
-    """What `_adopt` found: the function, what changed, what only moved."""
+    """What `_adopt` found: the function; `fresh`, how many instructions are new, removed
+    or moved and blocks or the function moved (0: same plan); `moved`, how many kept
+    instructions (or blocks, the function) changed position; `changed_blocks`, the blocks
+    whose instruction list changed; `dropped`, the previous version's instructions that are
+    gone."""
 
-    func: Function
-    #: instructions new, removed or moved, and blocks or the function moved (0: same plan)
-    fresh: int
-    #: kept instructions (or blocks, the function) whose position changed
-    moved: int
-    #: blocks whose instruction list changed (instructions added or removed)
-    changed_blocks: set
-    #: the previous version's instructions that are gone
-    dropped: list
+    __slots__ = ("func", "fresh", "moved", "changed_blocks", "dropped")
+
+    def __init__(self, func: Function):
+        self.func = func
+        self.fresh = 0
+        self.moved = 0
+        self.changed_blocks: set = set()
+        self.dropped: list = []
 
 
 def _adopt(chain: _Chain, new: Function) -> _Adoption | None:
@@ -234,7 +246,7 @@ def _adopt(chain: _Chain, new: Function) -> _Adoption | None:
     if func.name != new.name or len(func.blocks) != len(new.blocks) or _shape(func) != _shape(new):
         return None
     raw: list[list[Instruction]] = []
-    res = _Adoption(func, 0, 0, set(), [])
+    res = _Adoption(func)
     old_spans = chain.spans
     spans: dict[Instruction, Any] = {}
     for ob, nb, olds in zip(func.blocks, new.blocks, chain.raw):
@@ -317,8 +329,7 @@ def _analyze(text: str, path: str, options: Options, language: str | None,
             chain = cache.get(ck)
             adopted = _adopt(chain, func) if chain is not None else None
             if adopted is None:
-                chain = _Chain(func, [list(b.instrs) for b in func.blocks], [], None, [], FunctionMemo(),
-                               {inst: inst.span for b in func.blocks for inst in b.instrs})
+                chain = _Chain(func, FunctionMemo())
             else:
                 func = module.functions[fi] = adopted.func
                 chain.memo.layout_stable = adopted.moved == 0
@@ -467,7 +478,7 @@ def _review(an: Analysis) -> list[Diagnostic]:
                                           {"delete_line": sp.line}, po.func.name))
     planned: dict[tuple[int, str], int] = {}
     if draining:
-        stripped = analyze(an.module.text, an.path, replace(an.options, replace_waits=True), an.language,
+        stripped = analyze(an.module.text, an.path, an.options.replace(replace_waits=True), an.language,
                            cache=an.cache)
         # planned waits of the stripped analysis, by anchor line and counter
         for w in stripped.waits():

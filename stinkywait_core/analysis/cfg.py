@@ -6,17 +6,20 @@ that are unreachable from the entry are absent, as in upstream's BBIndexAnalysis
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from ..ir import Block, Function
 
 
-@dataclass
 class CfgInfo:
-    rpo: list[Block]
-    rpo_index: dict[Block, int]
-    idom: dict[Block, Block | None]
-    frontier: dict[Block, set[Block]] = field(default_factory=dict)
+    """`rpo` (reachable blocks), `rpo_index`, immediate dominators, dominance frontiers."""
+
+    __slots__ = ("rpo", "rpo_index", "idom", "frontier")
+
+    def __init__(self, rpo: list[Block], rpo_index: dict[Block, int], idom: dict[Block, Block | None],
+                 frontier: dict[Block, set[Block]] | None = None):
+        self.rpo = rpo
+        self.rpo_index = rpo_index
+        self.idom = idom
+        self.frontier = frontier if frontier is not None else {}
 
     def is_back_edge(self, pred: Block, succ: Block) -> bool:
         """upstream `isBackEdge`: a predecessor that does not come before its successor in RPO."""

@@ -8,8 +8,9 @@ that is missing (upstream-algorithm.md s.17).  Tensor RAW policy: any barrier or
 
 from __future__ import annotations
 
-from dataclasses import replace
-from typing import Callable
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Callable
 
 from ..analysis import classify as K
 from ..analysis.cfg import compute_cfg
@@ -50,7 +51,7 @@ def validation_check(func: Function, options: Options) -> list[str]:
     """Violation lines (`  MISSING: ...`), empty when every dependency is drained."""
     cfg = compute_cfg(func)
     build_use_def_chain(func, cfg)
-    opts = replace(options, enable_tensor_descriptor_war=False, count_from_instance="oldest",
+    opts = options.replace(enable_tensor_descriptor_war=False, count_from_instance="oldest",
                    represent_empty_paths=False)
     df = _ValidationDataflow(func, cfg, opts)
     df.solve()

@@ -11,15 +11,14 @@ post-optimizer plan so later anchors see what will really be emitted.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
 from functools import lru_cache
-from typing import Callable
 
 from ..analysis import classify as K
 from ..analysis.cfg import CfgInfo
 from ..analysis.ssa import flatten_sources
 from ..diagnostics import WARNING, Diagnostic, Related
 from ..ir import Block, Function, Instruction, Reg
+from ..ir.records import Record
 from ..results import Options
 from .incremental import FunctionMemo, WalkRecord, chunks_of, emit_key
 from .state import (EMPTY, K_MAX_TRIPS_BACK, CounterEmitState, DataflowState, PerPredQueue, QOp,
@@ -42,40 +41,42 @@ CK_DS, CK_LOAD, CK_KM, CK_TENSOR, CK_ASYNC, CK_COUNT = (K.CK_DS, K.CK_LOAD, K.CK
 RING_READ, RING_WRITE, RING_PUBLISH, RING_PROTECT = 0, 1, 2, 3
 
 
-@dataclass(slots=True)
-class Contribution:
-    """Why a counter needs a wait at an anchor: one producer (or a fallback) and its depth."""
+class Contribution(Record):
+    """Why a counter needs a wait at an anchor: one producer `op` (or a fallback, None) and
+    its depth: `rule`, the `wait` it asks for, the predecessor queue `pred` it was found in,
+    its `count_from` and `trips` back."""
 
-    rule: str
-    wait: int
-    op: Instruction | None = None
-    pred: Block | None = None
-    count_from: int = 0
-    trips: int = 0
+    __slots__ = ("rule", "wait", "op", "pred", "count_from", "trips")
+
+    def __init__(self, rule: str, wait: int, op: Instruction | None = None, pred: Block | None = None,
+                 count_from: int = 0, trips: int = 0):
+        self.rule, self.wait, self.op, self.pred, self.count_from, self.trips = rule, wait, op, pred, count_from, trips
 
 
-@dataclass
-class InstInfo:
-    """Per-instruction facts computed once per solve (classification is hot)."""
+class InstInfo(Record):
+    """Per-instruction facts computed once per solve (classification is hot).
 
-    counter: int
-    tokens: tuple[int, ...] | None
-    ring: list[tuple[int, int, int, int, int]]
-    advances: list[tuple[int, int]]
-    lc_war: tuple[tuple[int, ...], int] | None
-    lc_raw: tuple[tuple[int, ...], int] | None
-    is_wait: bool
-    tensor_anchor: bool
-    lds_writer: bool
-    fence: bool
-    ds_read_or_atomic: bool
-    tensor_raw: bool
-    #: (source, counter) for memop sources, through PHIs (set after all infos exist)
-    mem_srcs: tuple = ()
-    #: False when no rule can ever ask for a wait here (most ALU code): skipped outright
-    needs_check: bool = True
-    #: mem_srcs/needs_check are set (a reused InstInfo is re-linked by comparison)
-    linked: bool = False
+    `mem_srcs`: (source, counter) for memop sources, through PHIs (set after all infos
+    exist); `needs_check`: False when no rule can ever ask for a wait here (most ALU code:
+    skipped outright); `linked`: mem_srcs/needs_check are set (a reused InstInfo is
+    re-linked by comparison).  Compared by value (the incremental memo's keys).
+    """
+
+    __slots__ = ("counter", "tokens", "ring", "advances", "lc_war", "lc_raw", "is_wait", "tensor_anchor",
+                 "lds_writer", "fence", "ds_read_or_atomic", "tensor_raw", "mem_srcs", "needs_check", "linked")
+
+    def __init__(self, counter: int, tokens: tuple[int, ...] | None, ring: list, advances: list,
+                 lc_war: tuple | None, lc_raw: tuple | None, is_wait: bool, tensor_anchor: bool,
+                 lds_writer: bool, fence: bool, ds_read_or_atomic: bool, tensor_raw: bool,
+                 mem_srcs: tuple = (), needs_check: bool = True, linked: bool = False):
+        self.counter, self.tokens, self.ring, self.advances = counter, tokens, ring, advances
+        self.lc_war, self.lc_raw, self.is_wait, self.tensor_anchor = lc_war, lc_raw, is_wait, tensor_anchor
+        self.lds_writer, self.fence, self.ds_read_or_atomic = lds_writer, fence, ds_read_or_atomic
+        self.tensor_raw, self.mem_srcs, self.needs_check, self.linked = tensor_raw, mem_srcs, needs_check, linked
+
+    def with_sources(self, mem_srcs: tuple) -> "InstInfo":
+        """A copy with other memop sources (shared facts are never mutated)."""
+        return InstInfo(*self._key(self)[:12], mem_srcs, self.needs_check, self.linked)
 
 
 def _has_trips(inf: InstInfo) -> bool:
@@ -263,11 +264,9 @@ class WaitDataflow:
             fence = False
             tensor_raw = self.options.num_waves == 1
         dk = K.ds_kind(mn)
-        return InstInfo(
-            counter=counter, tokens=inst.tokens, ring=ring, advances=adv,
-            lc_war=lc_war, lc_raw=lc_raw, is_wait=K.is_wait(inst),
-            tensor_anchor=anchor, lds_writer=dk == "store" or mn.startswith("tensor_load_to_lds"),
-            fence=fence, ds_read_or_atomic=dk in ("read", "atomic"), tensor_raw=tensor_raw)
+        return InstInfo(counter, inst.tokens, ring, adv, lc_war, lc_raw, K.is_wait(inst), anchor,
+                        dk == "store" or mn.startswith("tensor_load_to_lds"), fence, dk in ("read", "atomic"),
+                        tensor_raw)
 
     def _link_sources(self, inst: Instruction, inf: InstInfo) -> None:
         """Flatten the SSA sources to (memop, counter) pairs.
@@ -286,7 +285,7 @@ class WaitDataflow:
             if inf.mem_srcs == mem_srcs:
                 return  # a previous version's facts, still exact
             # shared with the previous version's memo records: never mutate, replace
-            inf = self.info[inst] = replace(inf, mem_srcs=mem_srcs)
+            inf = self.info[inst] = inf.with_sources(mem_srcs)
             if inst.block is not None:
                 self._relinked.add(inst.block)
         inf.linked = True

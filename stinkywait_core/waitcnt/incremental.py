@@ -23,8 +23,9 @@ built in the previous version compare equal, element by element, to the new ones
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+TYPE_CHECKING = False  # (no `typing` import on a cold command's path)
+if TYPE_CHECKING:
+    from typing import Any
 
 from ..analysis.ssa import UseDefChains
 from ..ir import Block, Instruction
@@ -56,21 +57,23 @@ def chunks_of(block: Block) -> list[Chunk]:
     return out
 
 
-@dataclass(slots=True)
 class WalkRecord:
-    """One memoised chunk walk: what went in and what came out."""
+    """One memoised chunk walk: what went in and what came out.
 
-    infos: tuple
-    queues_in: list
-    emit_in: tuple
-    queues_out: list
-    emit_out: tuple
-    #: solve: [(inst, spec)]; finalize: [(inst, apply, why, tokens or None)]
-    waits: list
-    #: solve: overflow events [(counter, inst, pushed_out)]; finalize: [(inst, snapshot)]
-    extra: list
-    #: finalize only: the planned specs of the chunk's instructions (None when not planned)
-    planned: tuple = ()
+    `infos`, `queues_in`, `emit_in`: the chunk's facts, queues and emit state at its start;
+    `queues_out`, `emit_out`: at its end; `waits`: solve [(inst, spec)], finalize
+    [(inst, apply, why, tokens or None)]; `extra`: solve overflow events
+    [(counter, inst, pushed_out)], finalize [(inst, FIFO snapshot)]; `planned` (finalize
+    only): the planned specs of the chunk's instructions (None when not planned).
+    """
+
+    __slots__ = ("infos", "queues_in", "emit_in", "queues_out", "emit_out", "waits", "extra", "planned")
+
+    def __init__(self, infos: tuple, queues_in: list, emit_in: tuple, queues_out: list, emit_out: tuple,
+                 waits: list, extra: list, planned: tuple = ()):
+        self.infos, self.queues_in, self.emit_in = infos, queues_in, emit_in
+        self.queues_out, self.emit_out = queues_out, emit_out
+        self.waits, self.extra, self.planned = waits, extra, planned
 
     def restore(self, queues: list, emit: list) -> None:
         """Put the walk's outputs into the live state (queues list, CounterEmitStates)."""
@@ -87,34 +90,29 @@ def emit_key(emit: list) -> tuple:
     return (e0.last, e0.since, e1.last, e1.since, e2.last, e2.since, e3.last, e3.since, e4.last, e4.since)
 
 
-@dataclass(slots=True)
 class BlockRecord:
-    """One sweep's processing of one block (join, transfer, tensor freeze), by its inputs."""
+    """One sweep's processing of one block (join, transfer, tensor freeze), by its inputs:
+    signature, predecessor exits and its own previous entry and exit; outputs: entry, exit,
+    planned waits, overflow sites, join work."""
 
-    sig: tuple
-    preds: tuple
-    prev_entry: Any
-    prev_exit: Any
-    entry: Any
-    exit: Any
-    plan: list
-    sites: dict
-    work: int
+    __slots__ = ("sig", "preds", "prev_entry", "prev_exit", "entry", "exit", "plan", "sites", "work")
+
+    def __init__(self, sig: tuple, preds: tuple, prev_entry: Any, prev_exit: Any, entry: Any, exit_: Any,
+                 plan: list, sites: dict, work: int):
+        self.sig, self.preds, self.prev_entry, self.prev_exit = sig, preds, prev_entry, prev_exit
+        self.entry, self.exit, self.plan, self.sites, self.work = entry, exit_, plan, sites, work
 
 
-@dataclass(slots=True)
 class FinalBlockRecord:
-    """One block's finalize replay (fast path) by its inputs: entry state, block, plan."""
+    """One block's finalize replay (fast path) by its inputs: entry state, block, plan;
+    `parts`: (anchors, tokens, provenance, FIFO snapshots) of the block's instructions."""
 
-    entry: Any
-    sig: tuple
-    plan: Any
-    exit: Any
-    #: (anchors, tokens, provenance, FIFO snapshots) of the block's instructions
-    parts: tuple
+    __slots__ = ("entry", "sig", "plan", "exit", "parts")
+
+    def __init__(self, entry: Any, sig: tuple, plan: Any, exit_: Any, parts: tuple):
+        self.entry, self.sig, self.plan, self.exit, self.parts = entry, sig, plan, exit_, parts
 
 
-@dataclass
 class FunctionMemo:
     """Everything one function's previous analysis leaves for the next one.
 
@@ -123,42 +121,43 @@ class FunctionMemo:
     longer exist are dropped and memory stays proportional to the current function.
     """
 
-    #: per-instruction facts (WaitDataflow.InstInfo) by instruction object
-    infos: dict[Instruction, Any] = field(default_factory=dict)
-    #: the def-use chains, re-solved only for the register units an edit touches
-    ssa: UseDefChains = field(default_factory=UseDefChains)
-    solve: dict[Chunk, list[WalkRecord]] = field(default_factory=dict)
-    final: dict[Chunk, list[WalkRecord]] = field(default_factory=dict)
-    #: (block, sweep) -> BlockRecord of the previous version (looked up) and of this one
-    blocks: dict[tuple, BlockRecord] = field(default_factory=dict)
-    _old_blocks: dict[tuple, BlockRecord] = field(default_factory=dict)
-    final_blocks: dict[Block, FinalBlockRecord] = field(default_factory=dict)
-    _old_final_blocks: dict[Block, FinalBlockRecord] = field(default_factory=dict)
-    _old_solve: dict[Chunk, list[WalkRecord]] = field(default_factory=dict)
-    _old_final: dict[Chunk, list[WalkRecord]] = field(default_factory=dict)
-    #: anchor -> (key, its PlannedWaits, provenance lists) of the last result (pipeline)
-    results: dict[Instruction, tuple] = field(default_factory=dict)
-    #: set by the caller: no instruction, block or function moved since the last version
-    layout_stable: bool = False
-    #: set by the caller: blocks whose instructions changed since the last version (None:
-    #: unknown, everything), and the instructions that are gone
-    changed_blocks: set | None = None
-    dropped: list = field(default_factory=list)
-    #: block -> its implicit-dependency warnings (analysis/implicit_deps.py)
-    implicit: dict = field(default_factory=dict)
-    #: the CFG orders and dominators (valid while the chain keeps its blocks and edges)
-    cfg: Any = None
-    #: ShallowPredPromotion's decision per anchor, by its inputs
-    promotion: dict = field(default_factory=dict)
-    #: the solver's per-block derived data of the last version (WaitDataflow._remember)
-    track_trips: bool = False
-    keep_live: dict = field(default_factory=dict)
-    chunks: dict = field(default_factory=dict)
-    chunk_infos: dict = field(default_factory=dict)
-    block_sig: dict = field(default_factory=dict)
-    #: statistics of the last analysis (benchmarks and tests): walks reused / walked
-    hits: int = 0
-    misses: int = 0
+    def __init__(self) -> None:
+        #: per-instruction facts (WaitDataflow.InstInfo) by instruction object
+        self.infos: dict[Instruction, Any] = {}
+        #: the def-use chains, re-solved only for the register units an edit touches
+        self.ssa = UseDefChains()
+        self.solve: dict[Chunk, list[WalkRecord]] = {}
+        self.final: dict[Chunk, list[WalkRecord]] = {}
+        #: (block, sweep) -> BlockRecord of the previous version (looked up) and of this one
+        self.blocks: dict[tuple, BlockRecord] = {}
+        self._old_blocks: dict[tuple, BlockRecord] = {}
+        self.final_blocks: dict[Block, FinalBlockRecord] = {}
+        self._old_final_blocks: dict[Block, FinalBlockRecord] = {}
+        self._old_solve: dict[Chunk, list[WalkRecord]] = {}
+        self._old_final: dict[Chunk, list[WalkRecord]] = {}
+        #: anchor -> (key, its PlannedWaits, provenance lists) of the last result (pipeline)
+        self.results: dict[Instruction, tuple] = {}
+        #: set by the caller: no instruction, block or function moved since the last version
+        self.layout_stable = False
+        #: set by the caller: blocks whose instructions changed since the last version (None:
+        #: unknown, everything), and the instructions that are gone
+        self.changed_blocks: set | None = None
+        self.dropped: list = []
+        #: block -> its implicit-dependency warnings (analysis/implicit_deps.py)
+        self.implicit: dict = {}
+        #: the CFG orders and dominators (valid while the chain keeps its blocks and edges)
+        self.cfg: Any = None
+        #: ShallowPredPromotion's decision per anchor, by its inputs
+        self.promotion: dict = {}
+        #: the solver's per-block derived data of the last version (WaitDataflow._remember)
+        self.track_trips = False
+        self.keep_live: dict = {}
+        self.chunks: dict = {}
+        self.chunk_infos: dict = {}
+        self.block_sig: dict = {}
+        #: statistics of the last analysis (benchmarks and tests): walks reused / walked
+        self.hits = 0
+        self.misses = 0
 
     def begin(self) -> None:
         self._old_solve, self.solve = self.solve, {}

@@ -8,7 +8,6 @@ inserts nothing.  `run_insertion` additionally emits the waits into the IR, whic
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 
 from ..analysis import classify as K
 from ..analysis.cfg import compute_cfg
@@ -29,19 +28,22 @@ RULE_CLASS = {"raw": "RAW", "lds-war": "WAR", "async-war": "WAR", "loop-carried-
               "fallback-barrier": "fallback"}
 
 
-@dataclass
 class PassOutput:
-    """Everything one run of the pass over one function decided."""
+    """Everything one run of the pass over one function decided.
 
-    func: Function
-    df: WaitDataflow
-    plan: WaitInsertionPlan
-    relaxed: dict[Instruction, list[int]]
-    result: FunctionResult
-    #: anchor -> counter -> provenance text (LDS-ring / loop-carried kernels only)
-    provenance_text: dict[Instruction, dict[int, str]] = field(default_factory=dict)
-    #: the incremental memo this run used (None: from scratch)
-    memo: FunctionMemo | None = None
+    `provenance_text`: anchor -> counter -> provenance text (LDS-ring / loop-carried kernels
+    only); `memo`: the incremental memo this run used (None: from scratch).
+    """
+
+    __slots__ = ("func", "df", "plan", "relaxed", "result", "provenance_text", "memo")
+
+    def __init__(self, func: Function, df: WaitDataflow, plan: WaitInsertionPlan,
+                 relaxed: dict[Instruction, list[int]], result: FunctionResult,
+                 provenance_text: dict[Instruction, dict[int, str]] | None = None,
+                 memo: FunctionMemo | None = None):
+        self.func, self.df, self.plan, self.relaxed, self.result = func, df, plan, relaxed, result
+        self.provenance_text = provenance_text if provenance_text is not None else {}
+        self.memo = memo
 
 
 def _loc(inst: Instruction | None) -> tuple[int, int]:

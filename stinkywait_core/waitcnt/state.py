@@ -9,40 +9,38 @@ annotations.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import NamedTuple
+from collections import namedtuple
 
 from ..analysis.classify import CK_COUNT, CK_KM, K_MAX_IN_FLIGHT, K_MAX_WAIT_COUNT, K_UNUSED
 from ..ir import Block, Instruction
+from ..ir.records import Record
 
 K_MAX_TRIPS_BACK = 16
 EMPTY: frozenset = frozenset()
 
-
-class QOp(NamedTuple):
-    """One in-flight memop: instruction, loop trips since issue, ring frame deltas."""
-
-    op: Instruction
-    trips: int = 0
-    deltas: tuple[int, ...] = ()
+# (collections.namedtuple rather than typing.NamedTuple, and plain slotted classes rather than
+# dataclasses: both keep `typing`/`dataclasses` off a cold `stinkywait plan`'s import path)
 
 
-class PerPredQueue(NamedTuple):
+class QOp(namedtuple("QOp", "op trips deltas", defaults=(0, ()))):
+    """One in-flight memop: instruction `op`, loop `trips` since issue, ring frame `deltas`."""
+
+    __slots__ = ()
+
+
+class PerPredQueue(namedtuple("PerPredQueue", "pred ops sat ring_sat empty_origin insts",
+                              defaults=(EMPTY, False, False, ()))):
     """One in-flight FIFO of one counter, tagged with the CFG predecessor it arrived through.
 
-    `pred` None is the synthetic queue of a block with no seeded predecessor queue.
-    `sat` holds ops pushed out of the 64-entry window: still in flight, depth unknown (64).
-    `ring_sat` marks that an op carrying LDS-ring data was pushed out (branch B2).
+    `pred` None is the synthetic queue of a block with no seeded predecessor queue.  `ops`:
+    the QOps in flight, oldest first.  `sat` holds ops pushed out of the 64-entry window:
+    still in flight, depth unknown (64).  `ring_sat` marks that an op carrying LDS-ring data
+    was pushed out (branch B2).  `empty_origin`: the path arrived with nothing in flight (kept
+    only when empty paths are represented).  `insts` is `ops[i].op` for every i: it lets
+    countFrom use C-level `tuple.index` (identity compare).
     """
 
-    pred: Block | None
-    ops: tuple[QOp, ...]
-    sat: frozenset = EMPTY
-    ring_sat: bool = False
-    #: the path arrived with nothing in flight (kept only when empty paths are represented)
-    empty_origin: bool = False
-    #: `ops[i].op` for every i: lets countFrom use C-level `tuple.index` (identity compare)
-    insts: tuple = ()
+    __slots__ = ()
 
 
 
@@ -116,11 +114,13 @@ def any_in_flight(queues: list[PerPredQueue]) -> bool:
     return any(q.ops for q in queues)
 
 
-@dataclass(slots=True)
 class DataflowState:
     """Per-counter lists of per-pred queues (never collapsed at joins)."""
 
-    queues: list[list[PerPredQueue]] = field(default_factory=lambda: [[] for _ in range(CK_COUNT)])
+    __slots__ = ("queues",)
+
+    def __init__(self, queues: list[list[PerPredQueue]] | None = None):
+        self.queues = queues if queues is not None else [[] for _ in range(CK_COUNT)]
 
     def copy(self) -> "DataflowState":
         """A state that can be walked without touching this one: the per-counter lists are
@@ -131,13 +131,20 @@ class DataflowState:
     def __eq__(self, other: object) -> bool:
         return isinstance(other, DataflowState) and self.queues == other.queues
 
+    __hash__ = None  # type: ignore[assignment]
 
-@dataclass(slots=True)
+    def __repr__(self) -> str:
+        return f"DataflowState({self.queues!r})"
+
+
 class CounterEmitState:
     """Redundancy elision inside one block walk."""
 
-    last: int = K_UNUSED
-    since: int = 0
+    __slots__ = ("last", "since")
+
+    def __init__(self, last: int = K_UNUSED, since: int = 0):
+        self.last = last
+        self.since = since
 
     def needs_new_wait(self, required: int) -> bool:
         return self.last == K_UNUSED or self.last + self.since > required
@@ -151,17 +158,25 @@ def new_spec() -> list[int]:
     return [K_UNUSED] * CK_COUNT
 
 
-@dataclass(slots=True)
-class TailDrain:
-    pred: Block
-    spec: list[int]
+class TailDrain(Record):
+    """A ShallowPredPromotion tail drain: `spec` waits before `pred`'s terminator."""
+
+    __slots__ = ("pred", "spec")
+
+    def __init__(self, pred: Block, spec: list[int]):
+        self.pred = pred
+        self.spec = spec
 
 
-@dataclass(slots=True)
-class WaitInsertionPlan:
-    """anchorWaits: instruction -> per-counter wait (-1 unused); tailDrains in emit order."""
+class WaitInsertionPlan(Record):
+    """anchorWaits: instruction -> per-counter wait (-1 unused); tailDrains in emit order;
+    `tensor_tokens`: the tensor tokens drained by each anchor's tensor wait (finalize)."""
 
-    anchor_waits: dict[Instruction, list[int]] = field(default_factory=dict)
-    tail_drains: list[TailDrain] = field(default_factory=list)
-    #: tensor tokens drained by each anchor's tensor wait (finalize)
-    tensor_tokens: dict[Instruction, list[int]] = field(default_factory=dict)
+    __slots__ = ("anchor_waits", "tail_drains", "tensor_tokens")
+
+    def __init__(self, anchor_waits: dict[Instruction, list[int]] | None = None,
+                 tail_drains: list[TailDrain] | None = None,
+                 tensor_tokens: dict[Instruction, list[int]] | None = None):
+        self.anchor_waits = anchor_waits if anchor_waits is not None else {}
+        self.tail_drains = tail_drains if tail_drains is not None else []
+        self.tensor_tokens = tensor_tokens if tensor_tokens is not None else {}
