@@ -249,7 +249,7 @@ def _client_rest(r: dict) -> float | None:
 
 ON_PATH = [
     ("client -> server (transit)", _span("client_sent", "recv")),
-    ("apply didChange (pygls)", _span("recv", "changed")),
+    ("apply didChange", _span("recv", "changed")),
     ("schedule (driver, lock)", _span("changed", "submit")),
     ("executor hop in", _span("submit", "start")),
     ("forced collection", _ms("collect_ms")),
