@@ -6,7 +6,7 @@ records; nothing downstream re-derives a location or a message.
 
 from __future__ import annotations
 
-from .ir.records import FrozenRecord, Record, _set
+from .ir.records import FrozenRecord, Record
 
 TYPE_CHECKING = False  # `typing` is not imported at run time: start-up cost of every CLI run
 if TYPE_CHECKING:
@@ -30,11 +30,7 @@ class Related(FrozenRecord):
 
     def __init__(self, line: int, col: int, message: str, end_line: int | None = None,
                  end_col: int | None = None) -> None:
-        _set(self, "line", line)
-        _set(self, "col", col)
-        _set(self, "message", message)
-        _set(self, "end_line", end_line)
-        _set(self, "end_col", end_col)
+        self._assign(line, col, message, end_line, end_col)
 
 
 class Diagnostic(Record):

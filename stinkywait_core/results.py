@@ -7,39 +7,51 @@ recomputes anything the pass already decided.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from .diagnostics import Diagnostic
-from .ir.records import FrozenRecord, Record, _set
+from .ir.records import DataclassFields, FrozenRecord, Record, _set
 
 TYPE_CHECKING = False  # `typing` is not imported at run time: start-up cost of every CLI run
 if TYPE_CHECKING:
     from typing import Any
 
-# `Options` stays a dataclass (callers derive variants with `dataclasses.replace`); the other
-# records are plain slotted classes (`ir.records`): generating a dataclass costs about half a
-# millisecond of every process start-up.
+# The records are plain slotted classes (`ir.records`), not dataclasses: generating a
+# dataclass costs about half a millisecond of every process start-up, and importing
+# `dataclasses` (with `inspect`) about 8 ms.
 
 
-@dataclass(frozen=True, slots=True)
-class Options:
-    """Everything that shapes a plan.  Defaults are upstream's defaults."""
+class Options(FrozenRecord):
+    """Everything that shapes a plan.  Defaults are upstream's defaults.
 
-    num_waves: int = 0
-    arch: str = "gfx1250"
-    enable_loop_carried_token_deps: bool = False
-    enable_tensor_descriptor_war: bool = False
-    #: ShallowPredPromotion on (production default) or off
-    optimize: bool = True
-    #: strip rebuildable waits (StinkyRemoveWaitCntPass defaults) before planning
-    replace_waits: bool = False
-    #: bounded analysis (issue 7): widen instead of exploding; exact mode reproduces upstream
-    bounded: bool = True
-    #: RAW through repeated dynamic instances: "newest" (safe) or "oldest" (upstream)
-    count_from_instance: str = "newest"
-    #: a predecessor with nothing in flight keeps an empty queue, so an op issued later is
-    #: represented as the only one in flight on that path (upstream drops such paths)
-    represent_empty_paths: bool = True
+    Immutable and hashable (plans are cached by it); `replace(**changes)` derives a variant.
+    Still usable with `dataclasses.replace`/`fields`/`asdict` (`DataclassFields`).
+
+    `optimize`: ShallowPredPromotion on (production default) or off.  `replace_waits`: strip
+    rebuildable waits (StinkyRemoveWaitCntPass defaults) before planning.  `bounded`: bounded
+    analysis (issue 7): widen instead of exploding; exact mode reproduces upstream.
+    `count_from_instance`: RAW through repeated dynamic instances, "newest" (safe) or "oldest"
+    (upstream).  `represent_empty_paths`: a predecessor with nothing in flight keeps an empty
+    queue, so an op issued later is represented as the only one in flight on that path
+    (upstream drops such paths).
+    """
+
+    __slots__ = ("num_waves", "arch", "enable_loop_carried_token_deps", "enable_tensor_descriptor_war", "optimize",
+                 "replace_waits", "bounded", "count_from_instance", "represent_empty_paths")
+    num_waves: int
+    arch: str
+    enable_loop_carried_token_deps: bool
+    enable_tensor_descriptor_war: bool
+    optimize: bool
+    replace_waits: bool
+    bounded: bool
+    count_from_instance: str
+    represent_empty_paths: bool
+    __dataclass_fields__ = DataclassFields()
+
+    def __init__(self, num_waves: int = 0, arch: str = "gfx1250", enable_loop_carried_token_deps: bool = False,
+                 enable_tensor_descriptor_war: bool = False, optimize: bool = True, replace_waits: bool = False,
+                 bounded: bool = True, count_from_instance: str = "newest", represent_empty_paths: bool = True) -> None:
+        self._assign(num_waves, arch, enable_loop_carried_token_deps, enable_tensor_descriptor_war, optimize,
+                     replace_waits, bounded, count_from_instance, represent_empty_paths)
 
     def to_json(self) -> dict[str, Any]:
         return {"numWaves": self.num_waves, "arch": self.arch,
@@ -50,9 +62,8 @@ class Options:
                 "representEmptyPaths": self.represent_empty_paths}
 
     def replace(self, **changes: Any) -> "Options":
-        """A copy with `changes` applied (what `dataclasses.replace` gives, without needing the
-        `dataclasses` module, which costs every process start-up about 10 ms to import)."""
-        values = {name: getattr(self, name) for name in self.__dataclass_fields__}
+        """A copy with `changes` applied (what `dataclasses.replace` gives)."""
+        values = dict(zip(self.__slots__, self._key(self)))
         values.update(changes)
         return type(self)(**values)
 
@@ -75,12 +86,7 @@ class DepInfo(FrozenRecord):
 
     def __init__(self, line: int, column: int, mnemonic: str, block: str, pred: str | None,
                  count_from: int) -> None:
-        _set(self, "line", line)
-        _set(self, "column", column)
-        _set(self, "mnemonic", mnemonic)
-        _set(self, "block", block)
-        _set(self, "pred", pred)
-        _set(self, "count_from", count_from)
+        self._assign(line, column, mnemonic, block, pred, count_from)
 
     def to_json(self) -> dict[str, Any]:
         return {"line": self.line, "mnemonic": self.mnemonic, "block": self.block,

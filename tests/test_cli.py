@@ -240,9 +240,15 @@ def test_cli_start_up_imports_only_what_a_plan_needs():
     at_start, loaded = (part.split() for part in r.stdout.split("|"))
     assert not {"pathlib", "urllib"} & set(at_start), "an import-hook editable install: run `make venv`"
     assert not {"lark", "argparse", "json", "stinkywait_core.syntax.stir_parser"} & set(loaded)
+    r = subprocess.run([sys.executable, "-c", "import sys, stinkywait_core.results, stinkywait_core.syntax.asm_parser; "
+                        "print('dataclasses' in sys.modules, 'typing' in sys.modules)"],
+                       capture_output=True, text=True, cwd=HERE, check=True)
+    assert r.stdout.split() == ["False", "False"]  # the records, the IR and the asm front end need neither
 
 
 def test_options_replace_is_dataclasses_replace():
+    """`Options` is no dataclass (importing `dataclasses` costs every start-up ~8 ms) but the
+    dataclasses functions still work on it."""
     import dataclasses
 
     from stinkywait_core.results import Options
@@ -251,3 +257,9 @@ def test_options_replace_is_dataclasses_replace():
     assert opts.replace() == opts and opts.replace() is not opts
     with pytest.raises(TypeError):
         opts.replace(no_such_option=1)
+    with pytest.raises(TypeError):
+        dataclasses.replace(opts, no_such_option=1)
+    assert dataclasses.is_dataclass(opts)
+    assert [(f.name, f.default) for f in dataclasses.fields(Options)][:2] == [("num_waves", 0), ("arch", "gfx1250")]
+    assert dataclasses.asdict(opts)["num_waves"] == 2 and len(dataclasses.asdict(opts)) == 9
+    assert hash(opts) == hash(Options(num_waves=2, optimize=False)) and {opts: 1}[Options(2, optimize=False)] == 1

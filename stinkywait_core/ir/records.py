@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from operator import attrgetter
 
-__all__ = ["Record", "FrozenRecord", "FrozenInstanceError", "record_fields"]
+__all__ = ["Record", "FrozenRecord", "FrozenInstanceError", "record_fields", "DataclassFields"]
 
 _set = object.__setattr__
 
@@ -82,3 +82,35 @@ class FrozenRecord(Record):
 
     def __delattr__(self, name: str) -> None:
         raise FrozenInstanceError(f"cannot delete field {name!r}")
+
+    def _assign(self, *values: object) -> None:
+        """Set every field, in `__slots__` order (for `__init__` of records made rarely; hot
+        ones set their fields one by one, which is faster)."""
+        for name, value in zip(self.__slots__, values):
+            _set(self, name, value)
+
+
+class DataclassFields:
+    """A record's ``__dataclass_fields__``, made on first use.
+
+    Lets `dataclasses.replace`, `fields`, `asdict` and `is_dataclass` treat a record that
+    used to be a dataclass as one, without importing `dataclasses` (and `inspect` behind it,
+    ~8 ms) at every start-up.  The fields are real `dataclasses.Field` objects with the
+    defaults of the class's `__init__`; the first access replaces this descriptor with them.
+    """
+
+    def __get__(self, obj: object, cls: type) -> dict:
+        import dataclasses
+        import inspect
+        fields = {}
+        params = inspect.signature(cls.__init__).parameters
+        annotations = getattr(cls, "__annotations__", {})
+        for name in cls.__slots__:  # type: ignore[attr-defined]
+            default = params[name].default
+            f = dataclasses.field(default=dataclasses.MISSING if default is inspect.Parameter.empty else default)
+            f.name = name
+            f.type = annotations.get(name, "Any")
+            f._field_type = dataclasses._FIELD  # type: ignore[attr-defined]  # what @dataclass sets
+            fields[name] = f
+        cls.__dataclass_fields__ = fields  # type: ignore[attr-defined]
+        return fields
