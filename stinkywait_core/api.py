@@ -158,7 +158,8 @@ class _Chain:
 class AnalysisCache:
     """Per-function plan cache (bounded LRU); one per document in a long-lived process.
 
-    Keyed by (path, function, options).  A version whose function is unchanged (layout-only
+    Keyed by (path, function, options); a function the latest version of its document lost
+    is dropped.  A version whose function is unchanged (layout-only
     edits included) reuses the last plan outright; any other version is re-planned
     incrementally from the last one (waitcnt/incremental.py).  Only the latest version of a
     function is kept: the Function objects of an older Analysis made with the same cache
@@ -197,6 +198,12 @@ class AnalysisCache:
         self._d.move_to_end(key)
         while len(self._d) > self.size:
             self._d.popitem(last=False)
+
+    def retain(self, path: str, options: Options, names: set[str]) -> None:
+        """Drop the chains of functions the document no longer has (renamed or deleted
+        kernels): a chain holds a whole function's plan."""
+        for key in [k for k in self._d if k[0] == path and k[2] == options and k[1] not in names]:
+            del self._d[key]
 
 
 def _shape(func: Function) -> tuple:
@@ -375,6 +382,8 @@ def _analyze(text: str, path: str, options: Options, language: str | None,
             chain.po, chain.removed = po, removed
             chain.analysed = [b.instrs for b in func.blocks]
             cache.put(ck, chain)
+    if cache is not None:
+        cache.retain(path, options, {f.name for f in module.functions})
     return an
 
 

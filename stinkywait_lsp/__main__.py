@@ -22,8 +22,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--debounce-ms", type=float, default=0.0,
                    help="delay before re-analysing after an edit when no request is waiting "
                         "(default 0: start at once; running jobs coalesce anyway)")
-    p.add_argument("--review-in-process", action="store_true",
-                   help="review hand-written waits in a server thread instead of a child process")
+    p.add_argument("--review-process", action="store_true",
+                   help="review hand-written waits in a child process (default: on the server's analysis "
+                        "thread, incrementally, after a quiet period; a child adds its own memory)")
+    p.add_argument("--review-in-process", action="store_true", help=argparse.SUPPRESS)  # the default
     p.add_argument("--automatic-gc", action="store_true",
                    help="leave garbage collection to CPython (default: collect when a version's "
                         "pipeline is done, never between an edit and its hints)")
@@ -44,7 +46,7 @@ def main(argv: list[str] | None = None) -> int:
     logging.getLogger("pygls").setLevel(logging.DEBUG if args.verbose >= 2 else logging.WARNING)
 
     from .server import create_server
-    server = create_server(debounce_s=args.debounce_ms / 1000.0, review_process=not args.review_in_process,
+    server = create_server(debounce_s=args.debounce_ms / 1000.0, review_process=args.review_process and not args.review_in_process,
                            manage_gc=not args.automatic_gc)
     server.start_io()
     # A worker thread cannot be interrupted, and interpreter shutdown would join it: after

@@ -382,10 +382,8 @@ def run_job(job: Job, analyze: AnalyzeFn, cache: Any = None, collector: Any = No
                         lines=lines, analysis=analysis, diagnostics=list(analysis.diagnostics),
                         waits=waits, wait_lines=[w.line for w in waits],
                         functions=list(analysis.functions), job=job)
-        if cache is not None and hasattr(cache, "size"):
-            # exactly the live functions: this run touched all of them, so the LRU evicts
-            # the superseded versions (old plans of a 30k-line function are 100s of MB)
-            cache.size = max(1, len(analysis.functions))
+        # (the core's cache keeps one chain per live function and options, the latest
+        # version only, and drops the chains of functions the document lost)
         t3 = time.perf_counter()
         timings.update(analyze_ms=1e3 * (t2 - t1), analyze_cpu_ms=1e3 * (c2 - c1), prepare_ms=1e3 * (t3 - t2),
                        done=time.monotonic())

@@ -124,3 +124,16 @@ def test_unchanged_and_layout_only_versions() -> None:
     c = api.analyze(moved, "x.stir", spec.options(), cache=cache)
     assert _fingerprint(c) == _fingerprint(api.analyze(moved, "x.stir", spec.options()))
     assert [w.line for w in c.waits()] == [w.line + 1 for w in a.waits()]
+
+
+def test_chains_of_vanished_functions_are_dropped() -> None:
+    """A renamed kernel's old chain (a whole plan) does not linger in the document's cache."""
+    spec = random_program(5, GenParams())
+    text = spec.to_stir()
+    cache = api.AnalysisCache()
+    api.analyze(text, "x.stir", spec.options(), cache=cache)
+    old = {k[1] for k in cache._d}
+    renamed = text.replace("st.func @gen", "st.func @renamed", 1)
+    assert renamed != text
+    an = api.analyze(renamed, "x.stir", spec.options(), cache=cache)
+    assert {k[1] for k in cache._d} == {f.name for f in an.functions} != old

@@ -6,11 +6,29 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+import pytest_lsp
 from lsprotocol import types as T
+from pytest_lsp import ClientServerConfig, LanguageClient
 
-from .conftest import DATA, TIMEOUT, bench, core, label_text, synthetic_kernel
+from .conftest import (DATA, SERVER, TIMEOUT, Session, bench, core, initialize, label_text, make_client,
+                       synthetic_kernel)
 
 STATS = "stinkywait/stats"
+#: these tests are about the review's child process, which is opt-in (`--review-process`)
+WORKER = ClientServerConfig(server_command=SERVER + ["--review-process"], client_factory=make_client)
+
+
+@pytest_lsp.fixture(config=WORKER)
+async def worker_client(request: pytest.FixtureRequest, lsp_client: LanguageClient):
+    await initialize(lsp_client, "neovim@v0.11")
+    yield
+    await lsp_client.shutdown_session()
+
+
+@pytest.fixture
+def nvim(worker_client: LanguageClient) -> Session:
+    return Session(worker_client, worker_client.preset)
 
 
 async def _stats(session) -> dict:
