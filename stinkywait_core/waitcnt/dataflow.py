@@ -85,6 +85,18 @@ def _has_trips(inf: InstInfo) -> bool:
 
 
 @lru_cache(maxsize=8192)
+def _plain_facts(mnemonic: str, tensor_raw: bool) -> tuple:
+    """InstInfo's arguments but the tokens (counter, then the fields after the tokens) for an
+    instruction whose mnemonic decides everything (no ring or loop-carried annotation, not an atomic or a
+    barrier): the common case, so a cold run classifies each mnemonic once."""
+    counter, anchor = _static_info(mnemonic)
+    dk = K.ds_kind(mnemonic)
+    is_wait = mnemonic in K.WAITCNT_MNEMONICS or mnemonic == "s_wait_tensorcnt"
+    return counter, ((), (), None, None, is_wait, anchor,
+                     dk == "store" or mnemonic.startswith("tensor_load_to_lds"), False,
+                     dk in ("read", "atomic"), tensor_raw)
+
+@lru_cache(maxsize=8192)
 def _static_info(mnemonic: str) -> tuple[int, bool]:
     """(counter, tensor anchor) for mnemonics whose operands do not matter."""
     probe = Instruction(mnemonic)
@@ -260,6 +272,9 @@ class WaitDataflow:
             anchor = K.is_tensor_anchor(inst)
             tensor_raw = (barrier and not K.is_cluster_split_barrier(inst)) or self.options.num_waves == 1
         else:  # the mnemonic alone decides
+            if not ring and lc_war is None and lc_raw is None:
+                counter, rest = _plain_facts(mn, self.options.num_waves == 1)
+                return InstInfo(counter, inst.tokens, *rest)
             counter, anchor = _static_info(mn)
             fence = False
             tensor_raw = self.options.num_waves == 1
