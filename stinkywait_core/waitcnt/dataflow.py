@@ -272,7 +272,7 @@ class WaitDataflow:
             anchor = K.is_tensor_anchor(inst)
             tensor_raw = (barrier and not K.is_cluster_split_barrier(inst)) or self.options.num_waves == 1
         else:  # the mnemonic alone decides
-            if not ring and lc_war is None and lc_raw is None:
+            if not ring and not adv and lc_war is None and lc_raw is None:
                 counter, rest = _plain_facts(mn, self.options.num_waves == 1)
                 return InstInfo(counter, inst.tokens, *rest)
             counter, anchor = _static_info(mn)
