@@ -21,7 +21,7 @@ the didChange reaching the server to the hint answer being written (apply the ch
 schedule, executor hop, forced collection, line map, the core's analyze, preparing the
 snapshot, hop back, the request waiting, render, JSON + write), the rest of the client's
 wall time (transport and the client's own parsing), and after the answer, off the request
-path: the review's quiet period, the review (child process), the collection, the push.
+path: the review's quiet period, the review (in the server, or its child process), the collection, the push.
 The same texts are also run through the core in-process: parse, plan (the pass), review.
 """
 
@@ -266,7 +266,7 @@ ON_PATH = [
 ]
 OFF_PATH = [
     ("review quiet period", _ms("review_wait_ms")),
-    ("review (child process)", _ms("review_ms")),
+    ("review (thread or child)", _ms("review_ms")),
     ("collection at version end", _ms("gc_ms")),
     ("push diagnostics (JSON+write)", _ms("publish_ms")),
 ]
