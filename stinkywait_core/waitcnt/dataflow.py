@@ -429,9 +429,23 @@ class WaitDataflow:
                                record: bool = False) -> tuple[list[int], list[list[Contribution]] | None]:
         inf = self.info[inst]
         req = new_spec()
-        why: list[list[Contribution]] | None = [[] for _ in range(CK_COUNT)] if record else None
         queues = state.queues
         newest = self.newest
+        if not record and not (inf.tensor_anchor or inf.lds_writer or inf.fence or inf.ring
+                               or inf.lc_war is not None or inf.lc_raw is not None
+                               or self.options.enable_tensor_descriptor_war or inst in self.forced_at):
+            # register RAW only (most consumers), no provenance asked: rule 1 alone, inline
+            for src, c in inf.mem_srcs:
+                if c == CK_TENSOR and not inf.tensor_raw:
+                    continue
+                for q in queues[c]:
+                    n = count_from(q, src, newest)
+                    if n > 0:
+                        w = wait_to_drain(c, n)
+                        if w >= 0 and (req[c] == -1 or w < req[c]):
+                            req[c] = w
+            return req, None
+        why: list[list[Contribution]] | None = [[] for _ in range(CK_COUNT)] if record else None
 
         def tighten(c: int, w: int, rule: str, op=None, pred=None, n=0, trips=0) -> None:
             if w < 0:
