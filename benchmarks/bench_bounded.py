@@ -19,7 +19,6 @@ import os
 import statistics
 import sys
 import time
-from dataclasses import replace
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
@@ -71,7 +70,7 @@ def main() -> int:
         for seed in range(ns.count):
             spec = random_program(seed, params)
             text = spec.to_stir()
-            opts = replace(spec.options(), bounded=True)
+            opts = spec.options().replace(bounded=True)
             t0 = time.perf_counter()
             an = analyze(text, "p.stir", opts)
             dt = time.perf_counter() - t0

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import glob
 import os
-from dataclasses import replace
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -45,7 +44,7 @@ def _run(spec, options: Options):
 def test_loop_heavy_programs_are_safe_and_bounded(spec):
     # Tensor state crosses back edges only with enableLoopCarriedTokenDeps (upstream's default
     # freezes it after sweep 0 and leaves loop-carried tensor RAW to `mod.loopcarriedraw`).
-    opts = replace(spec.options(), bounded=True, enable_loop_carried_token_deps=True)
+    opts = spec.options().replace(bounded=True, enable_loop_carried_token_deps=True)
     func, po = _run(spec, opts)
     assert po.df.sweeps <= po.df.cap
     for qs in (st.queues for st in po.df.exit_state.values()):
@@ -69,7 +68,7 @@ def test_bounded_equals_exact_on_corpus(path):
         for replace_waits in (False, True):
             base = Options(num_waves=nw, replace_waits=replace_waits)
             bounded = analyze(text, path, base)
-            exact = analyze(text, path, replace(base, bounded=False))
+            exact = analyze(text, path, base.replace(bounded=False))
             assert not any(f.widened for f in bounded.functions)
             assert bounded.inserted_text() == exact.inserted_text()
 
@@ -78,12 +77,12 @@ def test_bounded_equals_exact_when_no_widening_was_needed():
     compared = 0
     for seed in range(150):
         spec = random_program(seed, LOOPY)
-        _, po = _run(spec, replace(spec.options(), bounded=True))
+        _, po = _run(spec, spec.options().replace(bounded=True))
         if po.df.widening:
             continue
         text = spec.to_stir()
-        a = analyze(text, "p.stir", replace(spec.options(), bounded=True)).inserted_text()
-        b = analyze(text, "p.stir", replace(spec.options(), bounded=False)).inserted_text()
+        a = analyze(text, "p.stir", spec.options().replace(bounded=True)).inserted_text()
+        b = analyze(text, "p.stir", spec.options().replace(bounded=False)).inserted_text()
         assert a == b, text
         compared += 1
     assert compared >= 20
