@@ -13,6 +13,7 @@ are memoised (waitcnt/incremental.py); the result is always the from-scratch one
 from __future__ import annotations
 
 import os
+import re
 from collections import OrderedDict
 TYPE_CHECKING = False  # (no `typing` / `dataclasses` imports on a cold command's path)
 if TYPE_CHECKING:
@@ -113,9 +114,20 @@ def _with_explanation(text: str, w: PlannedWait, language: str) -> str:
     return f"{body}  // {why}{nl}"
 
 
+def physical_lines(text: str, keepends: bool = False) -> list[str]:
+    """The text's lines as both front ends number them: only ``\r\n``, ``\r`` and ``\n``
+    end a line (`str.splitlines` also breaks at form feeds, ``\x0b``, ``\x1c``-``\x1e``,
+    NEL and U+2028/9, which would shift every line number after one of them)."""
+    lines = _LINE.findall(text)
+    return lines if keepends else [ln.rstrip("\r\n") for ln in lines]
+
+
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
+
+
 def apply_insertions(text: str, insertions: list[tuple[int, str]], drop: set[int] = frozenset()) -> str:
     """Insert whole lines before 1-based line numbers (stable), dropping the lines in `drop`."""
-    lines = text.splitlines(keepends=True)
+    lines = physical_lines(text, keepends=True)
     nl = "\r\n" if lines and lines[0].endswith("\r\n") else "\n"
     by_line: dict[int, list[str]] = {}
     for ln, t in insertions:
@@ -328,7 +340,7 @@ def _analyze(text: str, path: str, options: Options, language: str | None,
         cache.set_module(path, options, module)
     an = Analysis(path, lang, options, module, cache=cache)
     an.diagnostics.extend(module.diagnostics)
-    lines = text.splitlines()
+    lines = physical_lines(text)
     for fi, func in enumerate(module.functions):
         chain = None
         if cache is not None:
@@ -431,7 +443,7 @@ def _place_waits(po: PassOutput, module: Module, lines: list[str], lang: str) ->
 def _review(an: Analysis) -> list[Diagnostic]:
     """Hand-written waits against the plan: what is missing, redundant or stricter than needed."""
     out: list[Diagnostic] = []
-    lines = an.module.text.splitlines()
+    lines = physical_lines(an.module.text)
     # a planned wait reused from the previous version (same object, same anchor line length)
     # keeps its diagnostic
     known = an.cache.review_memo if an.cache is not None else {}
