@@ -979,7 +979,9 @@ class WaitDataflow:
                 if inf.counter != CK_COUNT:
                     self._produce(inst, inf, st, emit, None)
                 continue
-            computed, why = self.compute_required_waits(inst, st, record=True)
+            # provenance only where a wait is applied (a handful of anchors among thousands
+            # of checked consumers): the same requirement, recomputed with recording then
+            computed, _ = self.compute_required_waits(inst, st)
             apply = None
             for c in range(CK_COUNT):
                 w = pl[c] if pl is not None else -1
@@ -992,6 +994,7 @@ class WaitDataflow:
                 apply[c] = w
                 emit[c].record_emitted(w)
             if apply is not None:
+                why = self.compute_required_waits(inst, st, record=True)[1]
                 toks = None
                 if apply[CK_TENSOR] != -1:
                     toks = self._drained_tokens(st.queues[CK_TENSOR], apply[CK_TENSOR])
