@@ -28,6 +28,26 @@ import random
 from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol, Sequence
 
+#: the spec's ShallowPredPromotion diamond: two loads on the deep path only, a consumer of the
+#: entry's loads at the join (CLI tests, and the iteration-cap fallback test)
+DIAMOND = """st.func @d() {
+^entry:
+  v[0:3] = "st.buffer_load_b128"(v8, s[0:3], 0)
+  v[4:7] = "st.buffer_load_b128"(v8, s[0:3], 0)
+  SCC0 = "st.s_cmp_eq_u32"(s13, 0x1)
+  "st.s_cbranch_scc1"("p_shallow", SCC0)
+  Successors: ^p_shallow, ^p_deep
+^p_deep:
+  v[20:23] = "st.buffer_load_b128"(v100, s[0:3], 0)
+  v[24:27] = "st.buffer_load_b128"(v101, s[0:3], 0)
+  Successors: ^merge
+^p_shallow:
+  Successors: ^merge
+^merge:
+  v100 = "st.v_add_f32"(v0, v0)
+}
+"""
+
 SHAPES = ("code", "diamond", "self_loop", "loop", "early_exit")
 COUNTERS = ("ds", "load", "km", "tensor", "async")
 

@@ -23,7 +23,7 @@ from stinkywait_core.validate.exhaustive import check_function
 from stinkywait_core.waitcnt import dataflow as D
 from stinkywait_core.waitcnt.pipeline import emit_waits, plan_function
 
-from proggen import GenParams, programs, random_program
+from proggen import DIAMOND, GenParams, programs, random_program
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SHARED = os.path.join(HERE, "..", "..", "shared")
@@ -166,23 +166,7 @@ def test_loop_that_only_produces_converges_without_the_cap():
 
 def test_no_relaxation_after_cap_fallback(monkeypatch):
     """Force the cap: the all-zero plan must survive (ShallowPredPromotion skipped)."""
-    text = """st.func @diamond() {
-^entry:
-  v[0:3] = "st.buffer_load_b128"(v8, s[0:3], 0)
-  v[4:7] = "st.buffer_load_b128"(v8, s[0:3], 0)
-  SCC0 = "st.s_cmp_eq_u32"(s13, 0x1)
-  "st.s_cbranch_scc1"("p_shallow", SCC0)
-  Successors: ^p_shallow, ^p_deep
-^p_deep:
-  v[20:23] = "st.buffer_load_b128"(v100, s[0:3], 0)
-  v[24:27] = "st.buffer_load_b128"(v101, s[0:3], 0)
-  Successors: ^merge
-^p_shallow:
-  Successors: ^merge
-^merge:
-  v100 = "st.v_add_f32"(v0, v0)
-}
-"""
+    text = DIAMOND
     relaxed = [w.instruction for w in analyze(text, "d.stir", Options()).waits()]
     assert relaxed == ["s_wait_loadcnt 1", "s_wait_loadcnt 3"]
     real_init = D.WaitDataflow.__init__

@@ -9,6 +9,7 @@ import subprocess
 import sys
 
 import pytest
+from proggen import DIAMOND
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -17,23 +18,6 @@ EXAMPLE = os.path.join(ROOT, "examples", "gemm_loop.s")
 GEMM1 = os.path.join(SHARED, "corpus", "asm", "aiter_gfx1250_mxscale_gemm1_final_isa.s")
 GEMM2 = os.path.join(SHARED, "corpus", "asm", "aiter_gfx1250_mxscale_gemm2_final_isa.s")
 
-DIAMOND = """st.func @d() {
-^entry:
-  v[0:3] = "st.buffer_load_b128"(v8, s[0:3], 0)
-  v[4:7] = "st.buffer_load_b128"(v8, s[0:3], 0)
-  SCC0 = "st.s_cmp_eq_u32"(s13, 0x1)
-  "st.s_cbranch_scc1"("p_shallow", SCC0)
-  Successors: ^p_shallow, ^p_deep
-^p_deep:
-  v[20:23] = "st.buffer_load_b128"(v100, s[0:3], 0)
-  v[24:27] = "st.buffer_load_b128"(v101, s[0:3], 0)
-  Successors: ^merge
-^p_shallow:
-  Successors: ^merge
-^merge:
-  v100 = "st.v_add_f32"(v0, v0)
-}
-"""
 
 ASM = """\t.amdgcn_target "amdgcn-amd-amdhsa--gfx1250"
 \t.text
