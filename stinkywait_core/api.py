@@ -118,8 +118,10 @@ def physical_lines(text: str, keepends: bool = False) -> list[str]:
     """The text's lines as both front ends number them: only ``\r\n``, ``\r`` and ``\n``
     end a line (`str.splitlines` also breaks at form feeds, ``\x0b``, ``\x1c``-``\x1e``,
     NEL and U+2028/9, which would shift every line number after one of them)."""
-    lines = _LINE.findall(text)
-    return lines if keepends else [ln.rstrip("\r\n") for ln in lines]
+    if keepends:
+        return _LINE.findall(text)
+    from .syntax.asm_parser import split_lines  # the front ends' own rule (a str.split per line)
+    return split_lines(text)
 
 
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
