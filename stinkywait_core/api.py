@@ -193,10 +193,7 @@ class AnalysisCache:
         return self._modules.get((path, options))
 
     def set_module(self, path: str, options: Options, module: Module) -> None:
-        self._modules[(path, options)] = module
-        self._modules.move_to_end((path, options))
-        while len(self._modules) > self.size:
-            self._modules.popitem(last=False)
+        self._bounded_put(self._modules, (path, options), module)
 
     def get(self, key: tuple) -> _Chain | None:
         v = self._d.get(key)
@@ -208,10 +205,14 @@ class AnalysisCache:
         self._d.pop(key, None)
 
     def put(self, key: tuple, value: _Chain) -> None:
-        self._d[key] = value
-        self._d.move_to_end(key)
-        while len(self._d) > self.size:
-            self._d.popitem(last=False)
+        self._bounded_put(self._d, key, value)
+
+    def _bounded_put(self, table: OrderedDict, key: tuple, value: object) -> None:
+        """Insert as most recent; evict the least recently used beyond `size`."""
+        table[key] = value
+        table.move_to_end(key)
+        while len(table) > self.size:
+            table.popitem(last=False)
 
     def retain(self, path: str, options: Options, names: set[str]) -> None:
         """Drop the chains of functions the document no longer has (renamed or deleted
