@@ -260,8 +260,6 @@ class WaitDataflow:
             ring, adv = _ring(inst)
             lc_war = _lc(inst, "loopcarriedwar")
             lc_raw = _lc(inst, "loopcarriedraw")
-            if ring or adv or lc_war or lc_raw:
-                self.track_trips = True
         else:
             ring, adv, lc_war, lc_raw = [], [], None, None
         mn = inst.mnemonic
