@@ -224,9 +224,10 @@ class WaitDataflow:
             self.track_trips = memo.track_trips or any(_has_trips(info[i]) for i in fresh)
         for inst in fresh:
             self._link_sources(inst, info[inst])
-        for inst in memo.ssa.touched:
+        linked = set(fresh)
+        for inst in memo.ssa.touched:  # kept instructions whose sources the SSA re-solved
             inf = info.get(inst)
-            if inf is not None and inf.linked:
+            if inf is not None and inst not in linked:
                 self._link_sources(inst, inf)
         self.keep_live = dict(memo.keep_live)
         self.chunks = dict(memo.chunks)
