@@ -145,9 +145,9 @@ def _block_keys(b: Block, units: dict) -> frozenset:
 
 
 def _solve_units(rpo: list, cfg: CfgInfo, st: UseDefChains, scope: set[Key] | None,
-                 summary: tuple | None = None) -> None:
-    """Re-solve the units in `scope` (all units when None, with `summary` = (units read
-    anywhere, units each block defines) from the full build's own pass)."""
+                 summary: tuple = ((), {})) -> None:
+    """Re-solve the units in `scope`; all units when None, then `summary` = (units read
+    anywhere, units each block defines) comes from the full build's own pass."""
     in_rpo = set(rpo)
     units = st.units
     src_defs = st.src_defs
@@ -158,7 +158,7 @@ def _solve_units(rpo: list, cfg: CfgInfo, st: UseDefChains, scope: set[Key] | No
     read: set[Key] = set()
     def_blocks: dict[Key, list] = {}
     block_keys = st.block_keys
-    if summary is not None:
+    if scope is None:  # the full build's own pass summarised every block
         read, block_defs = summary
         for b in rpo:
             for k in block_defs[b]:
@@ -167,20 +167,14 @@ def _solve_units(rpo: list, cfg: CfgInfo, st: UseDefChains, scope: set[Key] | No
                     def_blocks[k] = [b]
                 else:
                     lst.append(b)
-    for b in rpo:
-        if summary is not None or scope is not None and scope.isdisjoint(block_keys[b]):
-            continue
-        for inst in b.instrs:
-            if inst.is_label:
+    else:
+        for b in rpo:
+            if scope.isdisjoint(block_keys[b]):
                 continue
-            sk, dk = units[inst]
-            if scope is None:
-                read.update(sk)
-                for k in dk:
-                    lst = def_blocks.setdefault(k, [])
-                    if not lst or lst[-1] is not b:
-                        lst.append(b)
-            else:
+            for inst in b.instrs:
+                if inst.is_label:
+                    continue
+                sk, dk = units[inst]
                 for k in sk:
                     if k in scope:
                         read.add(k)
