@@ -219,8 +219,9 @@ def _build_result(out: PassOutput, options: Options) -> None:
     res.sweeps = df.sweeps
     res.converged = not df.cap_hit
     res.diagnostics.extend(df.diagnostics)
-    ring_kernel = any(inf.ring for inf in df.info.values())
-    lc_kernel = not ring_kernel and any(inf.lc_war or inf.lc_raw for inf in df.info.values())
+    # (both imply the solver's track_trips, known already: no scan of every fact without them)
+    ring_kernel = df.track_trips and any(inf.ring for inf in df.info.values())
+    lc_kernel = df.track_trips and not ring_kernel and any(inf.lc_war or inf.lc_raw for inf in df.info.values())
     memo = out.memo
     # an anchor's waits are a function of (its position, spec, provenance lists, promotion,
     # cap); the provenance lists are the finalize memo's own objects, and while no line moved
