@@ -230,16 +230,16 @@ class FunctionMemo:
         return recs
 
     def find_solve(self, chunk: Chunk, infos: tuple, queues: list, emit_in: tuple) -> WalkRecord | None:
-        for r in self._records(self.solve, self._old_solve, chunk):
-            if r.emit_in == emit_in and r.infos == infos and r.queues_in == queues:
-                self.hits += 1
-                return r
-        self.misses += 1
-        return None
+        return self._find(self.solve, self._old_solve, chunk, infos, queues, emit_in, ())
 
     def find_final(self, chunk: Chunk, infos: tuple, queues: list, emit_in: tuple,
                    planned: tuple) -> WalkRecord | None:
-        for r in self._records(self.final, self._old_final, chunk):
+        return self._find(self.final, self._old_final, chunk, infos, queues, emit_in, planned)
+
+    def _find(self, new: dict, old: dict, chunk: Chunk, infos: tuple, queues: list, emit_in: tuple,
+              planned: tuple) -> WalkRecord | None:
+        """A remembered walk of `chunk` with equal inputs (solve records have no plan)."""
+        for r in self._records(new, old, chunk):
             if (r.emit_in == emit_in and r.planned == planned and r.infos == infos
                     and r.queues_in == queues):
                 self.hits += 1
