@@ -19,13 +19,13 @@ TYPE_CHECKING = False  # (no `typing` / `dataclasses` imports on a cold command'
 if TYPE_CHECKING:
     from typing import Any
 
-from .analysis import classify as K
 from .analysis.implicit_deps import build_implicit_dependencies
 from .diagnostics import ERROR, HINT, WARNING, Diagnostic, Related
 from .ir import Function, Instruction, Module, bulk_construction
 from .results import FunctionResult, Options, PlannedWait
 from .syntax import language_for, parse
-from .waitcnt.dataflow import credited_waits
+from .targets import UnsupportedTarget
+from .waitcnt.dataflow import counter_short_name
 from .waitcnt.emit import make_wait
 from .waitcnt.incremental import FunctionMemo
 from .waitcnt.pipeline import PassOutput, plan_function
@@ -63,7 +63,12 @@ class Analysis:
 
     def insertions(self, explain: bool = False) -> list[tuple[int, str]]:
         ins: list[tuple[int, str]] = []
+        groups: set[tuple[str, int]] = set()
         for w in self.waits():
+            if w.group:
+                if (w.function, w.group) in groups:
+                    continue  # one insertion spells the whole point
+                groups.add((w.function, w.group))
             text = w.insert_text
             if explain:
                 text = _with_explanation(text, w, self.language)
@@ -333,6 +338,41 @@ def analyze(text: str, path: str = "<input>", options: Options = Options(), lang
         return _analyze(text, path, options, language, cache)
 
 
+_TARGET_DIRECTIVE = re.compile(r'^[ \t]*\.amdgcn_target[ \t]+"?([^"\s]+)"?', re.M)
+
+
+def declared_target(module: Module) -> tuple[str, int, int] | None:
+    """(target, line, column) the file declares (`.amdgcn_target`), or None."""
+    t = getattr(module, "target", None)
+    if t:
+        sp = getattr(module, "target_span", None)
+        return t, sp.line if sp else 1, sp.col if sp else 1
+    m = _TARGET_DIRECTIVE.search(module.text)
+    if m is None:
+        return None
+    line = module.text.count("\n", 0, m.start()) + 1
+    return m.group(1), line, m.start(1) - module.text.rfind("\n", 0, m.start(1))
+
+
+def _effective_options(module: Module, options: Options) -> tuple[Options, Diagnostic | None]:
+    """The options with the file's own target (it wins over --arch / the setting), and the
+    error for a target we do not model (nothing is planned then: nothing would assemble)."""
+    declared = declared_target(module)
+    opts = options
+    line = col = 1
+    if declared is not None:
+        from .targets import canonical
+        name, line, col = declared
+        if canonical(name) != canonical(options.arch):
+            opts = options.replace(arch=canonical(name))
+    try:
+        opts.target
+    except UnsupportedTarget as exc:
+        where = "declared by the file" if declared is not None else "given by --arch / stinkywait.arch"
+        return opts, Diagnostic(ERROR, "unsupported-target", f"{exc} ({where})", line, col)
+    return opts, None
+
+
 def _analyze(text: str, path: str, options: Options, language: str | None,
              cache: AnalysisCache | None) -> Analysis:
     lang = language_for(path, language)
@@ -341,8 +381,12 @@ def _analyze(text: str, path: str, options: Options, language: str | None,
     module = parse(text, path, lang, previous=cache.module(path, options) if cache is not None else None)
     if cache is not None:
         cache.set_module(path, options, module)
+    options, target_error = _effective_options(module, options)
     an = Analysis(path, lang, options, module, cache=cache)
     an.diagnostics.extend(module.diagnostics)
+    if target_error is not None:
+        an.diagnostics.append(target_error)
+        return an
     lines = physical_lines(text)
     for fi, func in enumerate(module.functions):
         chain = None
@@ -372,12 +416,13 @@ def _analyze(text: str, path: str, options: Options, language: str | None,
                 keep = []
                 for inst in b.instrs:
                     # both front ends put one instruction per line, so the whole line goes
-                    if not inst.is_label and should_remove(inst) and inst.span is not None:
+                    if not inst.is_label and should_remove(inst, model=options.model) and inst.span is not None:
                         removed.append(inst.span.line)
                         continue
                     keep.append(inst)
                 b.instrs = keep
-        implicit = build_implicit_dependencies(func, chain.memo if chain is not None else None)
+        implicit = build_implicit_dependencies(func, chain.memo if chain is not None else None,
+                                               attach=options.model == "upstream")
         try:
             po = plan_function(func, options, chain.memo if chain is not None else None)
         except RecursionError:  # pathological nesting: report, never crash
@@ -410,13 +455,17 @@ def _indent_of(lines: list[str], line: int) -> str:
 
 
 def _place_waits(po: PassOutput, module: Module, lines: list[str], lang: str) -> None:
-    """Fill each PlannedWait's insert_line/insert_text for the source format."""
+    """Fill each PlannedWait's insert_line/insert_text for the source format.
+
+    Under the hardware model the waits of one program point are spelled together, as the
+    target writes them (one ``s_waitcnt`` with several fields on gfx9-11, the combined
+    ``s_wait_loadcnt_dscnt`` on gfx12); each wait of the point carries that text."""
     if lang == "stir":  # imported here: asm runs never need the STIR printer
         from .syntax.stir_printer import format_instruction
     func = po.func
+    target = po.df.target
     by_block = {b.name: b for b in func.blocks}
     for w in po.result.waits:
-        c = K.COUNTER_NAMES.index(w.counter)
         if w.placement == "before":
             line = w.line
             indent = _indent_of(lines, line)
@@ -436,11 +485,31 @@ def _place_waits(po: PassOutput, module: Module, lines: list[str], lang: str) ->
                 if lang == "asm":
                     indent = "\t"
         if lang == "stir":
-            body = format_instruction(make_wait(c, w.count))
+            body = format_instruction(make_wait(w.counter + "cnt", w.count))
         else:
             body = w.instruction
         w.insert_line = line
         w.insert_text = f"{indent}{body}\n"
+    if lang != "asm" or target.model != "hw":
+        return
+    waits = po.result.waits
+    n = 0
+    i = 0
+    while i < len(waits):
+        w = waits[i]
+        j = i + 1
+        while j < len(waits) and (waits[j].insert_line, waits[j].line, waits[j].placement, waits[j].tail_drain,
+                                  waits[j].block) == (w.insert_line, w.line, w.placement, w.tail_drain, w.block):
+            j += 1
+        n += 1
+        group = waits[i:j]
+        indent = w.insert_text[:len(w.insert_text) - len(w.insert_text.lstrip(" \t"))]
+        body = target.encode_waits({g.counter + "cnt": g.count for g in group})
+        text = "".join(f"{indent}{ln}\n" for ln in body)
+        for g in group:
+            g.insert_text = text
+            g.group = n
+        i = j
 
 
 def _review(an: Analysis) -> list[Diagnostic]:
@@ -478,26 +547,30 @@ def _review(an: Analysis) -> list[Diagnostic]:
     # of a draining one
     found: list = []
     draining = False
+    model = an.options.model
     for po in an.outputs:
         snaps = po.df.snapshots
+        target = po.df.target
+        info = po.df.info
         for b in po.func.blocks:
             instrs = [i for i in b.instrs if not i.is_phi and not i.is_label]
             for idx, inst in enumerate(instrs):
-                if not K.is_wait(inst) or inst.span is None or not should_remove(inst):
+                inf = info.get(inst)
+                if inf is None or not inf.is_wait or inst.span is None or not should_remove(inst, model=model):
                     continue
-                nxt = next((j for j in instrs[idx + 1:] if not K.is_wait(j)), None)
-                for c, v in credited_waits(inst):
+                nxt = next((j for j in instrs[idx + 1:] if not info[j].is_wait), None)
+                snap = snaps.get(inst)
+                for cn, v in target.decode_wait(inst).items():
                     if v < 0:
                         continue
-                    snap = snaps.get(inst)
-                    qs = snap[c] if snap is not None else []
-                    if any(len(q.ops) > v or q.sat for q in qs):
-                        found.append((po, inst, nxt, c, v))
+                    tls = [c for c in target.timelines if target.counter_of[c] == cn]
+                    if any(_drains(q, v, target.in_order[c]) for c in tls for q in (snap[c] if snap else ())):
+                        found.append((po, inst, nxt, cn, v))
                         draining = True
                         continue
                     sp = inst.span
                     found.append(Diagnostic(WARNING, "redundant-wait",
-                                          f"redundant {inst.mnemonic} {v}: nothing older than {v} ops is in flight on {K.COUNTER_NAMES[c]}cnt here",
+                                          f"redundant {inst.mnemonic} {v}: nothing older than {v} ops is in flight on {cn} here",
                                           sp.line, sp.col, sp.end_line, sp.end_col, [],
                                           {"delete_line": sp.line}, po.func.name))
     planned: dict[tuple[int, str], int] = {}
@@ -512,16 +585,25 @@ def _review(an: Analysis) -> list[Diagnostic]:
         if isinstance(item, Diagnostic):
             out.append(item)
             continue
-        po, inst, nxt, c, v = item
-        need = planned.get((nxt.span.line, K.COUNTER_NAMES[c])) if nxt is not None and nxt.span else None
-        if need is not None and need > v and c != K.CK_KM:
+        po, inst, nxt, cn, v = item
+        short = cn[:-3] if cn.endswith("cnt") else cn
+        need = planned.get((nxt.span.line, short)) if nxt is not None and nxt.span else None
+        if need is not None and need > v and cn != "kmcnt":
             sp = inst.span
+            suggestion = po.df.target.encode_waits({cn: need})[0]
             out.append(Diagnostic(HINT, "stricter-wait",
-                                  f"{inst.mnemonic} {v} is stricter than needed: {K.WAIT_MNEMONIC[c]} {need} suffices",
+                                  f"{inst.mnemonic} {v} is stricter than needed: {suggestion} suffices",
                                   sp.line, sp.col, sp.end_line, sp.end_col, [],
                                   {"replace_line": sp.line, "count": need,
-                                   "instruction": f"{K.WAIT_MNEMONIC[c]} {need}"}, po.func.name))
+                                   "instruction": suggestion}, po.func.name))
     return out
+
+
+def _drains(q, v: int, in_order: bool) -> bool:
+    """A wait of `v` on this queue's counter retires something from it."""
+    if not in_order:
+        return v == 0 and bool(q.ops or q.sat)
+    return len(q.ops) > v or bool(q.sat)
 
 
 def analyze_file(path: str, options: Options = Options(), language: str | None = None) -> Analysis:

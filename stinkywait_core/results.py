@@ -20,7 +20,9 @@ if TYPE_CHECKING:
 
 
 class Options(FrozenRecord):
-    """Everything that shapes a plan.  Defaults are upstream's defaults.
+    """Everything that shapes a plan.  Defaults are what every stinkywait command uses (the
+    whole hardware model, loop-carried tensor state, the safe choices of decisions 20-22);
+    `Options.upstream()` gives upstream stinkytofu's.
 
     Immutable and hashable (plans are cached by it); `replace(**changes)` derives a variant.
     Still usable with `dataclasses.replace`/`fields`/`asdict` (`DataclassFields`).
@@ -31,11 +33,14 @@ class Options(FrozenRecord):
     `count_from_instance`: RAW through repeated dynamic instances, "newest" (safe) or "oldest"
     (upstream).  `represent_empty_paths`: a predecessor with nothing in flight keeps an empty
     queue, so an op issued later is represented as the only one in flight on that path
-    (upstream drops such paths).
+    (upstream drops such paths).  `model`: "hw", the whole hardware model of the target
+    (every hazard the GPU has: register WAW, xcnt WAR, LDS between engines, returns, ...;
+    docs/decisions.md), or "upstream", stinkytofu's own model (five counters, its rules), which
+    `stinkywait-opt` keeps so upstream's FileCheck corpus reads upstream's numbers.
     """
 
     __slots__ = ("num_waves", "arch", "enable_loop_carried_token_deps", "enable_tensor_descriptor_war", "optimize",
-                 "replace_waits", "bounded", "count_from_instance", "represent_empty_paths")
+                 "replace_waits", "bounded", "count_from_instance", "represent_empty_paths", "model")
     num_waves: int
     arch: str
     enable_loop_carried_token_deps: bool
@@ -45,13 +50,15 @@ class Options(FrozenRecord):
     bounded: bool
     count_from_instance: str
     represent_empty_paths: bool
+    model: str
     __dataclass_fields__ = DataclassFields()
 
-    def __init__(self, num_waves: int = 0, arch: str = "gfx1250", enable_loop_carried_token_deps: bool = False,
+    def __init__(self, num_waves: int = 0, arch: str = "gfx1250", enable_loop_carried_token_deps: bool = True,
                  enable_tensor_descriptor_war: bool = False, optimize: bool = True, replace_waits: bool = False,
-                 bounded: bool = True, count_from_instance: str = "newest", represent_empty_paths: bool = True) -> None:
+                 bounded: bool = True, count_from_instance: str = "newest", represent_empty_paths: bool = True,
+                 model: str = "hw") -> None:
         self._assign(num_waves, arch, enable_loop_carried_token_deps, enable_tensor_descriptor_war, optimize,
-                     replace_waits, bounded, count_from_instance, represent_empty_paths)
+                     replace_waits, bounded, count_from_instance, represent_empty_paths, model)
 
     def to_json(self) -> dict[str, Any]:
         return {"numWaves": self.num_waves, "arch": self.arch,
@@ -59,7 +66,13 @@ class Options(FrozenRecord):
                 "enableTensorDescriptorWar": self.enable_tensor_descriptor_war,
                 "optimize": self.optimize, "replaceWaits": self.replace_waits,
                 "bounded": self.bounded, "countFromInstance": self.count_from_instance,
-                "representEmptyPaths": self.represent_empty_paths}
+                "representEmptyPaths": self.represent_empty_paths, "model": self.model}
+
+    @property
+    def target(self):
+        """The `targets.Target` these options plan for (raises `UnsupportedTarget`)."""
+        from .targets import get_target
+        return get_target(self.arch, self.model)
 
     def replace(self, **changes: Any) -> "Options":
         """A copy with `changes` applied (what `dataclasses.replace` gives)."""
@@ -69,7 +82,10 @@ class Options(FrozenRecord):
 
     @classmethod
     def upstream(cls, **kw) -> "Options":
-        """Upstream's exact choices: oldest-instance countFrom, empty paths dropped, no widening."""
+        """Upstream's exact choices: its model, oldest-instance countFrom, empty paths dropped, no
+        widening."""
+        kw.setdefault("model", "upstream")
+        kw.setdefault("enable_loop_carried_token_deps", False)
         return cls(bounded=False, count_from_instance="oldest", represent_empty_paths=False, **kw)
 
 
@@ -101,11 +117,14 @@ class PlannedWait(Record):
     the block's last instruction (or its header when empty).  `insert_line` is the 1-based
     line of the source text before which `insert_text` (a whole line, newline included) is
     inserted; `len(lines) + 1` means at the end.  `tail_drain` marks a ShallowPredPromotion
-    tail drain (before the predecessor's terminator or at its end).
+    tail drain (before the predecessor's terminator or at its end).  `group`: the waits of
+    one program point that the target spells as one instruction sequence (gfx9
+    ``s_waitcnt vmcnt(1) lgkmcnt(0)``, gfx12 ``s_wait_loadcnt_dscnt``) share a nonzero group
+    and the same `insert_text`, inserted once.
     """
 
     __slots__ = ("function", "block", "line", "column", "placement", "counter", "count", "instruction", "rule",
-                 "reason", "deps", "shaped_by", "insert_line", "insert_text", "tail_drain")
+                 "reason", "deps", "shaped_by", "insert_line", "insert_text", "tail_drain", "group")
     function: str
     block: str
     line: int
@@ -121,11 +140,12 @@ class PlannedWait(Record):
     insert_line: int
     insert_text: str
     tail_drain: bool
+    group: int
 
     def __init__(self, function: str, block: str, line: int, column: int, placement: str, counter: str,
                  count: int, instruction: str, rule: str, reason: str, deps: list[DepInfo] | None = None,
                  shaped_by: list[str] | None = None, insert_line: int = 0, insert_text: str = "",
-                 tail_drain: bool = False) -> None:
+                 tail_drain: bool = False, group: int = 0) -> None:
         self.function = function
         self.block = block
         self.line = line
@@ -141,6 +161,7 @@ class PlannedWait(Record):
         self.insert_line = insert_line
         self.insert_text = insert_text
         self.tail_drain = tail_drain
+        self.group = group
 
     def to_json(self) -> dict[str, Any]:
         return {"line": self.line, "column": self.column, "block": self.block,

@@ -10,6 +10,10 @@ barriers; one and several waves; hand-written waits):
 * idempotence: running the pass on its own printed output inserts nothing;
 * determinism: two runs on two fresh parses print the same text.
 
+This checker (validate.exhaustive) proves upstream's spec, so these properties run the pass
+under the upstream model (`model="upstream"`); the hardware model is proven by the hardware
+checker (tests/test_hwcheck*.py).
+
 Safety is asserted with ``enable_loop_carried_token_deps=True``: in upstream's default mode
 the tensor slice of the dataflow is frozen after the first sweep (upstream-algorithm.md
 section 10.3), so a tensor load issued late in a loop and read by an LDS reader early in the
@@ -52,7 +56,7 @@ def insert(text: str, options: Options):
 def checked(spec: ProgSpec, **opts) -> CheckResult:
     text = spec.to_stir()
     note(text)
-    options = spec.options(**opts)
+    options = spec.options(**{"model": "upstream", "enable_loop_carried_token_deps": False, **opts})
     _, func = insert(text, options)
     res = check_function(func, options, **CHECK)
     note(format_result(res, "gen.stir"))
@@ -189,7 +193,7 @@ def _saturating_loop(n_long: int) -> str:
 @pytest.mark.parametrize("n_long", [3, 63, 70])
 @pytest.mark.parametrize("mode", [{}, {"optimize": False}])
 def test_saturated_fifo_is_drained(n_long: int, mode: dict):
-    options = Options(enable_loop_carried_token_deps=True, **mode)
+    options = Options(enable_loop_carried_token_deps=True, model="upstream", **mode)
     _, func = insert(_saturating_loop(n_long), options)
     res = check_function(func, options, max_trips=3)
     assert res.ok, format_result(res, "sat.stir")
@@ -263,17 +267,18 @@ FROZEN_TENSOR = ("default mode freezes tensor state after sweep 0; the live-queu
 
 
 @pytest.mark.parametrize("program, options", [
-    pytest.param(TWO_LOOPS, Options(), id="two-loops-default"),
-    pytest.param(TWO_LOOPS, Options(bounded=False), id="two-loops-exact"),
+    pytest.param(TWO_LOOPS, Options(model="upstream"), id="two-loops-default"),
+    pytest.param(TWO_LOOPS, Options(bounded=False, model="upstream"), id="two-loops-exact"),
     pytest.param(TWO_LOOPS, Options.upstream(), id="two-loops-upstream",
                  marks=pytest.mark.xfail(strict=True, reason=OLDEST_INSTANCE)),
-    pytest.param(SELF_LOOP_LOAD, Options(), id="self-loop-default"),
-    pytest.param(SELF_LOOP_LOAD, Options(bounded=False), id="self-loop-exact"),
+    pytest.param(SELF_LOOP_LOAD, Options(model="upstream"), id="self-loop-default"),
+    pytest.param(SELF_LOOP_LOAD, Options(bounded=False, model="upstream"), id="self-loop-exact"),
     pytest.param(SELF_LOOP_LOAD, Options.upstream(), id="self-loop-upstream",
                  marks=pytest.mark.xfail(strict=True, reason=SATURATED)),
-    pytest.param(UNTAGGED_TENSOR_LOOP, Options(num_waves=4, enable_loop_carried_token_deps=True),
+    pytest.param(UNTAGGED_TENSOR_LOOP, Options(num_waves=4, enable_loop_carried_token_deps=True, model="upstream"),
                  id="untagged-tensor-loop-carried"),
-    pytest.param(UNTAGGED_TENSOR_LOOP, Options(num_waves=4), id="untagged-tensor-default",
+    pytest.param(UNTAGGED_TENSOR_LOOP, Options(num_waves=4, enable_loop_carried_token_deps=False, model="upstream"),
+                 id="untagged-tensor-default",
                  marks=pytest.mark.xfail(strict=True, reason=FROZEN_TENSOR)),
 ])
 def test_minimal_loop_counterexamples(program: str, options: Options):

@@ -1,10 +1,10 @@
-"""Instruction classification: counters, barriers, anchors, waits (upstream-algorithm.md s.1).
+"""Upstream stinkytofu's classification, by mnemonic (upstream-algorithm.md s.1).
 
-Upstream classifies by per-opcode flag bits of the gfx1250 tables; we work on mnemonics, so
-this module is the prefix table with upstream's exceptions (``ds_bpermute_b32`` is a DS
-store, returning atomics count on loadcnt only when they have a real destination, vector
-stores are not tracked at all).  Counter indices follow upstream's `CounterKind` order, which
-is also the order of every loop over counters and of emitted waits.
+The per-target instruction table (`targets/`) owns what every instruction does; this module is
+a set of convenience predicates over the *upstream* model's entries (`targets/upstream.py`),
+used by the upstream-model parts of the pass (implicit dependencies, the validator) and by the
+tools that speak upstream's five counters.  Counter indices are upstream's `CounterKind`
+order, which is also the order of the first five timelines (`targets/model.py`).
 """
 
 from __future__ import annotations
@@ -12,12 +12,13 @@ from __future__ import annotations
 from functools import lru_cache
 
 from ..ir import Imm, Instruction, Reg
+from ..targets.model import (BAR_NONE, BAR_SIGNAL, BAR_WAIT, CK_ASYNC, CK_COUNT, CK_DS, CK_KM, CK_LOAD,
+                             CK_TENSOR, ENG_ASYNC, ENG_DS, K_UNUSED, LDS_READ, LDS_RW, LDS_WRITE)
+from ..targets.table import REBUILDABLE_WAITS, V_RETURNING, WAIT_MNEMONICS
 
-CK_DS, CK_LOAD, CK_KM, CK_TENSOR, CK_ASYNC = 0, 1, 2, 3, 4
-CK_COUNT = 5
 COUNTERS = (CK_DS, CK_LOAD, CK_KM, CK_TENSOR, CK_ASYNC)
 
-#: short names used in JSON, provenance and the LSP
+#: short names used in JSON, provenance and the LSP (upstream's five counters)
 COUNTER_NAMES = ("ds", "load", "km", "tensor", "async")
 #: wait mnemonic per counter (emission order = index order)
 WAIT_MNEMONIC = ("s_wait_dscnt", "s_wait_loadcnt", "s_wait_kmcnt", "s_wait_tensorcnt", "s_wait_asynccnt")
@@ -26,7 +27,26 @@ COUNTER_DIAG_NAMES = ("ds (dscnt)", "buffer (loadcnt)", "km (kmcnt)", "tensor (t
 
 K_MAX_IN_FLIGHT = 64
 K_MAX_WAIT_COUNT = 63
-K_UNUSED = -1
+WAITCNT_MNEMONICS = WAIT_MNEMONICS
+
+__all__ = ["CK_DS", "CK_LOAD", "CK_KM", "CK_TENSOR", "CK_ASYNC", "CK_COUNT", "COUNTERS", "COUNTER_NAMES",
+           "WAIT_MNEMONIC", "COUNTER_DIAG_NAMES", "K_MAX_IN_FLIGHT", "K_MAX_WAIT_COUNT", "K_UNUSED"]
+
+
+@lru_cache(maxsize=8)
+def _upstream():
+    from ..targets import get_target
+    return get_target("gfx1250", "upstream")
+
+
+def _variant(i: Instruction) -> int:
+    return V_RETURNING if has_real_dst(i) and "atomic" in i.mnemonic else 0
+
+
+@lru_cache(maxsize=8192)
+def _sem(mnemonic: str, variant: int = 0):
+    t = _upstream()
+    return t._table(mnemonic, t.generation, variant)
 
 
 def is_out_of_order(c: int) -> bool:
@@ -34,25 +54,14 @@ def is_out_of_order(c: int) -> bool:
     return c == CK_KM
 
 
-# --- DS ------------------------------------------------------------------------------------
-
 @lru_cache(maxsize=4096)
 def ds_kind(mnemonic: str) -> str | None:
-    """'read', 'store', 'atomic' or None for a DS mnemonic.
-
-    Other DS opcodes (``ds_add_u32``, ``ds_swizzle_b32``, ``ds_permute_b32``, ...) are
-    counted on DScnt by the hardware; we classify them as DS atomics (see
-    docs/decisions.md: upstream's tables carry no flag for them).
-    """
-    if not mnemonic.startswith("ds_"):
+    """'read', 'store', 'atomic' or None for a DS mnemonic (upstream: ``ds_bpermute_b32`` is a
+    store; the other DS opcodes count as atomics, docs/decisions.md 16)."""
+    s = _sem(mnemonic)
+    if s.engine != ENG_DS or not s.pushes:
         return None
-    if mnemonic.startswith(("ds_load", "ds_read")):
-        return "read"
-    if mnemonic.startswith(("ds_store", "ds_write")) or mnemonic == "ds_bpermute_b32":
-        return "store"
-    if mnemonic in ("ds_nop",):
-        return None
-    return "atomic"
+    return {LDS_READ: "read", LDS_WRITE: "store", LDS_RW: "atomic"}.get(s.lds)
 
 
 def is_ds_read(i: Instruction) -> bool:
@@ -67,22 +76,6 @@ def is_ds_atomic(i: Instruction) -> bool:
     return ds_kind(i.mnemonic) == "atomic"
 
 
-# --- vector memory ---------------------------------------------------------------------------
-
-_VMEM_LOAD_PREFIXES = ("buffer_load", "flat_load", "global_load", "tbuffer_load")
-_VMEM_ATOMIC_PREFIXES = ("buffer_atomic", "flat_atomic", "global_atomic")
-_ASYNC_PREFIXES = ("global_store_async_from_lds", "global_load_async_to_lds", "global_load_lds",
-                   "cluster_load_async_to_lds")
-
-
-def is_vmem_load(mn: str) -> bool:
-    return mn.startswith(_VMEM_LOAD_PREFIXES) and not mn.startswith(_ASYNC_PREFIXES)
-
-
-def is_vmem_atomic(mn: str) -> bool:
-    return mn.startswith(_VMEM_ATOMIC_PREFIXES)
-
-
 def has_real_dst(i: Instruction) -> bool:
     """At least one destination that is neither a pseudo register nor implicit SCC/EXEC."""
     for op in i.dsts:
@@ -91,42 +84,26 @@ def has_real_dst(i: Instruction) -> bool:
     return False
 
 
-def is_smem_load(mn: str) -> bool:
-    return mn.startswith(("s_load_", "s_buffer_load_"))
-
-
 def is_tensor_load(i: Instruction) -> bool:
     return i.mnemonic.startswith("tensor_load_to_lds")
 
 
 def is_async_op(mn: str) -> bool:
-    return mn.startswith(_ASYNC_PREFIXES)
+    return _sem(mn).engine == ENG_ASYNC
 
 
 def classify_mem_op(i: Instruction) -> int:
-    """The counter an instruction is tracked on, or CK_COUNT (not a tracked memop)."""
+    """The counter an instruction is tracked on under upstream's model, or CK_COUNT (none)."""
     if i.is_phi or i.is_label:
         return CK_COUNT
-    mn = i.mnemonic
-    if mn.startswith("ds_"):
-        return CK_DS if ds_kind(mn) is not None else CK_COUNT
-    if is_vmem_load(mn):
-        return CK_LOAD
-    if is_vmem_atomic(mn):
-        return CK_LOAD if has_real_dst(i) else CK_COUNT
-    if is_smem_load(mn):
-        return CK_KM
-    if mn.startswith("tensor_load_to_lds"):
-        return CK_TENSOR
-    if is_async_op(mn):
-        return CK_ASYNC
-    return CK_COUNT
+    s = _sem(i.mnemonic, _variant(i))
+    return s.pushes[0] if s.pushes else CK_COUNT
 
 
 # --- barriers, branches, waits ---------------------------------------------------------------
 
 def is_barrier(i: Instruction) -> bool:
-    return i.mnemonic.startswith("s_barrier")
+    return _sem(i.mnemonic).barrier != BAR_NONE
 
 
 def is_barrier_signal(i: Instruction) -> bool:
@@ -134,7 +111,7 @@ def is_barrier_signal(i: Instruction) -> bool:
 
 
 def is_barrier_wait(i: Instruction) -> bool:
-    return i.mnemonic == "s_barrier_wait"
+    return _sem(i.mnemonic).barrier == BAR_WAIT
 
 
 def _first_src_literal(i: Instruction) -> int | None:
@@ -145,11 +122,11 @@ def _first_src_literal(i: Instruction) -> int | None:
 
 def is_cluster_split_barrier(i: Instruction) -> bool:
     """A split signal/wait on the cluster barrier id -3: a handshake, not an LDS fence."""
-    return (is_barrier_signal(i) or is_barrier_wait(i)) and _first_src_literal(i) == -3
+    return _sem(i.mnemonic).barrier in (BAR_SIGNAL, BAR_WAIT) and _first_src_literal(i) == -3
 
 
 def is_split_barrier_all_wave(i: Instruction) -> bool:
-    return (is_barrier_signal(i) or is_barrier_wait(i)) and _first_src_literal(i) == -1
+    return _sem(i.mnemonic).barrier in (BAR_SIGNAL, BAR_WAIT) and _first_src_literal(i) == -1
 
 
 def is_lds_fence_barrier(i: Instruction) -> bool:
@@ -179,24 +156,21 @@ BRANCH_MNEMONICS = ("s_branch", "s_setpc_b64", "s_swappc_b64", "s_and_saveexec_b
 
 def is_branch(i: Instruction) -> bool:
     mn = i.mnemonic
-    return mn.startswith("s_cbranch_") or mn in BRANCH_MNEMONICS
-
-
-WAITCNT_MNEMONICS = frozenset({
-    "s_wait_dscnt", "s_wait_loadcnt", "s_wait_storecnt", "s_wait_kmcnt", "s_wait_asynccnt",
-    "s_wait_xcnt", "s_wait_loadcnt_dscnt", "s_wait_storecnt_dscnt", "s_waitcnt",
-    "s_wait_samplecnt", "s_wait_bvhcnt", "s_wait_expcnt", "s_waitcnt_vscnt", "s_waitcnt_vmcnt",
-    "s_waitcnt_lgkmcnt", "s_waitcnt_expcnt",
-})
+    return mn.startswith("s_cbranch_") or mn in BRANCH_MNEMONICS or mn in ("s_set_pc_i64", "s_swap_pc_i64")
 
 
 def is_wait(i: Instruction) -> bool:
-    """IF_WaitCnt or IF_WaitTensorCnt.  `s_wait_alu` is not a wait for this pass."""
-    return i.mnemonic in WAITCNT_MNEMONICS or i.mnemonic == "s_wait_tensorcnt"
+    """A wait-count instruction.  `s_wait_alu` is not a wait for this pass."""
+    return i.mnemonic in WAIT_MNEMONICS
 
 
-def is_rebuildable_wait(mn: str) -> str | None:
-    """upstream `waitReconstruction`: 'insertion', 'hazard' or None (never removed)."""
+def is_rebuildable_wait(mn: str, model: str = "upstream") -> str | None:
+    """upstream `waitReconstruction`: 'insertion', 'hazard' or None (never removed).
+
+    Under the hardware model xcnt, samplecnt, bvhcnt and expcnt waits are planned too, so
+    they are rebuilt as well; storecnt waits belong to release fences and are kept."""
+    if model == "hw":
+        return "insertion" if mn in REBUILDABLE_WAITS else None
     if mn in ("s_wait_dscnt", "s_wait_loadcnt", "s_wait_kmcnt", "s_wait_tensorcnt",
               "s_wait_asynccnt", "s_wait_loadcnt_dscnt"):
         return "insertion"

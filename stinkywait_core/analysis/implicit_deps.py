@@ -37,12 +37,13 @@ def _barrier_gets_lds(inst: Instruction) -> bool:
     return True
 
 
-def build_implicit_dependencies(func: Function, memo=None) -> list[Diagnostic]:
+def build_implicit_dependencies(func: Function, memo=None, attach: bool = True) -> list[Diagnostic]:
     """Attach LDS pseudo registers; return warnings for blocks mixing tagged/untagged LDS ops.
 
     `memo` (waitcnt.incremental.FunctionMemo): blocks the edit did not touch keep their
     registers (attached to the same instruction objects last time) and, while no line
-    moved, their warnings.
+    moved, their warnings.  `attach` False (the hardware model, whose LDS hazards come from
+    the memtokens directly, waitcnt/hazards.py): only the warnings.
     """
     diags: list[Diagnostic] = []
     reuse = memo is not None and memo.changed_blocks is not None and memo.layout_stable
@@ -53,14 +54,14 @@ def build_implicit_dependencies(func: Function, memo=None) -> list[Diagnostic]:
             diags.extend(cache[block])
             continue
         start = len(diags)
-        _block_dependencies(func, block, diags)
+        _block_dependencies(func, block, diags, attach)
         cache[block] = diags[start:]
     if memo is not None:
         memo.implicit = cache
     return diags
 
 
-def _block_dependencies(func: Function, block: Block, diags: list[Diagnostic]) -> None:
+def _block_dependencies(func: Function, block: Block, diags: list[Diagnostic], attach: bool = True) -> None:
     """One block: pseudo registers on its tagged LDS operations, and its warning."""
     tagged = untagged = 0
     first_untagged: Instruction | None = None
@@ -73,7 +74,7 @@ def _block_dependencies(func: Function, block: Block, diags: list[Diagnostic]) -
             else:
                 untagged += 1
                 first_untagged = first_untagged or inst
-        if not toks:
+        if not toks or not attach:
             continue
         regs = [Reg("LDS", t, t) for t in toks]
         if K.is_tensor_load(inst) or K.is_ds_store(inst):

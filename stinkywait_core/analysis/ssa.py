@@ -22,10 +22,10 @@ def _range_keys(kind: str, lo: int, hi: int) -> tuple[Key, ...]:
     return tuple((kind, i) for i in range(lo, hi + 1))
 
 
-def _keys(ops: list) -> list[Key]:
+def _keys(ops: list, pseudo: bool = True) -> list[Key]:
     keys: list[Key] = []
     for op in ops:
-        if type(op) is Reg and op.kind != "null":
+        if type(op) is Reg and op.kind != "null" and (pseudo or op.kind != "LDS"):
             if op.lo == op.hi:
                 keys.append((op.kind, op.lo))
             else:
@@ -33,12 +33,12 @@ def _keys(ops: list) -> list[Key]:
     return keys
 
 
-def _src_keys(inst: Instruction) -> list[Key]:
-    return _keys(inst.srcs)
+def _src_keys(inst: Instruction, pseudo: bool = True) -> list[Key]:
+    return _keys(inst.srcs, pseudo)
 
 
-def _dst_keys(inst: Instruction) -> list[Key]:
-    return _keys(inst.dsts)
+def _dst_keys(inst: Instruction, pseudo: bool = True) -> list[Key]:
+    return _keys(inst.dsts, pseudo)
 
 
 def remove_phis(func: Function) -> None:
@@ -78,13 +78,15 @@ class UseDefChains:
 
 
 def build_use_def_chain(func: Function, cfg: CfgInfo, chains: UseDefChains | None = None,
-                        changed: set | None = None, dropped: list = ()) -> None:
+                        changed: set | None = None, dropped: list = (), include_pseudo: bool = True) -> None:
     """Place PHIs at iterated dominance frontiers, then fill `sources` walking in RPO.
 
     With `chains` from the previous analysis of this function (same CFG, instructions kept
     as the same objects), `changed` (the blocks whose instruction lists changed) and
     `dropped` (the instructions that are gone), only the units the added or dropped
     instructions define or read are re-solved; `chains` is updated either way.
+    `include_pseudo` (upstream's includePseudo): memtoken pseudo registers `LDS<t>` are units
+    too; the hardware model reads LDS hazards from the memtokens directly and leaves them out.
     """
     remove_phis(func)
     rpo = cfg.rpo
@@ -100,7 +102,8 @@ def build_use_def_chain(func: Function, cfg: CfgInfo, chains: UseDefChains | Non
             defs: set[Key] = set()
             for inst in b.instrs:
                 if not inst.is_label:
-                    u = units[inst] = old.get(inst) or (_src_keys(inst), _dst_keys(inst))
+                    u = units[inst] = old.get(inst) or (_src_keys(inst, include_pseudo),
+                                                        _dst_keys(inst, include_pseudo))
                     reads.update(u[0])
                     defs.update(u[1])
             block_defs[b] = defs
@@ -126,7 +129,7 @@ def build_use_def_chain(func: Function, cfg: CfgInfo, chains: UseDefChains | Non
         for inst in b.instrs:
             if inst.is_label or inst in units:
                 continue
-            u = units[inst] = (_src_keys(inst), _dst_keys(inst))
+            u = units[inst] = (_src_keys(inst, include_pseudo), _dst_keys(inst, include_pseudo))
             scope.update(u[0])
             scope.update(u[1])
         st.block_keys[b] = _block_keys(b, units)

@@ -26,14 +26,29 @@ if TYPE_CHECKING:
 
 
 def _options(ns: argparse.Namespace) -> Options:
+    """The analysis options of a command line.  Loop-carried tensor state is on unless
+    `--no-loop-carried-token-deps` (or `--upstream`, upstream's whole set of choices)."""
     kw = dict(num_waves=ns.num_waves, arch=ns.arch,
-              enable_loop_carried_token_deps=ns.loop_carried_token_deps,
+              enable_loop_carried_token_deps=ns.loop_carried_token_deps or not (
+                  ns.no_loop_carried_token_deps or ns.upstream),
               enable_tensor_descriptor_war=ns.tensor_descriptor_war,
               optimize=not ns.no_optimize,
               replace_waits=ns.replace_waits)
     if ns.upstream:
         return Options.upstream(**kw)
     return Options(bounded=not ns.exact, **kw)
+
+
+def _check_target(ns: argparse.Namespace) -> bool:
+    """An --arch we do not model is a usage error (exit 2) that lists the supported targets;
+    a file's own `.amdgcn_target` is checked by the analysis (a located error)."""
+    from ..targets import UnsupportedTarget, get_target
+    try:
+        get_target(ns.arch, "upstream" if ns.upstream else "hw")
+    except UnsupportedTarget as exc:
+        print(f"stinkywait: error: --arch: {exc}", file=sys.stderr)
+        return False
+    return True
 
 
 def _read(path: str) -> str | None:
@@ -147,19 +162,24 @@ def cmd_check(ns: argparse.Namespace) -> int:
 COMMON_OPTIONS: list[tuple[tuple[str, ...], dict[str, Any]]] = [
     (("--num-waves",), dict(type=int, default=0, metavar="N",
                             help="waves per workgroup (1: tensor RAW drains at each consumer)")),
-    (("--arch",), dict(default="gfx1250")),
+    (("--arch",), dict(default="gfx1250", help="target when the file does not declare one (.amdgcn_target)")),
     (("--language",), dict(choices=["stir", "asm"], default=None,
                            help="override the front end chosen from the extension")),
     (("--loop-carried-token-deps",), dict(action="store_true",
-                                          help="enableLoopCarriedTokenDeps: tensor state crosses back edges")),
+                                          help="enableLoopCarriedTokenDeps: tensor state crosses back edges "
+                                               "(the default)")),
+    (("--no-loop-carried-token-deps",), dict(action="store_true",
+                                             help="upstream's tensor freeze: tensor state does not cross back "
+                                                  "edges (may miss a fill still running from the last trip)")),
     (("--tensor-descriptor-war",), dict(action="store_true", help="enableTensorDescriptorWar")),
     (("--replace-waits",), dict(action="store_true",
                                 help="strip rebuildable waits (dscnt, loadcnt, tensorcnt, asynccnt) first")),
     (("--no-optimize",), dict(action="store_true", help="disable ShallowPredPromotion")),
     (("--exact",), dict(action="store_true", help="no widening: the exact per-predecessor iteration (may be slow)")),
     (("--upstream",), dict(action="store_true",
-                           help="upstream's choices: oldest-instance countFrom, empty paths dropped, "
-                                "no widening (docs/decisions.md 20-23)")),
+                           help="upstream stinkytofu's model and choices: five counters, its rules, "
+                                "oldest-instance countFrom, empty paths dropped, no widening, tensor freeze "
+                                "(docs/decisions.md 20-24)")),
 ]
 #: command -> (help, its own options, handler)
 COMMANDS: dict[str, tuple[str, list[tuple[tuple[str, ...], dict[str, Any]]], Callable[[Any], int]]] = {
@@ -269,6 +289,8 @@ def main(argv: list[str] | None = None) -> int:
             return 2 if e.code else 0
     if getattr(ns, "in_place", False) and getattr(ns, "output", None):
         print("stinkywait: error: --in-place and -o are exclusive", file=sys.stderr)
+        return 2
+    if not _check_target(ns):
         return 2
     try:
         return ns.func(ns)

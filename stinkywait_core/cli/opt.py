@@ -39,7 +39,7 @@ VALUE_FLAGS = frozenset({
 #: upstream boolean flags accepted and ignored
 IGNORED_FLAGS = frozenset({"--remarks", "--verify-each", "--time-passes", "--preserve-symbolic-regs"})
 REMOVE_ARGS = {"keepTensor": "keep_tensor", "removeKmcnt": "remove_kmcnt", "removeXcnt": "remove_xcnt"}
-INSERT_ARGS = {"enableLoopCarriedTokenDeps", "enableTensorDescriptorWar"}
+INSERT_ARGS = {"enableLoopCarriedTokenDeps", "enableTensorDescriptorWar", "safe"}
 FATAL_VALIDATION = "FATAL ERROR: missing s_wait_* for in-flight async memory dependency"
 #: exit status of an upstream abort (report_fatal_error -> SIGABRT, as a shell reports it)
 ABORT_STATUS = 134
@@ -176,15 +176,17 @@ def _load(pass_name: str, err: TextIO) -> object | None:
 
 
 def _options(cfg: OptConfig, args: list[str]) -> Options:
-    """Upstream's choices by default (this is the upstream-compatible driver): oldest-instance
-    countFrom and no empty-path queues, still bounded so no input can hang it.  The pass
-    argument `safe` selects stinkywait's own safe defaults (docs/decisions.md 20-22)."""
+    """Upstream's choices by default (this is the upstream-compatible driver): upstream's
+    model, oldest-instance countFrom and no empty-path queues, still bounded so no input can
+    hang it.  The pass argument `safe` selects what every stinkywait command uses: the whole
+    hardware model, its safe defaults and loop-carried tensor state (docs/decisions.md 20-24,
+    28)."""
     safe = "safe" in args
     return Options(num_waves=cfg.num_waves, arch=cfg.arch or "gfx1250",
-                   enable_loop_carried_token_deps="enableLoopCarriedTokenDeps" in args,
+                   enable_loop_carried_token_deps=safe or "enableLoopCarriedTokenDeps" in args,
                    enable_tensor_descriptor_war="enableTensorDescriptorWar" in args,
                    count_from_instance="newest" if safe else "oldest",
-                   represent_empty_paths=safe)
+                   represent_empty_paths=safe, model="hw" if safe else "upstream")
 
 
 def _run_pass(req: PassRequest, cfg: OptConfig, module: Module, state: RunState) -> bool:

@@ -7,23 +7,30 @@ upstream-algorithm.md s.6-12 and s.15 (loop-carried and LDS-ring branches).
 block's `transfer` both *plans* waits (computeRequiredWaits + redundancy elision) and
 *simulates* them (trimQueues).  `finalize_plan()` re-runs the same walk driven by the
 post-optimizer plan so later anchors see what will really be emitted.
+
+The FIFOs are per *timeline* (targets/model.py): the target says which timelines exist, which
+hardware counter each is counted on and which complete out of order.  A wait is decided per
+timeline and then per counter: the value a counter gets is the smallest any of its timelines
+needs, and the one wait instruction trims every timeline counted on it.  Under the upstream
+model the timelines are upstream's five counters, one each, and everything reads as upstream.
 """
 
 from __future__ import annotations
 
-from functools import lru_cache
-
-from ..analysis import classify as K
 from ..analysis.cfg import CfgInfo
 from ..analysis.ssa import flatten_sources
 from ..diagnostics import WARNING, Diagnostic, Related
 from ..ir import Block, Function, Instruction, Reg
 from ..ir.records import Record
 from ..results import Options
+from ..targets.model import (CK_ASYNC, CK_COUNT, CK_DS, CK_KM, CK_STORE, CK_TENSOR, CK_XS, CK_XV, CTL_CALL,
+                             TIMELINE_NAMES)
+from .facts import HazardMaps, InstInfo, block_structure, has_trips, make_info, unit_keys
+from .hazards import hw_required
 from .incremental import FunctionMemo, WalkRecord, chunks_of, emit_key
 from .state import (EMPTY, K_MAX_TRIPS_BACK, CounterEmitState, DataflowState, PerPredQueue, QOp,
                     WaitInsertionPlan, any_in_flight, append_to_all_paths, count_from, new_spec,
-                    trim_queues, wait_to_drain)
+                    trim_queues)
 
 #: the bounded mode's exact attempt gives up (and re-solves with widening) once the joins of
 #: one solve have copied this many per-predecessor queues: a deterministic work budget
@@ -36,13 +43,12 @@ WORK_PER_EDGE = 128
 #: widening keeps at most this many queues per (block, counter) past a block's first instruction
 MAX_QUEUES_BOUNDED = 16
 
-CK_DS, CK_LOAD, CK_KM, CK_TENSOR, CK_ASYNC, CK_COUNT = (K.CK_DS, K.CK_LOAD, K.CK_KM, K.CK_TENSOR,
-                                                        K.CK_ASYNC, K.CK_COUNT)
 RING_READ, RING_WRITE, RING_PUBLISH, RING_PROTECT = 0, 1, 2, 3
+XCNT_TIMELINES = frozenset({CK_XV, CK_XS})
 
 
 class Contribution(Record):
-    """Why a counter needs a wait at an anchor: one producer `op` (or a fallback, None) and
+    """Why a timeline needs a wait at an anchor: one producer `op` (or a fallback, None) and
     its depth: `rule`, the `wait` it asks for, the predecessor queue `pred` it was found in,
     its `count_from` and `trips` back."""
 
@@ -53,104 +59,43 @@ class Contribution(Record):
         self.rule, self.wait, self.op, self.pred, self.count_from, self.trips = rule, wait, op, pred, count_from, trips
 
 
-class InstInfo(Record):
-    """Per-instruction facts computed once per solve (classification is hot).
-
-    `mem_srcs`: (source, counter) for memop sources, through PHIs (set after all infos
-    exist); `needs_check`: False when no rule can ever ask for a wait here (most ALU code:
-    skipped outright); `linked`: mem_srcs/needs_check are set (a reused InstInfo is
-    re-linked by comparison).  Compared by value (the incremental memo's keys).
-    """
-
-    __slots__ = ("counter", "tokens", "ring", "advances", "lc_war", "lc_raw", "is_wait", "tensor_anchor",
-                 "lds_writer", "fence", "ds_read_or_atomic", "tensor_raw", "mem_srcs", "needs_check", "linked")
-
-    def __init__(self, counter: int, tokens: tuple[int, ...] | None, ring: list, advances: list,
-                 lc_war: tuple | None, lc_raw: tuple | None, is_wait: bool, tensor_anchor: bool,
-                 lds_writer: bool, fence: bool, ds_read_or_atomic: bool, tensor_raw: bool,
-                 mem_srcs: tuple = (), needs_check: bool = True, linked: bool = False):
-        self.counter, self.tokens, self.ring, self.advances = counter, tokens, ring, advances
-        self.lc_war, self.lc_raw, self.is_wait, self.tensor_anchor = lc_war, lc_raw, is_wait, tensor_anchor
-        self.lds_writer, self.fence, self.ds_read_or_atomic = lds_writer, fence, ds_read_or_atomic
-        self.tensor_raw, self.mem_srcs, self.needs_check, self.linked = tensor_raw, mem_srcs, needs_check, linked
-
-    def with_sources(self, mem_srcs: tuple) -> "InstInfo":
-        """A copy with other memop sources (shared facts are never mutated)."""
-        return InstInfo(*self._key(self)[:12], mem_srcs, self.needs_check, self.linked)
-
-
-def _has_trips(inf: InstInfo) -> bool:
-    """LDS-ring or loop-carried annotations: queued ops then carry trips and ring deltas."""
-    return bool(inf.ring or inf.advances or inf.lc_war or inf.lc_raw)
-
-
-@lru_cache(maxsize=8192)
-def _plain_facts(mnemonic: str, tensor_raw: bool) -> tuple:
-    """InstInfo's arguments but the tokens (counter, then the fields after the tokens) for an
-    instruction whose mnemonic decides everything (no ring or loop-carried annotation, not an atomic or a
-    barrier): the common case, so a cold run classifies each mnemonic once."""
-    counter, anchor = _static_info(mnemonic)
-    dk = K.ds_kind(mnemonic)
-    is_wait = mnemonic in K.WAITCNT_MNEMONICS or mnemonic == "s_wait_tensorcnt"
-    return counter, ((), (), None, None, is_wait, anchor,
-                     dk == "store" or mnemonic.startswith("tensor_load_to_lds"), False,
-                     dk in ("read", "atomic"), tensor_raw)
-
-@lru_cache(maxsize=8192)
-def _static_info(mnemonic: str) -> tuple[int, bool]:
-    """(counter, tensor anchor) for mnemonics whose operands do not matter."""
-    probe = Instruction(mnemonic)
-    return K.classify_mem_op(probe), K.is_tensor_anchor(probe)
-
-
-def _int_list(v) -> list[int]:
-    if isinstance(v, list):
-        return [x for x in v if isinstance(x, int)]
-    if isinstance(v, int):
-        return [v]
-    return []
-
-
-def _lc(inst: Instruction, kind: str) -> tuple[tuple[int, ...], int] | None:
-    m = inst.mods.get(kind)
-    if m is None:
-        return None
-    d = m.fields.get("distance", 1)
-    return tuple(_int_list(m.fields.get("tokens", []))), d if isinstance(d, int) else 1
-
-
-def _ring(inst: Instruction) -> tuple[list, list]:
-    m = inst.mods.get("lds_ring")
-    if m is None:
-        return [], []
-    acc = _int_list(m.fields.get("accesses", []))
-    adv = _int_list(m.fields.get("advances", []))
-    return ([tuple(acc[i:i + 5]) for i in range(0, len(acc) - 4, 5)],
-            [tuple(adv[i:i + 2]) for i in range(0, len(adv) - 1, 2)])
-
-
 class WaitDataflow:
-    """The solver for one function.  Counters are indexed CK_DS .. CK_ASYNC."""
+    """The solver for one function, under one target and model."""
 
     def __init__(self, func: Function, cfg: CfgInfo, options: Options, memo: FunctionMemo | None = None):
         self.func = func
         self.cfg = cfg
         self.rpo = cfg.rpo
         self.options = options
+        self.target = options.target
+        self.hw = self.target.model == "hw"
+        #: the active timelines, in index order (every per-timeline loop runs over these)
+        self.cks = self.target.timelines
+        self.siblings = self.target.siblings
+        self.in_order = [self.target.in_order.get(c, True) for c in range(CK_COUNT)]
+        self.max_wait = self.target.max_wait
+        self.xcnt_cks = XCNT_TIMELINES
+        #: timelines a call leaves drained (the callee waits on entry and before it returns)
+        self.call_clears = tuple(c for c in self.cks if c != CK_STORE)
+        #: pushing one xcnt kind drains the other (the hardware never has both pending)
+        self.implicit_drain = {CK_XV: CK_XS, CK_XS: CK_XV} if CK_XV in self.cks else {}
         self.loop_carried = options.enable_loop_carried_token_deps
         self.newest = options.count_from_instance == "newest"
         self.keep_empty = options.represent_empty_paths
-        self.cap = min(256, max(K.K_MAX_IN_FLIGHT + 8, 2 * len(self.rpo)))
+        self.cap = min(256, max(64 + 8, 2 * len(self.rpo)))
         self.info: dict[Instruction, InstInfo] = {}
         self.track_trips = False
         self.memo = memo
         self.chunks: dict[Block, list[tuple]] = {}
         self.chunk_infos: dict[tuple, tuple] = {}
         self.block_sig: dict[Block, tuple] = {}
+        #: timelines whose ops may carry an LDS effect (the LDS scan looks only there)
+        self.lds_cks: tuple = ()
         #: blocks holding an instruction whose facts were re-derived (their signature changes)
         self._relinked: set[Block] = set()
+        self.maps = HazardMaps()
         if memo is not None and memo.infos and memo.changed_blocks is not None \
-                and memo.ssa.touched is not None:
+                and memo.ssa.touched is not None and memo.target is self.target:
             self._init_incremental(memo)
         else:
             self._init_full(memo)
@@ -179,56 +124,102 @@ class WaitDataflow:
         self.block_sites: dict[Block, dict] = {}
 
     # --- per-instruction facts ---------------------------------------------------------
+    def drain(self, c: int, n: int) -> int:
+        """The immediate that retires an op with countFrom n on timeline c (-1: nothing)."""
+        if n <= 0:
+            return -1
+        if not self.in_order[c]:
+            return 0
+        w = n - 1
+        m = self.max_wait[c]
+        return w if w < m else m
+
+    @staticmethod
+    def contribution(rule: str, w: int, op=None, pred=None, n: int = 0, trips: int = 0) -> Contribution:
+        return Contribution(rule, w, op, pred, n, trips)
+
+    def _fresh_info(self, inst: Instruction) -> InstInfo:
+        return make_info(inst, self.target, self.options.num_waves)
+
     def _init_full(self, memo: FunctionMemo | None) -> None:
-        known = memo.infos if memo is not None else {}
+        known = memo.infos if memo is not None and memo.target is self.target else {}
         for b in self.rpo:
             for inst in b.instrs:
                 inf = known.get(inst)
                 if inf is None:
-                    inf = self._make_info(inst)
+                    inf = self._fresh_info(inst)
                 self.info[inst] = inf
-        self.track_trips = any(_has_trips(inf) for inf in self.info.values())
+        self._structure(self.rpo)
+        self.track_trips = any(has_trips(inf) for inf in self.info.values())
+        if self.hw:
+            for inst, inf in self.info.items():
+                self.maps.add(inst, inf)
+        self._lds_timelines()
         touched = memo.ssa.touched if memo is not None else None
         for inst, inf in list(self.info.items()):
             # an unchanged instruction whose sources the SSA update left alone keeps its links
-            if touched is None or not inf.linked or inst in touched:
-                self._link_sources(inst, inf)
+            if touched is None or not inf.linked or inst in touched or self.hw:
+                self._link_sources(inst, self.info[inst])
         self.keep_live = {b: self._needs_live_tensor_state(b) for b in self.rpo}
         if memo is not None:
+            memo.target = self.target
             for b in self.rpo:
                 self._chunk_block(b)
             self._remember(memo)
 
     def _init_incremental(self, memo: FunctionMemo) -> None:
         """The previous version's facts, minus what is gone, plus what is new or re-linked:
-        work proportional to the edit, not to the function."""
+        work proportional to the edit, not to the function (the hazard maps are updated with
+        the same instructions; an instruction whose WAW/WAR candidates changed is re-linked)."""
         info = self.info = dict(memo.infos)
+        self.maps = maps = memo.hazard_maps if memo.hazard_maps is not None else HazardMaps()
         gone = False
+        units: set = set()
         for inst in list(memo.dropped) + memo.ssa.old_phis:
             inf = info.pop(inst, None)
-            gone = gone or (inf is not None and _has_trips(inf))
+            gone = gone or (inf is not None and has_trips(inf))
+            if inf is not None and self.hw and _hazard_relevant(inf):
+                maps.discard(inst)
+                units.update(unit_keys(inst.dsts))
+                units.update(unit_keys(inst.srcs))
         fresh: list[Instruction] = []
         changed = [b for b in self.rpo if b in memo.changed_blocks]
         for b in changed:
             for inst in b.instrs:
                 if inst not in info:
-                    info[inst] = self._make_info(inst)
+                    info[inst] = self._fresh_info(inst)
                     fresh.append(inst)
         for phi in memo.ssa.new_phis:
             if phi not in info:
-                info[phi] = self._make_info(phi)
+                info[phi] = self._fresh_info(phi)
                 fresh.append(phi)
+        self._structure(changed)
         if gone:
-            self.track_trips = any(_has_trips(inf) for inf in info.values())
+            self.track_trips = any(has_trips(inf) for inf in info.values())
         else:
-            self.track_trips = memo.track_trips or any(_has_trips(info[i]) for i in fresh)
+            self.track_trips = memo.track_trips or any(has_trips(info[i]) for i in fresh)
+        if self.hw:
+            for inst in fresh:
+                if _hazard_relevant(info[inst]):
+                    maps.add(inst, info[inst])
+                    units.update(unit_keys(inst.dsts))
+                    units.update(unit_keys(inst.srcs))
+        self._lds_timelines()
+        linked = set()
         for inst in fresh:
             self._link_sources(inst, info[inst])
-        linked = set(fresh)
+            linked.add(inst)
         for inst in memo.ssa.touched:  # kept instructions whose sources the SSA re-solved
             inf = info.get(inst)
             if inf is not None and inst not in linked:
                 self._link_sources(inst, inf)
+                linked.add(inst)
+        if units:  # candidates of the units an edit added or removed a writer/locker of
+            for inst, inf in list(info.items()):
+                if inst in linked or inst.is_phi or inst.is_label:
+                    continue
+                if not units.isdisjoint(unit_keys(inst.dsts)):
+                    self._link_sources(inst, inf)
         self.keep_live = dict(memo.keep_live)
         self.chunks = dict(memo.chunks)
         self.chunk_infos = dict(memo.chunk_infos)
@@ -238,6 +229,38 @@ class WaitDataflow:
         for b in set(changed) | self._relinked:
             self._chunk_block(b)
         self._remember(memo)
+
+    def _structure(self, blocks) -> None:
+        """Clause groups and drains-after of `blocks` (neighbour-dependent facts); infos that
+        would change are replaced by copies (shared facts are never mutated)."""
+        if not self.hw:
+            return
+        scratch: dict[Instruction, InstInfo] = {}
+        for b in blocks:
+            for inst in b.instrs:
+                inf = self.info.get(inst)
+                if inf is not None:
+                    c = inf.copy()
+                    c.after, c.clause, c.in_clause = (), None, False
+                    scratch[inst] = c
+        block_structure_blocks(blocks, scratch, self.target)
+        for inst, c in scratch.items():
+            old = self.info[inst]
+            if (old.after, old.clause, old.in_clause) != (c.after, c.clause, c.in_clause):
+                nc = old.copy()
+                nc.after, nc.clause, nc.in_clause, nc.linked = c.after, c.clause, c.in_clause, False
+                self.info[inst] = nc
+                if inst.block is not None:
+                    self._relinked.add(inst.block)
+
+    def _lds_timelines(self) -> None:
+        if not self.hw:
+            return
+        seen: set[int] = set()
+        for inf in self.info.values():
+            if inf.lds:
+                seen.update(inf.results)
+        self.lds_cks = tuple(c for c in self.cks if c in seen)
 
     def _chunk_block(self, b: Block) -> None:
         for ch in self.chunks.get(b, ()):
@@ -254,69 +277,89 @@ class WaitDataflow:
         memo.chunks = self.chunks
         memo.chunk_infos = self.chunk_infos
         memo.block_sig = self.block_sig
-
-    def _make_info(self, inst: Instruction) -> InstInfo:
-        mods = inst.mods
-        if mods and ("lds_ring" in mods or "loopcarriedwar" in mods or "loopcarriedraw" in mods):
-            ring, adv = _ring(inst)
-            lc_war = _lc(inst, "loopcarriedwar")
-            lc_raw = _lc(inst, "loopcarriedraw")
-        else:
-            ring, adv, lc_war, lc_raw = [], [], None, None
-        mn = inst.mnemonic
-        if mn.startswith(("buffer_atomic", "flat_atomic", "global_atomic", "s_barrier")) or inst.is_phi \
-                or inst.is_label:
-            counter, barrier, fence = (K.classify_mem_op(inst), K.is_barrier(inst),
-                                       K.is_lds_fence_barrier(inst))
-            anchor = K.is_tensor_anchor(inst)
-            tensor_raw = (barrier and not K.is_cluster_split_barrier(inst)) or self.options.num_waves == 1
-        else:  # the mnemonic alone decides
-            if not ring and not adv and lc_war is None and lc_raw is None:
-                counter, rest = _plain_facts(mn, self.options.num_waves == 1)
-                return InstInfo(counter, inst.tokens, *rest)
-            counter, anchor = _static_info(mn)
-            fence = False
-            tensor_raw = self.options.num_waves == 1
-        dk = K.ds_kind(mn)
-        return InstInfo(counter, inst.tokens, ring, adv, lc_war, lc_raw, K.is_wait(inst), anchor,
-                        dk == "store" or mn.startswith("tensor_load_to_lds"), fence, dk in ("read", "atomic"),
-                        tensor_raw)
+        memo.hazard_maps = self.maps
 
     def _link_sources(self, inst: Instruction, inf: InstInfo) -> None:
-        """Flatten the SSA sources to (memop, counter) pairs.
+        """Flatten the SSA sources to (memop, timeline) pairs; the WAW/WAR candidates.
 
         phiCurrentQueueWait recurses through PHI inputs and folds every concrete memop of the
         counter against the live queues, exactly as a direct source is folded, so the PHIs
-        are resolved once here instead of at every sweep.
+        are resolved once here instead of at every sweep.  A producer is waited for on every
+        timeline its result completes on.
         """
         mem: list[tuple[Instruction, int]] = []
+        info = self.info
         for src in flatten_sources(inst):
-            c = self.info[src].counter if src in self.info else K.classify_mem_op(src)
-            if c != CK_COUNT:
+            si = info.get(src)
+            if si is None:
+                si = self._fresh_info(src)
+            for c in si.results:
                 mem.append((src, c))
         mem_srcs = tuple(mem)
+        waw: frozenset = frozenset()
+        war: frozenset = frozenset()
+        waw_cks: tuple = ()
+        war_cks: tuple = ()
+        if self.hw and inst.dsts and not inst.is_phi:
+            waw, waw_cks, war, war_cks = self._hazard_candidates(inst, inf)
         if inf.linked:
-            if inf.mem_srcs == mem_srcs:
+            if (inf.mem_srcs, inf.waw, inf.war) == (mem_srcs, waw, war):
                 return  # a previous version's facts, still exact
             # shared with the previous version's memo records: never mutate, replace
-            inf = self.info[inst] = inf.with_sources(mem_srcs)
+            inf = self.info[inst] = inf.copy()
             if inst.block is not None:
                 self._relinked.add(inst.block)
         inf.linked = True
         inf.mem_srcs = mem_srcs
-        inf.needs_check = bool(
-            mem or inf.tensor_anchor or inf.lds_writer or inf.fence or inf.ring
-            or inf.lc_war is not None or inf.lc_raw is not None
-            or (self.options.enable_tensor_descriptor_war and not inf.is_wait and inst.dsts))
+        inf.waw, inf.waw_cks, inf.war, inf.war_cks = waw, waw_cks, war, war_cks
+        if self.hw:
+            inf.simple = not (waw or war or inf.lds or inf.fence or inf.drain or inf.after or inf.control
+                              or inf.ring or inf.lc_war is not None or inf.lc_raw is not None
+                              or self.options.enable_tensor_descriptor_war)
+            inf.needs_check = bool(mem or not inf.simple or inf.clause) and not inf.is_wait
+        else:
+            inf.needs_check = bool(
+                mem or inf.tensor_anchor or inf.lds_writer or inf.fence or inf.ring
+                or inf.lc_war is not None or inf.lc_raw is not None
+                or (self.options.enable_tensor_descriptor_war and not inf.is_wait and inst.dsts))
+
+    def _hazard_candidates(self, inst: Instruction, inf: InstInfo) -> tuple:
+        """(WAW writers, their timelines, WAR lockers, their lock timelines) for the
+        registers `inst` writes; writes that land in order with `inst`'s own are exempt, and
+        so is an older VMEM translation when `inst` is VMEM itself."""
+        writers, lockers = self.maps.writers, self.maps.lockers
+        waw: set[Instruction] = set()
+        war: set[Instruction] = set()
+        for k in unit_keys(inst.dsts):
+            w = writers.get(k)
+            if w:
+                waw.update(w)
+            lk = lockers.get(k)
+            if lk:
+                war.update(lk)
+        waw.discard(inst)
+        war.discard(inst)
+        info = self.info
+        if waw:
+            order = inf.order if inf.late else None
+            if order is not None:
+                waw = {p for p in waw if info[p].order != order}
+        waw_cks = tuple(sorted({c for p in waw for c in info[p].results}))
+        vmem = CK_XV in inf.pushes
+        war_cks = tuple(sorted({c for p in war for c in info[p].locks if not (vmem and c == CK_XV)}))
+        if not war_cks:
+            war = set()
+        return frozenset(waw), waw_cks, frozenset(war), war_cks
 
     def _needs_live_tensor_state(self, b: Block) -> bool:
-        """Blocks that keep live (unfrozen) tensor queues: untagged tensor anchors,
-        loop-carried RAW readers and LDS-ring annotated instructions."""
+        """Blocks that keep live (unfrozen) tensor queues: untagged tensor anchors (under the
+        hardware model: untagged LDS accesses and barriers), loop-carried RAW readers and
+        LDS-ring annotated instructions."""
         for inst in b.instrs:
             if inst.is_phi or inst.is_label:
                 continue
             inf = self.info[inst]
-            if inf.tensor_anchor and inf.tokens is None and not K.is_cluster_split_barrier(inst):
+            if inf.tokens is None and (inf.tensor_anchor or (self.hw and (inf.lds or inf.fence))):
                 return True
             if inf.lc_raw is not None or inf.ring:
                 return True
@@ -325,9 +368,25 @@ class WaitDataflow:
     def raw_needs_wait(self, c: int, inf: InstInfo) -> bool:
         return inf.tensor_raw if c == CK_TENSOR else True
 
+    def still_in_flight(self, op: Instruction, queues: list) -> bool:
+        """`op` is still in flight on one of its result timelines on some path."""
+        for c in self.info[op].results:
+            for q in queues[c]:
+                if op in q.insts or op in q.sat:
+                    return True
+        return False
+
+    @staticmethod
+    def trips_of(q: PerPredQueue, op: Instruction) -> int:
+        for e in q.ops:
+            if e.op is op:
+                return e.trips
+        return 0
+
     # --- join ------------------------------------------------------------------------------
     def merge_from_predecessors(self, bb: Block, exits: dict[Block, DataflowState]) -> DataflowState:
         entry = DataflowState()
+        cks = self.cks
         seen: list[set] = [set() for _ in range(CK_COUNT)]
         work = 0
         for p in bb.preds:
@@ -336,7 +395,7 @@ class WaitDataflow:
                 continue
             back = self.track_trips and self.cfg.is_back_edge(p, bb)
             advances = self._advances(p) if back else []
-            for c in range(CK_COUNT):
+            for c in cks:
                 dst = entry.queues[c]
                 have = seen[c]
                 if self.keep_empty and not ps.queues[c]:
@@ -362,7 +421,7 @@ class WaitDataflow:
         if self.work > self.budget:
             self.exploded = True
         if self.widening:
-            for c in range(CK_COUNT):
+            for c in cks:
                 n = len(entry.queues[c])
                 if n > MAX_QUEUES_BOUNDED:
                     self._force_entry_drain(bb, c, n)
@@ -404,8 +463,8 @@ class WaitDataflow:
         cs = self.forced_at.setdefault(first, set())
         if c not in cs:
             cs.add(c)
-            self.widened_blocks[bb] = (f"{n} distinct {K.COUNTER_NAMES[c]} paths meet at ^{bb.name}: "
-                                       f"forced {K.WAIT_MNEMONIC[c]} 0 at its first instruction")
+            self.widened_blocks[bb] = (f"{n} distinct {TIMELINE_NAMES[c]} paths meet at ^{bb.name}: "
+                                       f"forced {self.target.counter_of[c]} 0 at its first instruction")
 
     def _advances(self, p: Block) -> list[tuple[int, int]]:
         term = p.terminator()
@@ -427,9 +486,73 @@ class WaitDataflow:
     def compute_required_waits(self, inst: Instruction, state: DataflowState,
                                record: bool = False) -> tuple[list[int], list[list[Contribution]] | None]:
         inf = self.info[inst]
-        req = new_spec()
         queues = state.queues
+        if self.hw:
+            if not inf.needs_check and inst not in self.forced_at and not record:
+                return new_spec(), None
+            req, why = hw_required(self, inst, inf, queues, record)
+            if inf.clause:
+                for m in inf.clause:
+                    mr, mw = hw_required(self, m, self.info[m], queues, record)
+                    for c in self.cks:
+                        if mr[c] != -1 and (req[c] == -1 or mr[c] < req[c]):
+                            req[c] = mr[c]
+                        if why is not None and mw is not None:
+                            why[c].extend(mw[c])
+            if inf.ring or inf.lc_war is not None or inf.lc_raw is not None:
+                self._annotated_rules(inst, inf, queues, req, why)
+            if self.options.enable_tensor_descriptor_war and not inf.is_wait and inst.dsts:
+                self._descriptor_war(inst, queues[CK_TENSOR], self._tightener(req, why))
+            forced = self.forced_at.get(inst)
+            if forced:
+                for c in forced:
+                    if any_in_flight(queues[c]):
+                        self._force_zero(req, why, c, "widening")
+            return req, why
+        return self._upstream_required(inst, inf, queues, record)
+
+    def _tightener(self, req: list[int], why):
+        def tighten(c: int, w: int, rule: str, op=None, pred=None, n=0, trips=0) -> None:
+            if w < 0:
+                return
+            if req[c] == -1 or w < req[c]:
+                req[c] = w
+            if why is not None:
+                why[c].append(Contribution(rule, w, op, pred, n, trips))
+        return tighten
+
+    def _annotated_rules(self, inst: Instruction, inf: InstInfo, queues, req, why) -> None:
+        """Branches B1/B2 (LDS-ring and loop-carried annotations) under the hardware model."""
+        tighten = self._tightener(req, why)
+        if inf.ring:
+            self._ring_scans(inst, inf, queues, tighten)
+        self._loop_carried(inst, inf, queues, tighten)
+
+    def _loop_carried(self, inst: Instruction, inf: InstInfo, queues, tighten) -> None:
+        """Branch B1: loop-carried WAR (DS readers of earlier trips) and RAW (tensor fills)."""
+        if inf.lc_war is not None:
+            wtoks, dist = inf.lc_war
+            self._scan_ds_anti(inst, wtoks, queues[CK_DS], False, tighten, max(1, dist), "loop-carried-war")
+        if inf.lc_raw is not None:
+            rtoks, dist = inf.lc_raw
+            need = max(1, dist)
+            for q in queues[CK_TENSOR]:
+                n = len(q.ops)
+                for idx in range(n - 1, -1, -1):
+                    e = q.ops[idx]
+                    if e.op is inst or e.trips < need:
+                        continue
+                    et = self.info[e.op].tokens
+                    if et is None or _overlaps(et, rtoks):
+                        tighten(CK_TENSOR, self.drain(CK_TENSOR, n - idx), "loop-carried-raw", e.op, q.pred,
+                                n - idx, e.trips)
+                        break
+
+    def _upstream_required(self, inst: Instruction, inf: InstInfo, queues: list, record: bool):
+        """computeRequiredWaits under upstream's model (upstream-algorithm.md s.7)."""
+        req = new_spec()
         newest = self.newest
+        drain = self.drain
         if not record and not (inf.tensor_anchor or inf.lds_writer or inf.fence or inf.ring
                                or inf.lc_war is not None or inf.lc_raw is not None
                                or self.options.enable_tensor_descriptor_war or inst in self.forced_at):
@@ -440,20 +563,12 @@ class WaitDataflow:
                 for q in queues[c]:
                     n = count_from(q, src, newest)
                     if n > 0:
-                        w = wait_to_drain(c, n)
+                        w = drain(c, n)
                         if w >= 0 and (req[c] == -1 or w < req[c]):
                             req[c] = w
             return req, None
         why: list[list[Contribution]] | None = [[] for _ in range(CK_COUNT)] if record else None
-
-        def tighten(c: int, w: int, rule: str, op=None, pred=None, n=0, trips=0) -> None:
-            if w < 0:
-                return
-            if req[c] == -1 or w < req[c]:
-                req[c] = w
-            if why is not None:
-                why[c].append(Contribution(rule, w, op, pred, n, trips))
-
+        tighten = self._tightener(req, why)
         if not inf.needs_check and inst not in self.forced_at:
             return req, why
         # 1. RAW from SSA sources, PHIs flattened once (phiCurrentQueueWait folds every
@@ -465,7 +580,7 @@ class WaitDataflow:
             for q in queues[c]:
                 n = count_from(q, src, newest)
                 if n > 0:
-                    tighten(c, wait_to_drain(c, n), "raw", src, q.pred, n, self._trips(q, src))
+                    tighten(c, drain(c, n), "raw", src, q.pred, n, self.trips_of(q, src))
         # 2. tensor-descriptor WAR (opt-in)
         if self.options.enable_tensor_descriptor_war and not inf.is_wait and inst.dsts:
             self._descriptor_war(inst, queues[CK_TENSOR], tighten)
@@ -480,22 +595,7 @@ class WaitDataflow:
             if inf.fence:
                 self._scan_ds_anti(inst, toks, queues[CK_DS], True, tighten, 0)
         # B1 loop-carried hazards
-        if inf.lc_war is not None:
-            wtoks, dist = inf.lc_war
-            self._scan_ds_anti(inst, wtoks, queues[CK_DS], False, tighten, max(1, dist), "loop-carried-war")
-        if inf.lc_raw is not None:
-            rtoks, dist = inf.lc_raw
-            need = max(1, dist)
-            for q in queues[CK_TENSOR]:
-                n = len(q.ops)
-                for idx in range(n - 1, -1, -1):
-                    e = q.ops[idx]
-                    if e.op is inst or e.trips < need:
-                        continue
-                    et = self.info[e.op].tokens
-                    if et is None or K.has_token_overlap(et, rtoks):
-                        tighten(CK_TENSOR, wait_to_drain(CK_TENSOR, n - idx), "loop-carried-raw", e.op, q.pred, n - idx, e.trips)
-                        break
+        self._loop_carried(inst, inf, queues, tighten)
         # 4. untagged tensor producers at tagged tensor anchors
         if inf.tensor_anchor and toks:
             for q in queues[CK_TENSOR]:
@@ -503,7 +603,8 @@ class WaitDataflow:
                 for idx in range(n - 1, -1, -1):
                     e = q.ops[idx]
                     if e.op is not inst and self.info[e.op].tokens is None:
-                        tighten(CK_TENSOR, wait_to_drain(CK_TENSOR, n - idx), "untagged-tensor", e.op, q.pred, n - idx, e.trips)
+                        tighten(CK_TENSOR, drain(CK_TENSOR, n - idx), "untagged-tensor", e.op, q.pred, n - idx,
+                                e.trips)
                         break
         # 5. async anti-dependencies
         if (inf.lds_writer or inf.fence) and toks:
@@ -514,8 +615,8 @@ class WaitDataflow:
                     if e.op is inst:
                         continue
                     et = self.info[e.op].tokens
-                    if et is None or K.has_token_overlap(et, toks):
-                        tighten(CK_ASYNC, wait_to_drain(CK_ASYNC, n - idx), "async-war", e.op, q.pred, n - idx, e.trips)
+                    if et is None or _overlaps(et, toks):
+                        tighten(CK_ASYNC, drain(CK_ASYNC, n - idx), "async-war", e.op, q.pred, n - idx, e.trips)
                         break
         # widening: forced entry drains (bounded mode only)
         forced = self.forced_at.get(inst)
@@ -528,7 +629,7 @@ class WaitDataflow:
             self._force_zero(req, why, CK_TENSOR, "fallback-untagged-tensor-anchor")
         if (inf.lds_writer or inf.fence) and toks is None and any_in_flight(queues[CK_ASYNC]):
             self._force_zero(req, why, CK_ASYNC, "fallback-untagged-lds-writer")
-        if inf.lds_writer and toks is None and any_in_flight(queues[CK_DS]) and not K.is_ds_store(inst):
+        if inf.lds_writer and toks is None and any_in_flight(queues[CK_DS]) and not _is_ds(inf):
             self._force_zero(req, why, CK_DS, "fallback-untagged-lds-writer")
         if inf.fence and any_in_flight(queues[CK_DS]):
             if toks is None or any(self.info[e.op].tokens is None for q in queues[CK_DS] for e in q.ops):
@@ -540,12 +641,6 @@ class WaitDataflow:
         req[c] = 0
         if why is not None:
             why[c].append(Contribution(rule, 0))
-
-    def _trips(self, q: PerPredQueue, op: Instruction) -> int:
-        for e in q.ops:
-            if e.op is op:
-                return e.trips
-        return 0
 
     def _scan_ds_anti(self, inst: Instruction, toks, queues: list[PerPredQueue], barrier_mode: bool,
                       tighten, min_trips: int, rule: str | None = None) -> None:
@@ -562,8 +657,8 @@ class WaitDataflow:
                     continue
                 if inst_is_ds:  # same pipeline: ordered by the DS FIFO
                     continue
-                if oi.tokens is None or K.has_token_overlap(oi.tokens, toks):
-                    tighten(CK_DS, wait_to_drain(CK_DS, n - idx), rule, e.op, q.pred, n - idx, e.trips)
+                if oi.tokens is None or _overlaps(oi.tokens, toks):
+                    tighten(CK_DS, self.drain(CK_DS, n - idx), rule, e.op, q.pred, n - idx, e.trips)
                     break
 
     def _descriptor_war(self, inst: Instruction, queues: list[PerPredQueue], tighten) -> None:
@@ -572,10 +667,11 @@ class WaitDataflow:
             n = len(q.ops)
             for idx in range(n - 1, -1, -1):
                 op = q.ops[idx].op
-                if op is inst or not K.is_tensor_load(op):
+                if op is inst or not op.mnemonic.startswith("tensor_load_to_lds"):
                     continue
                 if any(d.overlaps(s) for d in dregs for s in op.srcs if isinstance(s, Reg)):
-                    tighten(CK_TENSOR, min(n - idx - 1, K.K_MAX_WAIT_COUNT), "descriptor-war", op, q.pred, n - idx)
+                    tighten(CK_TENSOR, min(n - idx - 1, self.max_wait[CK_TENSOR]), "descriptor-war", op, q.pred,
+                            n - idx)
                     break
 
     def _ring_scans(self, inst: Instruction, inf: InstInfo, queues, tighten) -> None:
@@ -604,7 +700,7 @@ class WaitDataflow:
                         for ca in anchors:
                             if (pa[0] == ca[0] and pa[1] == ca[1] and pa[2] == ca[2] and pa[2] > 0
                                     and (delta + pa[3]) % pa[2] == ca[3] % pa[2]):
-                                tighten(c, wait_to_drain(c, n - idx), "lds-ring", e.op, q.pred, n - idx, e.trips)
+                                tighten(c, self.drain(c, n - idx), "lds-ring", e.op, q.pred, n - idx, e.trips)
                                 hit = True
                                 break
                         if hit:
@@ -613,23 +709,72 @@ class WaitDataflow:
                         break
 
     # --- transfer --------------------------------------------------------------------------
+    def trim(self, state: DataflowState, c: int, keep: int) -> None:
+        """Model ``<counter of c> <= keep`` on timeline c (out of order: only 0 retires)."""
+        if keep > 0 and not self.in_order[c]:
+            return
+        qs = state.queues[c]
+        if qs:
+            state.queues[c] = trim_queues(qs, keep)
+
+    def credited(self, inst: Instruction) -> list[tuple[int, int]]:
+        """[(timeline, value)] a pre-existing wait enforces (every timeline of each counter)."""
+        return credited_waits(self.target, inst)
+
     def _credit(self, inst: Instruction, state: DataflowState, emit: list[CounterEmitState]) -> None:
-        for c, w in credited_waits(inst):
-            if w < 0 or (c == CK_KM and w != 0):
+        for c, w in self.credited(inst):
+            if w < 0 or (not self.in_order[c] and w != 0):
                 continue
-            state.queues[c] = trim_queues(state.queues[c], w)
+            self.trim(state, c, w)
             emit[c].record_emitted(w)
 
     def _produce(self, inst: Instruction, inf: InstInfo, state: DataflowState,
                  emit: list[CounterEmitState], events: list | None) -> None:
-        c = inf.counter
-        if c == CK_COUNT:
+        if inf.control == CTL_CALL:
+            for c in self.call_clears:
+                self.trim(state, c, 0)
+        pushes = inf.pushes
+        if not pushes:
             return
         qop = QOp(inst, 0, (0,) * len(inf.ring))
-        state.queues[c], sat = append_to_all_paths(state.queues[c], qop)
-        if sat is not None and events is not None:
-            events.append((c, inst, sat))
-        emit[c].since += 1
+        for c in pushes:
+            other = self.implicit_drain.get(c)
+            if other is not None and state.queues[other]:
+                self.trim(state, other, 0)
+            state.queues[c], sat = append_to_all_paths(state.queues[c], qop)
+            if sat is not None and events is not None:
+                events.append((c, inst, sat))
+            emit[c].since += 1
+
+    def _apply(self, req: list[int], emit: list[CounterEmitState], state: DataflowState) -> list[int] | None:
+        """Redundancy elision and counter folding of one requirement: the spec to emit (every
+        timeline of a waited counter carries the counter's value) or None; trims the queues."""
+        spec = None
+        siblings = self.siblings
+        for c in self.cks:
+            r = req[c]
+            if r == -1 or not emit[c].needs_new_wait(r):
+                continue
+            if spec is None:
+                spec = new_spec()
+            sib = siblings[c]
+            if len(sib) > 1:
+                v = r if spec[c] == -1 else min(r, spec[c])
+                for s in sib:
+                    if req[s] != -1 and emit[s].needs_new_wait(req[s]) and req[s] < v:
+                        v = req[s]
+                for s in sib:
+                    spec[s] = v
+            else:
+                spec[c] = r
+        if spec is None:
+            return None
+        for c in self.cks:
+            v = spec[c]
+            if v != -1:
+                emit[c].record_emitted(v)
+                self.trim(state, c, v)
+        return spec
 
     def transfer_block(self, bb: Block, state: DataflowState) -> list[tuple[Instruction, list[int]]]:
         """Plan and simulate one block; chunk walks are memoised when a memo is attached."""
@@ -637,6 +782,7 @@ class WaitDataflow:
         emit = [CounterEmitState() for _ in range(CK_COUNT)]
         sites = self.overflow_sites
         memo = self.memo if not self.widening else None
+        cks = self.cks
         if memo is None:
             events: list = []
             self._walk(bb.instrs, state, emit, plan, events)
@@ -645,17 +791,17 @@ class WaitDataflow:
             return plan
         for chunk in self.chunks[bb]:
             infos = self.chunk_infos[chunk]
-            emit_in = emit_key(emit)
+            emit_in = emit_key(emit, cks)
             rec = memo.find_solve(chunk, infos, state.queues, emit_in)
             if rec is None:
                 queues_in = list(state.queues)
                 part: list = []
                 events = []
                 self._walk(chunk, state, emit, part, events)
-                rec = WalkRecord(infos, queues_in, emit_in, list(state.queues), emit_key(emit), part, events)
+                rec = WalkRecord(infos, queues_in, emit_in, list(state.queues), emit_key(emit, cks), part, events)
                 memo.store(memo.solve, chunk, rec)
             else:
-                rec.restore(state.queues, emit)
+                rec.restore(state.queues, emit, cks)
             plan.extend(rec.waits)
             for c, inst, sat in rec.extra:
                 self._site(sites, bb, c, inst, sat)
@@ -676,21 +822,12 @@ class WaitDataflow:
             if inf.is_wait:
                 self._credit(inst, state, emit)
                 continue
-            if not inf.needs_check and inst not in self.forced_at:
-                if inf.counter != CK_COUNT:
+            if (not inf.needs_check or inf.in_clause) and inst not in self.forced_at:
+                if inf.pushes or inf.control:
                     self._produce(inst, inf, state, emit, events)
                 continue
             req, _ = self.compute_required_waits(inst, state)
-            spec = None
-            for c in range(CK_COUNT):
-                r = req[c]
-                if r == -1 or not emit[c].needs_new_wait(r):
-                    continue
-                if spec is None:
-                    spec = new_spec()
-                spec[c] = r
-                emit[c].record_emitted(r)
-                state.queues[c] = trim_queues(state.queues[c], r)
+            spec = self._apply(req, emit, state)
             if spec is not None:
                 plan.append((inst, spec))
             self._produce(inst, inf, state, emit, events)
@@ -794,23 +931,23 @@ class WaitDataflow:
         return False
 
     def _report_overflow(self) -> None:
-        """One warning per (block, in-order counter): the op pushed out and the one that did it."""
+        """One warning per (block, in-order timeline): the op pushed out and the one that did it."""
         self.overflow_sites = {k: v for bb in self.rpo for k, v in self.block_sites.get(bb, {}).items()}
         for (bb, c), (inst, pushed) in self.overflow_sites.items():
-            if c == CK_KM:
+            if not self.in_order[c]:
                 continue
             sp = inst.span
             psp = pushed.span
             related = [Related(psp.line, psp.col, f"{pushed.mnemonic} pushed out of the window; "
-                               f"now tracked at depth {K.K_MAX_IN_FLIGHT}")] if psp else []
+                               f"now tracked at depth 64")] if psp else []
             self.diagnostics.append(Diagnostic(
                 WARNING, "overflow",
-                f"[WaitDataflow] warning: block ^{bb.name} counter {K.COUNTER_DIAG_NAMES[c]} exceeds "
-                f"kMaxInFlight={K.K_MAX_IN_FLIGHT}: {pushed.mnemonic}"
+                f"[WaitDataflow] warning: block ^{bb.name} counter {counter_diag_name(self.target, c)} exceeds "
+                f"kMaxInFlight=64: {pushed.mnemonic}"
                 f"{f' (line {psp.line})' if psp else ''} is tracked at the maximum wait count "
-                f"{K.K_MAX_WAIT_COUNT} (confirm no deeper drain is needed)",
+                f"{self.max_wait[c]} (confirm no deeper drain is needed)",
                 sp.line if sp else 1, sp.col if sp else 1, related=related, function=self.func.name,
-                data={"block": bb.name, "counter": K.COUNTER_NAMES[c],
+                data={"block": bb.name, "counter": counter_short_name(self.target, c),
                       "pushed_out_line": psp.line if psp else None}))
 
     def materialize_plan(self) -> WaitInsertionPlan:
@@ -892,10 +1029,13 @@ class WaitDataflow:
                     spec = tails.get(p)
                     if spec is None:
                         continue
-                    for c in range(CK_COUNT):
+                    for c in self.cks:
                         if spec[c] != -1:
+                            keep_n = spec[c]
+                            if keep_n > 0 and not self.in_order[c]:
+                                continue
                             st.queues[c] = [q for q in st.queues[c] if q.pred is not p] + \
-                                trim_queues([q for q in st.queues[c] if q.pred is p], spec[c])
+                                trim_queues([q for q in st.queues[c] if q.pred is p], keep_n)
                 if freeze and it > 0 and bb in final_entry:
                     self._restore_tensor(st, final_entry[bb], keep)
                 final_entry[bb] = st.copy()
@@ -927,6 +1067,7 @@ class WaitDataflow:
         """One finalize walk over a block: apply min(planned, computed), record provenance."""
         emit = [CounterEmitState() for _ in range(CK_COUNT)]
         memo = self.memo if not self.widening else None
+        cks = self.cks
         if memo is None:
             out: list = []
             self._replay(bb.instrs, st, emit, planned, out, snaps)
@@ -934,7 +1075,7 @@ class WaitDataflow:
             return
         for chunk in self.chunks[bb]:
             infos = self.chunk_infos[chunk]
-            emit_in = emit_key(emit)
+            emit_in = emit_key(emit, cks)
             pl = tuple(None if (v := planned.get(i)) is None else tuple(v) for i in chunk)
             rec = memo.find_final(chunk, infos, st.queues, emit_in, pl)
             if rec is None:
@@ -942,11 +1083,11 @@ class WaitDataflow:
                 out = []
                 part_snaps: dict = {}
                 self._replay(chunk, st, emit, planned, out, part_snaps)
-                rec = WalkRecord(infos, queues_in, emit_in, list(st.queues), emit_key(emit), out,
+                rec = WalkRecord(infos, queues_in, emit_in, list(st.queues), emit_key(emit, cks), out,
                                  list(part_snaps.items()), pl)
                 memo.store(memo.final, chunk, rec)
             else:
-                rec.restore(st.queues, emit)
+                rec.restore(st.queues, emit, cks)
             snaps.update(rec.extra)
             self._record_applied(rec.waits, new_anchors, tokens, why_all)
 
@@ -962,6 +1103,7 @@ class WaitDataflow:
                 out: list, snaps: dict) -> None:
         """The finalize walk proper; applied waits go to `out` as (inst, spec, why, tokens)."""
         last: tuple | None = None
+        cks = self.cks
         for inst in instrs:
             if inst.is_phi or inst.is_label:
                 continue
@@ -974,32 +1116,30 @@ class WaitDataflow:
                 self._credit(inst, st, emit)
                 continue
             pl = planned.get(inst)
-            if pl is None and not inf.needs_check and inst not in self.forced_at:
-                if inf.counter != CK_COUNT:
+            if pl is None and (not inf.needs_check or inf.in_clause) and inst not in self.forced_at:
+                if inf.pushes or inf.control:
                     self._produce(inst, inf, st, emit, None)
                 continue
             # provenance only where a wait is applied (a handful of anchors among thousands
             # of checked consumers): the same requirement, recomputed with recording then
-            computed, _ = self.compute_required_waits(inst, st)
-            apply = None
-            for c in range(CK_COUNT):
+            if inf.in_clause:
+                computed = new_spec()
+            else:
+                computed, _ = self.compute_required_waits(inst, st)
+            want = new_spec()
+            for c in cks:
                 w = pl[c] if pl is not None else -1
                 if computed[c] != -1:
                     w = computed[c] if w == -1 else min(w, computed[c])
-                if w == -1 or not emit[c].needs_new_wait(w):
-                    continue
-                if apply is None:
-                    apply = new_spec()
-                apply[c] = w
-                emit[c].record_emitted(w)
+                want[c] = w
+            before = tuple(st.queues)
+            apply = self._apply(want, emit, st)
             if apply is not None:
-                why = self.compute_required_waits(inst, st, record=True)[1]
+                why = self.compute_required_waits(inst, DataflowState(list(before)), record=True)[1] \
+                    if not inf.in_clause else [[] for _ in range(CK_COUNT)]
                 toks = None
                 if apply[CK_TENSOR] != -1:
-                    toks = self._drained_tokens(st.queues[CK_TENSOR], apply[CK_TENSOR])
-                for c in range(CK_COUNT):
-                    if apply[c] != -1:
-                        st.queues[c] = trim_queues(st.queues[c], apply[c])
+                    toks = self._drained_tokens(list(before[CK_TENSOR]), apply[CK_TENSOR])
                 out.append((inst, apply, why, toks))
             self._produce(inst, inf, st, emit, None)
 
@@ -1014,46 +1154,55 @@ class WaitDataflow:
         return sorted(toks)
 
 
-def credited_waits(inst: Instruction) -> list[tuple[int, int]]:
-    """What a pre-existing wait drains: [(counter, value)] (upstream-algorithm.md s.9)."""
-    mn = inst.mnemonic
-    lit = inst.first_literal()
-    sw = inst.mods.get("swaitcnt")
+def _overlaps(a, b) -> bool:
+    for t in a:
+        if t in b:
+            return True
+    return False
 
-    def field_val(*names: str) -> int:
-        vals = []
-        for src in (sw, inst.mods.get("swaittensorcnt"), inst.mods.get("swaitasynccnt")):
-            if src is None:
-                continue
-            for nm in names:
-                v = src.fields.get(nm)
-                if isinstance(v, int) and v >= 0:
-                    vals.append(v)
-        return min(vals) if vals else -1
 
-    def value(*names: str) -> int:
-        return lit if lit is not None else field_val(*names)
+def _hazard_relevant(inf: InstInfo) -> bool:
+    """The instruction is a WAW or WAR candidate of the registers it touches."""
+    return bool((inf.late and inf.results) or inf.locks)
 
-    if mn == "s_wait_dscnt":
-        return [(CK_DS, value("dlcnt", "dscnt"))]
-    if mn == "s_wait_loadcnt":
-        return [(CK_LOAD, value("vlcnt"))]
-    if mn == "s_wait_kmcnt":
-        return [(CK_KM, value("kmcnt"))]
-    if mn == "s_wait_tensorcnt":
-        return [(CK_TENSOR, value("tlcnt"))]
-    if mn == "s_wait_asynccnt":
-        return [(CK_ASYNC, value("asynccnt"))]
-    if mn == "s_wait_loadcnt_dscnt" and lit is not None:
-        return [(CK_DS, lit & 0x3F), (CK_LOAD, (lit >> 8) & 0x3F)]
-    if mn == "s_wait_storecnt_dscnt" and lit is not None:
-        return [(CK_DS, lit & 0x3F)]
-    if mn == "s_waitcnt" and sw is not None and lit is None:
-        # legacy gfx9 form decoded by the asm front end (vmcnt/lgkmcnt); see docs/decisions.md
-        out = []
-        for c, nm in ((CK_DS, "dlcnt"), (CK_LOAD, "vlcnt"), (CK_KM, "kmcnt")):
-            v = sw.fields.get(nm)
-            if isinstance(v, int) and v >= 0:
-                out.append((c, v))
-        return out
-    return []
+
+def _is_ds(inf: InstInfo) -> bool:
+    return inf.counter == CK_DS
+
+
+def block_structure_blocks(blocks, info: dict, target) -> None:
+    """`facts.block_structure` over some blocks (a function-shaped view)."""
+    class _F:
+        pass
+    f = _F()
+    f.blocks = list(blocks)
+    block_structure(f, info)
+
+
+def counter_short_name(target, c: int) -> str:
+    """A timeline's counter as the JSON and the editor name it ("ds", "load", "x", "lgkm")."""
+    name = target.counter_of.get(c, TIMELINE_NAMES[c])
+    return name[:-3] if name.endswith("cnt") else name
+
+
+def counter_diag_name(target, c: int) -> str:
+    """Upstream's diagnostic spelling ("ds (dscnt)", "buffer (loadcnt)")."""
+    upstream = {CK_DS: "ds (dscnt)", 1: "buffer (loadcnt)", CK_KM: "km (kmcnt)", CK_TENSOR: "tensor (tlcnt)",
+                CK_ASYNC: "async (asynccnt)"}
+    if target.model == "upstream" and c in upstream:
+        return upstream[c]
+    return f"{TIMELINE_NAMES[c]} ({target.counter_of.get(c, '?')})"
+
+
+def credited_waits(target, inst: Instruction) -> list[tuple[int, int]]:
+    """What a pre-existing wait drains: [(timeline, value)] for every timeline of every
+    counter it names (upstream-algorithm.md s.9 under the upstream model)."""
+    values = target.decode_wait(inst)
+    if not values:
+        return []
+    out = []
+    for c in target.timelines:
+        v = values.get(target.counter_of[c])
+        if v is not None:
+            out.append((c, v))
+    return out

@@ -11,20 +11,25 @@ from ..analysis import classify as K
 from ..ir import Block, Imm, Instruction, Modifier
 
 
-def make_wait(c: int, n: int, tokens: list[int] | None = None) -> Instruction:
-    """A wait instruction exactly as upstream builds it (one literal, counter modifier)."""
+#: upstream's SWaitCntData field of each counter it spells with `mod.swaitcnt`
+_SWAITCNT_FIELD = {"dscnt": "dlcnt", "loadcnt": "vlcnt", "kmcnt": "kmcnt"}
+
+
+def make_wait(counter: str, n: int, tokens: list[int] | None = None) -> Instruction:
+    """A gfx12-style wait instruction as upstream builds it (one literal, counter modifier);
+    `counter` is the hardware counter's name (``dscnt``, ``tensorcnt``, ``xcnt``...)."""
     mods: dict[str, Modifier] = {}
-    if c in (K.CK_DS, K.CK_LOAD, K.CK_KM):
+    if counter in _SWAITCNT_FIELD:
         fields = {"vlcnt": -1, "vscnt": -1, "dlcnt": -1, "dscnt": -1, "kmcnt": -1}
-        fields[{K.CK_DS: "dlcnt", K.CK_LOAD: "vlcnt", K.CK_KM: "kmcnt"}[c]] = n
+        fields[_SWAITCNT_FIELD[counter]] = n
         mods["swaitcnt"] = Modifier("swaitcnt", fields)
-    elif c == K.CK_TENSOR:
+    elif counter == "tensorcnt":
         mods["swaittensorcnt"] = Modifier("swaittensorcnt", {"tlcnt": n})
         if tokens:
             mods["memtoken"] = Modifier("memtoken", {"tokens": list(tokens)})
-    else:
+    elif counter == "asynccnt":
         mods["swaitasynccnt"] = Modifier("swaitasynccnt", {"asynccnt": n})
-    return Instruction(K.WAIT_MNEMONIC[c], srcs=[Imm(n)], mods=mods, cycles=(1, 1), inserted=True)
+    return Instruction(f"s_wait_{counter}", srcs=[Imm(n)], mods=mods, cycles=(1, 1), inserted=True)
 
 
 def tail_anchor(block: Block) -> Instruction | None:

@@ -75,19 +75,25 @@ class WalkRecord:
         self.queues_out, self.emit_out = queues_out, emit_out
         self.waits, self.extra, self.planned = waits, extra, planned
 
-    def restore(self, queues: list, emit: list) -> None:
-        """Put the walk's outputs into the live state (queues list, CounterEmitStates)."""
+    def restore(self, queues: list, emit: list, cks: tuple) -> None:
+        """Put the walk's outputs into the live state (queues list, CounterEmitStates of the
+        active timelines `cks`)."""
         queues[:] = self.queues_out
         out = self.emit_out
-        for n, e in enumerate(emit):
+        for n, c in enumerate(cks):
+            e = emit[c]
             e.last, e.since = out[2 * n], out[2 * n + 1]
 
 
-def emit_key(emit: list) -> tuple:
-    """The redundancy-elision state of every counter as one flat value: last wait, ops since
-    (small ints, so the tuple is the only object a record keeps for it)."""
-    e0, e1, e2, e3, e4 = emit
-    return (e0.last, e0.since, e1.last, e1.since, e2.last, e2.since, e3.last, e3.since, e4.last, e4.since)
+def emit_key(emit: list, cks: tuple) -> tuple:
+    """The redundancy-elision state of every active timeline as one flat value: last wait, ops
+    since (small ints, so the tuple is the only object a record keeps for it)."""
+    out: list[int] = []
+    for c in cks:
+        e = emit[c]
+        out.append(e.last)
+        out.append(e.since)
+    return tuple(out)
 
 
 class BlockRecord:
@@ -122,7 +128,7 @@ class FunctionMemo:
     """
 
     def __init__(self) -> None:
-        #: per-instruction facts (WaitDataflow.InstInfo) by instruction object
+        #: per-instruction facts (waitcnt.facts.InstInfo) by instruction object
         self.infos: dict[Instruction, Any] = {}
         #: the def-use chains, re-solved only for the register units an edit touches
         self.ssa = UseDefChains()
@@ -155,6 +161,10 @@ class FunctionMemo:
         self.chunks: dict = {}
         self.chunk_infos: dict = {}
         self.block_sig: dict = {}
+        #: register unit -> late writers / source lockers (waitcnt.facts.HazardMaps)
+        self.hazard_maps: Any = None
+        #: the target the facts were derived for (a different target starts afresh)
+        self.target: Any = None
         #: statistics of the last analysis (benchmarks and tests): walks reused / walked
         self.hits = 0
         self.misses = 0

@@ -9,13 +9,14 @@ inserts nothing.  `run_insertion` additionally emits the waits into the IR, whic
 from __future__ import annotations
 
 
-from ..analysis import classify as K
 from ..analysis.cfg import compute_cfg
 from ..analysis.ssa import build_use_def_chain, flatten_sources, remove_phis
 from ..diagnostics import INFO, Diagnostic
 from ..ir import Block, Function, Instruction, Modifier
 from ..results import DepInfo, FunctionResult, Options, PlannedWait
-from .dataflow import Contribution, WaitDataflow
+from ..targets.model import CK_DS, CK_TENSOR, TIMELINE_NAMES
+from .dataflow import Contribution, WaitDataflow, counter_short_name
+from .hazards import RULE_CLASS as HW_RULE_CLASS
 from .incremental import FunctionMemo
 from .emit import make_wait, tail_anchor
 from .promotion import ShallowPredPromotion
@@ -25,7 +26,19 @@ RULE_CLASS = {"raw": "RAW", "lds-war": "WAR", "async-war": "WAR", "loop-carried-
               "descriptor-war": "WAR", "barrier": "barrier", "loop-carried-raw": "RAW",
               "lds-ring": "RAW", "ring-saturated": "fallback", "untagged-tensor": "fallback",
               "fallback-untagged-tensor-anchor": "fallback", "fallback-untagged-lds-writer": "fallback",
-              "fallback-barrier": "fallback"}
+              "fallback-barrier": "fallback", **{k: v for k, v in HW_RULE_CLASS.items() if k != "lds-war"}}
+
+
+def counter_groups(target, spec: list[int]) -> list[tuple[str, int, tuple[int, ...]]]:
+    """[(counter name, value, its timelines)] a per-timeline spec waits on, in the target's
+    counter order: the value is the smallest any of the counter's timelines asks for."""
+    out = []
+    for cn in target.counter_names:
+        tls = tuple(c for c in target.timelines if target.counter_of[c] == cn)
+        vals = [spec[c] for c in tls if spec[c] != -1]
+        if vals:
+            out.append((cn, min(vals), tls))
+    return out
 
 
 class PassOutput:
@@ -72,11 +85,11 @@ def _deps(contribs: list[Contribution]) -> list[DepInfo]:
     return out
 
 
-def _describe(c: int, value: int, contribs: list[Contribution], relaxed: bool, cap_hit: bool,
+def _describe(tls: tuple[int, ...], value: int, contribs: list[Contribution], relaxed: bool, cap_hit: bool,
               options: Options) -> tuple[str, str, list[str]]:
     """(rule, human reason, options that shaped it) for one planned counter wait."""
     shaped: list[str] = []
-    if c == K.CK_TENSOR:
+    if CK_TENSOR in tls:
         shaped.append(f"numWaves={options.num_waves}")
         if options.enable_loop_carried_token_deps:
             shaped.append("enableLoopCarriedTokenDeps")
@@ -164,11 +177,12 @@ def plan_function(func: Function, options: Options, memo: FunctionMemo | None = 
         cfg = memo.cfg  # an adopted function keeps its blocks and edges: same orders, dominators
     else:
         cfg = compute_cfg(func)
+    pseudo = options.model == "upstream"
     if memo is not None:
         memo.cfg = cfg
-        build_use_def_chain(func, cfg, memo.ssa, memo.changed_blocks, memo.dropped)
+        build_use_def_chain(func, cfg, memo.ssa, memo.changed_blocks, memo.dropped, include_pseudo=pseudo)
     else:
-        build_use_def_chain(func, cfg)
+        build_use_def_chain(func, cfg, include_pseudo=pseudo)
     if memo is not None:
         memo.begin()
     df = WaitDataflow(func, cfg, options, memo)
@@ -188,25 +202,28 @@ def plan_function(func: Function, options: Options, memo: FunctionMemo | None = 
 
 def _anchor_waits(out: PassOutput, options: Options, b: Block, inst: Instruction, spec: list[int],
                   why: list | None, ring_kernel: bool, lc_kernel: bool) -> None:
-    """The PlannedWaits (and LDS-ring / loop-carried provenance text) of one anchor."""
+    """The PlannedWaits (one per hardware counter) and LDS-ring / loop-carried provenance text
+    of one anchor."""
     df, res = out.df, out.result
-    why = why or [[] for _ in range(K.CK_COUNT)]
-    for c in range(K.CK_COUNT):
-        if spec[c] == -1:
-            continue
-        rule, reason, shaped = _describe(c, spec[c], why[c], c in out.relaxed.get(inst, ()),
+    target = df.target
+    why = why or [[] for _ in range(len(spec))]
+    relaxed = out.relaxed.get(inst, ())
+    for cn, value, tls in counter_groups(target, spec):
+        contribs = [ct for c in tls for ct in why[c]]
+        rule, reason, shaped = _describe(tls, value, contribs, any(c in relaxed for c in tls),
                                          df.cap_hit, options)
         line, col = _loc(inst)
         res.waits.append(PlannedWait(
-            out.func.name, b.name, line, col, "before", K.COUNTER_NAMES[c], spec[c],
-            f"{K.WAIT_MNEMONIC[c]} {spec[c]}", rule, reason, _deps(why[c]), shaped))
+            out.func.name, b.name, line, col, "before", counter_short_name(target, tls[0]), value,
+            target.encode_waits({cn: value})[0], rule, reason, _deps(contribs), shaped))
+        c = tls[0]
         text = None
-        if (ring_kernel or (lc_kernel and c in (K.CK_DS, K.CK_TENSOR))) and inst in df.snapshots:
-            srcs_txt = _drained_sources(df, df.snapshots[inst][c], spec[c], ring_kernel)
+        if (ring_kernel or (lc_kernel and c in (CK_DS, CK_TENSOR))) and inst in df.snapshots:
+            srcs_txt = _drained_sources(df, df.snapshots[inst][c], value, ring_kernel)
             if srcs_txt:
                 text = "drains " + ("; " if ring_kernel else ",").join(srcs_txt)
         inf = df.info[inst]
-        if c == K.CK_DS and inf.lc_war is not None:
+        if c == CK_DS and inf.lc_war is not None:
             toks = ",".join(f"LDS{t}" for t in inf.lc_war[0])
             d = inf.lc_war[1]
             text = f"covers loop-carried WAR on {toks} ({d} trip{'s' if d != 1 else ''} back)"
@@ -251,12 +268,10 @@ def _build_result(out: PassOutput, options: Options) -> None:
         anchor = tail_anchor(td.pred)
         last = anchor or td.pred.terminator()
         line, col = _loc(last) if last is not None else (td.pred.span.line if td.pred.span else 0, 1)
-        for c in range(K.CK_COUNT):
-            if td.spec[c] == -1:
-                continue
+        for cn, value, tls in counter_groups(df.target, td.spec):
             res.waits.append(PlannedWait(
                 out.func.name, td.pred.name, line, col, "before" if anchor is not None else "after",
-                K.COUNTER_NAMES[c], td.spec[c], f"{K.WAIT_MNEMONIC[c]} {td.spec[c]}", "tail-drain",
+                counter_short_name(df.target, tls[0]), value, df.target.encode_waits({cn: value})[0], "tail-drain",
                 "ShallowPredPromotion: pre-drain this shallow predecessor so the join's wait can relax",
                 [], ["ShallowPredPromotion"], tail_drain=True))
     res.widened = df.widening
@@ -278,7 +293,7 @@ def _build_result(out: PassOutput, options: Options) -> None:
             *(_loc(out.func.blocks[0].instrs[0]) if out.func.blocks and out.func.blocks[0].instrs else (1, 1)),
             function=out.func.name))
     res.fifo = FifoView(df)
-    res.producers = ProducerView(out.func)
+    res.producers = ProducerView(out.func, df)
 
 
 class ProducerView(dict):
@@ -287,9 +302,10 @@ class ProducerView(dict):
     The line index is built on first use: most analyses (every keystroke in the editor) are
     never asked."""
 
-    def __init__(self, func: Function):
+    def __init__(self, func: Function, df: WaitDataflow):
         super().__init__()
         self._func = func
+        self._df = df
         self._index: dict[int, Instruction] | None = None
         self._memo: dict[int, list[tuple[int, int]]] = {}
 
@@ -305,7 +321,7 @@ class ProducerView(dict):
 
     def _compute(self, line: int) -> list[tuple[int, int]]:
         if line not in self._memo:
-            self._memo[line] = [_loc(p) for p in _producers(self._by_line[line])]
+            self._memo[line] = [_loc(p) for p in _producers(self._by_line[line], self._df)]
         return self._memo[line]
 
     def __contains__(self, line: object) -> bool:
@@ -332,9 +348,10 @@ class ProducerView(dict):
         return [(k, self[k]) for k in self.keys()]
 
 
-def _producers(inst: Instruction) -> list[Instruction]:
+def _producers(inst: Instruction, df: WaitDataflow) -> list[Instruction]:
     """Async producers a consumer's SSA sources reach (through PHIs), in text order."""
-    out = [s for s in flatten_sources(inst) if K.classify_mem_op(s) != K.CK_COUNT]
+    info = df.info
+    out = [s for s in flatten_sources(inst) if s in info and info[s].results]
     out.sort(key=lambda i: _loc(i))
     return out
 
@@ -376,7 +393,7 @@ class FifoView(dict):
         inst = self._by_line[line]
         snap = self._df.snapshots[inst]
         view: dict[str, list[QueueView]] = {}
-        for c in range(K.CK_COUNT):
+        for c in self._df.cks:
             qs = [q for q in snap[c] if q.ops or q.sat]
             if not qs:
                 continue
@@ -386,7 +403,7 @@ class FifoView(dict):
                 ops = tuple(QueuedOpView(_loc(e.op)[0], e.op.mnemonic, n - i, e.trips)
                             for i, e in enumerate(q.ops))
                 lst.append(QueueView(_pred_name(q.pred), ops, len(q.sat)))
-            view[K.COUNTER_NAMES[c]] = lst
+            view[TIMELINE_NAMES[c]] = lst
         return view
 
     def items(self):  # type: ignore[override]
@@ -399,6 +416,7 @@ class FifoView(dict):
 def emit_waits(po: PassOutput) -> list[Instruction]:
     """Insert the plan's waits into the IR; returns the new instructions in program order."""
     plan, df = po.plan, po.df
+    target = df.target
     ring_text = po.provenance_text
     new: list[Instruction] = []
     for b in po.func.blocks:
@@ -406,14 +424,13 @@ def emit_waits(po: PassOutput) -> list[Instruction]:
         for inst in b.instrs:
             spec = plan.anchor_waits.get(inst)
             if spec is not None:
-                for c in range(K.CK_COUNT):
-                    if spec[c] == -1:
-                        continue
-                    w = make_wait(c, spec[c], plan.tensor_tokens.get(inst) if c == K.CK_TENSOR else None)
+                for cn, value, tls in counter_groups(target, spec):
+                    c = tls[0]
+                    w = make_wait(cn, value, plan.tensor_tokens.get(inst) if c == CK_TENSOR else None)
                     text = ring_text.get(inst, {}).get(c)
                     if text:
                         w.comment = text
-                        if c == K.CK_TENSOR:
+                        if c == CK_TENSOR:
                             w.mods["wait_provenance"] = Modifier("wait_provenance", {"text": text})
                     w.block = b
                     out.append(w)
@@ -423,11 +440,10 @@ def emit_waits(po: PassOutput) -> list[Instruction]:
     for td in plan.tail_drains:
         b = td.pred
         waits = []
-        for c in range(K.CK_COUNT):
-            if td.spec[c] != -1:
-                w = make_wait(c, td.spec[c])
-                w.block = b
-                waits.append(w)
+        for cn, value, _tls in counter_groups(target, td.spec):
+            w = make_wait(cn, value)
+            w.block = b
+            waits.append(w)
         anchor = tail_anchor(b)
         if anchor is None:
             b.instrs.extend(waits)

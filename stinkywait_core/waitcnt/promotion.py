@@ -10,10 +10,9 @@ value (spec "ShallowPredPromotion"; upstream-algorithm.md s.11).
 
 from __future__ import annotations
 
-from ..analysis import classify as K
 from ..ir import Block, Instruction
 from .dataflow import WaitDataflow
-from .state import TailDrain, WaitInsertionPlan, count_from, new_spec, wait_to_drain
+from .state import DataflowState, TailDrain, WaitInsertionPlan, count_from, new_spec
 
 
 class ShallowPredPromotion:
@@ -55,12 +54,36 @@ class ShallowPredPromotion:
         return relaxed
 
 
+def _per_pred_hw(consumer: Instruction, df: WaitDataflow) -> dict[Block, list[int]]:
+    """Under the hardware model: what each predecessor's path alone requires at the anchor,
+    by every rule (its queues of the converged join state, the others left out)."""
+    bb = consumer.block
+    entry = df.entry_state.get(bb)
+    out: dict[Block, list[int]] = {}
+    if entry is None:
+        return out
+    for p in bb.preds:
+        if p in out or df.exit_state.get(p) is None:
+            continue
+        st = DataflowState([[q for q in qs if q.pred is p] for qs in entry.queues])
+        out[p] = df.compute_required_waits(consumer, st)[0]
+    return out
+
+
 def _decide(consumer: Instruction, spec: list[int], df: WaitDataflow) -> list[tuple[int, int, list]]:
-    """[(counter, relaxed wait, [(shallow predecessor, its tail drain)])] for one anchor."""
+    """[(timeline, relaxed wait, [(shallow predecessor, its tail drain)])] for one anchor.
+
+    A timeline that shares its hardware counter with another (gfx9 lgkmcnt, gfx1250 xcnt) is
+    left alone: one wait instruction serves them all."""
     bb = consumer.block
     out: list[tuple[int, int, list]] = []
-    for c in range(K.CK_COUNT):
-        if spec[c] == -1:
+    per_pred = _per_pred_hw(consumer, df) if df.hw else None
+    for c in df.cks:
+        if spec[c] == -1 or len(df.siblings[c]) > 1:
+            continue
+        if per_pred is not None:
+            infos = [(p, req[c], p is not bb and len(p.succs) == 1) for p, req in per_pred.items() if req[c] >= 0]
+            _choose(c, spec, infos, out)
             continue
         # the solver's flattened memop sources (collectMemOpDeps, computed once)
         deps = [src for src, sc in df.info[consumer].mem_srcs if sc == c]
@@ -76,13 +99,18 @@ def _decide(consumer: Instruction, spec: list[int], df: WaitDataflow) -> list[tu
                 for d in deps:
                     n = count_from(q, d, df.newest)
                     if n > 0:
-                        v = wait_to_drain(c, n)
+                        v = df.drain(c, n)
                         w = v if w == -1 else min(w, v)
             if w < 0:
                 continue
             infos.append((p, w, p is not bb and len(p.succs) == 1))
-        if not infos:
-            continue
+        _choose(c, spec, infos, out)
+    return out
+
+
+def _choose(c: int, spec: list[int], infos: list[tuple[Block, int, bool]], out: list) -> None:
+    """The relaxed anchor wait from the per-predecessor needs (spec "ShallowPredPromotion")."""
+    if infos:
         corr = [w for _, w, ok in infos if ok]
         unc = [w for _, w, ok in infos if not ok]
         if not corr:
@@ -91,7 +119,5 @@ def _decide(consumer: Instruction, spec: list[int], df: WaitDataflow) -> list[tu
             anchor = max(corr)
         else:
             anchor = min(max(corr), min(unc))
-        if anchor <= spec[c]:
-            continue
-        out.append((c, anchor, [(p, w) for p, w, ok in infos if ok and w < anchor]))
-    return out
+        if anchor > spec[c]:
+            out.append((c, anchor, [(p, w) for p, w, ok in infos if ok and w < anchor]))

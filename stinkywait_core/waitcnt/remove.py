@@ -1,8 +1,11 @@
 """StinkyRemoveWaitCntPass: strip the waits the insertion pass can rebuild.
 
-Policy (upstream `RemoveWaitCntOptions` defaults): remove dscnt, loadcnt, tensorcnt,
-asynccnt and loadcnt_dscnt; keep kmcnt (insertion is region-scoped, prologue scalar loads may
-never enter the dataflow), xcnt (hazard pass), storecnt, storecnt_dscnt and legacy s_waitcnt.
+Upstream's policy (`RemoveWaitCntOptions` defaults, the upstream model): remove dscnt,
+loadcnt, tensorcnt, asynccnt and loadcnt_dscnt; keep kmcnt (insertion is region-scoped,
+prologue scalar loads may never enter the dataflow), xcnt (hazard pass), storecnt,
+storecnt_dscnt and legacy s_waitcnt.  Under the hardware model every wait the pass plans is
+rebuilt (kmcnt and xcnt included); storecnt waits, and the legacy forms that may carry a
+store or release-fence drain, are kept and credited (docs/decisions.md).
 """
 
 from __future__ import annotations
@@ -12,7 +15,9 @@ from ..ir import Function, Instruction
 
 
 def should_remove(inst: Instruction, keep_tensor: bool = False, remove_kmcnt: bool = False,
-                  remove_xcnt: bool = False) -> bool:
+                  remove_xcnt: bool = False, model: str = "upstream") -> bool:
+    if model == "hw":
+        return is_rebuildable_wait(inst.mnemonic, "hw") is not None
     kind = is_rebuildable_wait(inst.mnemonic)
     if kind is None:
         return False

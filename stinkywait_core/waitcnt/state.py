@@ -11,12 +11,14 @@ from __future__ import annotations
 
 from collections import namedtuple
 
-from ..analysis.classify import CK_COUNT, CK_KM, K_MAX_IN_FLIGHT, K_MAX_WAIT_COUNT, K_UNUSED
+from ..targets.model import CK_COUNT, K_UNUSED
 from ..ir import Block, Instruction
 from ..ir.records import Record
 
 K_MAX_TRIPS_BACK = 16
 EMPTY: frozenset = frozenset()
+#: a queue keeps the 64 newest ops; older ones are "saturated" (still in flight, depth unknown)
+K_MAX_IN_FLIGHT = 64
 
 # (collections.namedtuple rather than typing.NamedTuple, and plain slotted classes rather than
 # dataclasses: both keep `typing`/`dataclasses` off a cold `stinkywait plan`'s import path)
@@ -59,15 +61,6 @@ def count_from(q: PerPredQueue, op: Instruction, newest: bool = False) -> int:
         return len(insts) - insts.index(op)
     except ValueError:
         return 0
-
-
-def wait_to_drain(c: int, n: int) -> int:
-    """The immediate that retires an op with countFrom n on counter c."""
-    if n <= 0:
-        return K_UNUSED
-    if c == CK_KM:
-        return 0
-    return min(n - 1, K_MAX_WAIT_COUNT)
 
 
 def trim_queues(queues: list[PerPredQueue], keep: int) -> list[PerPredQueue]:

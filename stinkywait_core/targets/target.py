@@ -1,0 +1,106 @@
+"""`Target`: the one object the pass, the checker and the editors ask about a target.
+
+It pairs a `Generation` (counters, timelines, features, spelling) with an instruction table,
+and answers per instruction (`sem`), per wait (`decode_wait`) and per program point
+(`encode_waits`).  Two models exist per gfx1250: "hw", the whole hardware model every user
+command runs, and "upstream", stinkytofu's own (five counters, its classification), which
+`stinkywait-opt` keeps so that upstream's FileCheck tests read upstream's numbers.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from ..ir import Instruction, Reg
+from .generation import Generation
+from .model import CK_COUNT, InstrSem
+from .table import V_GDS, V_LDS, V_RETURNING, semantics
+
+
+def variant_of(inst: Instruction) -> int:
+    """The operand facts the table needs (returning atomic, LDS DMA, GDS)."""
+    v = 0
+    suffix = inst.suffix
+    if suffix:
+        words = suffix.lower().split()
+        if "lds" in words:
+            v |= V_LDS
+        if "gds" in words:
+            v |= V_GDS
+    if "atomic" in inst.mnemonic or "_rtn" in inst.mnemonic:
+        for op in inst.dsts:
+            if type(op) is Reg and op.kind not in ("SCC", "exec", "LDS"):
+                v |= V_RETURNING
+                break
+    return v
+
+
+class Target:
+    """A target cpu under one model ("hw" or "upstream").  Immutable; cached by `get_target`."""
+
+    __slots__ = ("name", "family", "model", "generation", "counters", "timelines", "counter_of", "in_order",
+                 "features", "wait_mnemonics", "_table", "siblings", "counter_names", "max_wait")
+
+    def __init__(self, name: str, generation: Generation, model: str = "hw", table=None) -> None:
+        self.name = name
+        self.family = generation.name
+        self.model = model
+        self.generation = generation
+        self.counters = generation.counters
+        self.counter_names = tuple(c.name for c in generation.counters)
+        self.timelines = generation.timelines
+        self.counter_of = dict(generation.timeline_counter)
+        self.in_order = {ck: ck not in generation.out_of_order for ck in self.timelines}
+        self.features = generation.features
+        self.wait_mnemonics = generation.spelling.mnemonics
+        self._table = table or semantics
+        by_counter: dict[str, list[int]] = {}
+        for ck in self.timelines:
+            by_counter.setdefault(self.counter_of[ck], []).append(ck)
+        #: timeline -> every timeline counted on the same hardware counter (itself included)
+        self.siblings = tuple(tuple(by_counter[self.counter_of[ck]]) if ck in self.counter_of else ()
+                              for ck in range(CK_COUNT))
+        cmax = {c.name: c.max_wait for c in generation.counters}
+        #: timeline -> the largest wait immediate that retires something on its counter
+        self.max_wait = tuple(cmax.get(self.counter_of.get(ck, ""), 0) for ck in range(CK_COUNT))
+
+    def __repr__(self) -> str:
+        return f"<Target {self.name} ({self.family}, {self.model})>"
+
+    def sem(self, inst: Instruction) -> InstrSem:
+        """The semantics of one instruction, its operands considered."""
+        return self._table(inst.mnemonic, self.generation, variant_of(inst))
+
+    def sem_for(self, mnemonic: str) -> InstrSem | None:
+        """The semantics of a mnemonic alone (None: not an instruction the table knows)."""
+        s = self._table(mnemonic.lower(), self.generation, 0)
+        return None if s.family == "unknown" else s
+
+    def decode_wait(self, inst: Instruction) -> dict[str, int]:
+        """Counter name -> the value a wait instruction in the input enforces ({}: none)."""
+        if inst.mnemonic not in self.wait_mnemonics and not inst.mnemonic.startswith("s_wait"):
+            return {}
+        return self.generation.spelling.decode(inst)
+
+    def encode_waits(self, values: dict[str, int]) -> list[str]:
+        """The wait line(s) for one program point, in this target's spelling."""
+        return self.generation.spelling.encode(values)
+
+    def counter_value_for(self, ck: int, n: int) -> int:
+        """The immediate that retires an op with countFrom `n` on timeline `ck` (-1: none)."""
+        if n <= 0:
+            return -1
+        if not self.in_order.get(ck, True):
+            return 0
+        return min(n - 1, self.max_wait[ck])
+
+    def to_json(self) -> dict[str, object]:
+        return {"name": self.name, "family": self.family, "model": self.model,
+                "counters": [{"name": c.name, "max": c.max_value} for c in self.counters],
+                "features": self.features.to_json()}
+
+
+@lru_cache(maxsize=None)
+def _cached(name: str, model: str) -> Target:
+    from .registry import build_target
+    return build_target(name, model)

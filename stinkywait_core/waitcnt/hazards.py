@@ -1,0 +1,161 @@
+"""The hardware model's hazards: what an instruction must wait for before it issues.
+
+Written from the hardware's side (docs/decisions.md 28-36), per requirement:
+
+* RAW: a register it reads is still to be written by an in-flight op (the SSA sources);
+* WAW: a register it writes is still to be written by an in-flight op, unless both writes land
+  in issue order (same `order_class`: LDS returns, same-type VMEM on gfx9-11);
+* WAR: a register it writes is still read by an in-flight op's source lock (gfx1250 address
+  translation on xcnt, gfx9-11 export/GDS data on expcnt); a VMEM op overwriting the source
+  of an older VMEM op needs no wait (translations complete in order), and an op already
+  retired on its result counter has been translated;
+* LDS between engines (DS, tensor, async, LDS DMA): a write while another engine's access to
+  overlapping LDS is in flight, or a read while another engine's write is; the engines are
+  each in order within themselves.  A barrier publishes: every own in-flight LDS access
+  overlapping its tokens completes before it.  Overlap is decided by memtokens; an untagged
+  side may overlap anything (the "fallback" class: disjointness not proven);
+* the ISA: timelines to drain before an instruction (cache invalidates, atomics on gfx1250,
+  `s_barrier` without back-off), right after one (GWS), and before a return (the calling
+  convention: the caller may read anything but stores).
+
+Each contribution names its rule and the producer, for provenance, hints and the hover.
+"""
+
+from __future__ import annotations
+
+from ..targets.model import CK_STORE, CK_TENSOR, CK_XV, CTL_RETURN, ENG_TENSOR
+from .state import count_from, new_spec
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ..ir import Instruction
+    from .dataflow import WaitDataflow
+    from .facts import InstInfo
+    from .state import DataflowState
+
+RULE_CLASS = {"raw": "RAW", "waw": "WAW", "war-xcnt": "WAR", "war-exp": "WAR", "lds-raw": "RAW",
+              "lds-waw": "WAW", "lds-war": "WAR", "barrier": "barrier", "fallback-lds": "fallback",
+              "fallback-barrier": "fallback", "return": "return", "isa-drain": "ISA", "clause": "clause",
+              "widening": "widening"}
+
+
+def _overlap(a, b) -> tuple[bool, bool]:
+    """(may overlap, proven by tokens) for two memtoken lists (None: untagged)."""
+    if a is None or b is None:
+        return True, False
+    if not a or not b:
+        return False, True
+    for t in a:
+        if t in b:
+            return True, True
+    return False, True
+
+
+def hw_required(df: "WaitDataflow", inst: "Instruction", inf: "InstInfo", queues: list, record: bool):
+    """(required wait per timeline, contributions per timeline or None) under the hardware model."""
+    req = new_spec()
+    why = [[] for _ in range(len(req))] if record else None
+    drain = df.drain
+    newest = df.newest
+
+    def tighten(c: int, w: int, rule: str, op=None, pred=None, n: int = 0, trips: int = 0) -> None:
+        if w < 0:
+            return
+        if req[c] == -1 or w < req[c]:
+            req[c] = w
+        if why is not None:
+            why[c].append(df.contribution(rule, w, op, pred, n, trips))
+
+    # RAW through registers (SSA sources, one pair per timeline the producer completes on)
+    for src, c in inf.mem_srcs:
+        if c == CK_TENSOR and not inf.tensor_raw:
+            continue
+        for q in queues[c]:
+            n = count_from(q, src, newest)
+            if n > 0:
+                tighten(c, drain(c, n), "raw", src, q.pred, n, df.trips_of(q, src))
+    if inf.simple and not record:
+        return req, None
+    # WAW: the newest in-flight writer of a register this writes, per timeline
+    if inf.waw:
+        cands = inf.waw
+        for c in inf.waw_cks:
+            for q in queues[c]:
+                ops = q.ops
+                for idx in range(len(ops) - 1, -1, -1):
+                    e = ops[idx]
+                    if e.op in cands:
+                        n = len(ops) - idx
+                        tighten(c, drain(c, n), "waw", e.op, q.pred, n, e.trips)
+                        break
+    # WAR on source locks: the newest in-flight reader of a register this writes
+    if inf.war:
+        cands = inf.war
+        for c in inf.war_cks:
+            rule = "war-xcnt" if c in df.xcnt_cks else "war-exp"
+            for q in queues[c]:
+                ops = q.ops
+                for idx in range(len(ops) - 1, -1, -1):
+                    e = ops[idx]
+                    if e.op not in cands:
+                        continue
+                    # retired on its result counter means translated (and on the in-order VMEM
+                    # timeline, every older translation too)
+                    if rule == "war-xcnt" and not df.still_in_flight(e.op, queues):
+                        if c == CK_XV:
+                            break
+                        continue
+                    n = len(ops) - idx
+                    tighten(c, drain(c, n), rule, e.op, q.pred, n, e.trips)
+                    break
+    # LDS between engines, and barriers publishing LDS
+    if inf.lds or inf.fence:
+        _lds_scan(df, inst, inf, queues, tighten)
+    # the ISA's drains
+    if inf.drain or inf.after:
+        for c in inf.drain + inf.after:
+            if any(q.ops or q.sat for q in queues[c]):
+                tighten(c, 0, "isa-drain")
+    if inf.control == CTL_RETURN:
+        for c in df.cks:
+            if c != CK_STORE and any(q.ops or q.sat for q in queues[c]):
+                tighten(c, 0, "return")
+    return req, why
+
+
+def _lds_scan(df: "WaitDataflow", inst: "Instruction", inf: "InstInfo", queues: list, tighten) -> None:
+    """In-flight LDS accesses of other engines that conflict with this one (see module doc)."""
+    fence = inf.fence
+    writes = fence or "w" in inf.lds
+    toks = inf.tokens
+    info = df.info
+    for c in df.lds_cks:
+        for q in queues[c]:
+            ops = q.ops
+            for idx in range(len(ops) - 1, -1, -1):
+                e = ops[idx]
+                p = e.op
+                if p is inst:
+                    continue
+                pi = info[p]
+                plds = pi.lds
+                if not plds or c not in pi.results:
+                    continue
+                if not fence and pi.engine == inf.engine:
+                    continue  # one engine's LDS accesses are ordered
+                pw = "w" in plds
+                if not (writes or pw):
+                    continue  # two reads
+                if not fence and pw and not writes and pi.engine == ENG_TENSOR and not inf.tensor_raw:
+                    continue  # tensor -> LDS read: NumWaves policy (decisions 25, 31)
+                hit, proven = _overlap(toks, pi.tokens)
+                if not hit:
+                    continue
+                n = len(ops) - idx
+                if fence:
+                    rule = "barrier" if proven else "fallback-barrier"
+                else:
+                    rule = ("lds-waw" if pw and writes else "lds-raw" if pw else "lds-war") if proven \
+                        else "fallback-lds"
+                tighten(c, df.drain(c, n), rule, p, q.pred, n, e.trips)
+                break
