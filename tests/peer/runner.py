@@ -102,7 +102,7 @@ def run_stinkywait(nowait: str, cpu: str, cache: Path) -> tuple[str | None, str]
     return text, ""
 
 
-def _instructions(text: str) -> dict[int, Any]:
+def instructions_of(text: str) -> dict[int, Any]:
     """line -> stinkywait Instruction (what the target table classifies)."""
     from stinkywait_core.syntax import parse
     mod = parse(text, "peer.s")
@@ -130,7 +130,7 @@ def judge(c: Compiled, rules: dict[str, str], cache: Path) -> PairReport:
 
     def instructions(which: str) -> dict[int, Any]:
         if which not in parsed:
-            parsed[which] = _instructions(texts[which]) if (which == "ours" or needs_all) else {}
+            parsed[which] = instructions_of(texts[which]) if (which == "ours" or needs_all) else {}
         return parsed[which]
     try:
         rep = compare(c.unit, c.cpu, texts, target, instructions, rules)
