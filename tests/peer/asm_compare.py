@@ -94,8 +94,9 @@ def read_functions(text: str, is_wait: Callable[[str], bool]) -> list[AsmFunctio
     """The functions of an llc-style assembly file, as token lists.
 
     A function starts at the label of a symbol declared ``.type NAME,@function`` and ends at
-    the next ``.Lfunc_end*`` label or at the next function.  It is an entry point when it is
-    an ``.amdhsa_kernel`` or contains ``s_endpgm`` (callable functions return instead).
+    the next ``.Lfunc_end*`` label or at the next function.  It is an entry point (kernel or
+    shader) unless it returns with ``s_setpc_b64`` / ``s_set_pc_i64``: callable functions do,
+    kernels end with ``s_endpgm`` and shaders that return values fall into their epilog.
     """
     lines = text.splitlines()
     declared: set[str] = set()
@@ -136,8 +137,10 @@ def read_functions(text: str, is_wait: Callable[[str], bool]) -> list[AsmFunctio
             continue
         ln = Line(n, mn, ops)
         cur.tokens.append(("wait", ln) if is_wait(mn) else ("inst", ln))
-        if mn.startswith("s_endpgm"):
-            cur.is_entry = True
+    for f in funcs:
+        if f.name not in kernels:
+            f.is_entry = not any(t[0] == "inst" and t[1].mnemonic in ("s_setpc_b64", "s_set_pc_i64")
+                                 for t in f.tokens)
     return funcs
 
 

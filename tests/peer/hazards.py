@@ -186,10 +186,19 @@ class Dependencies:
                     if rec.get((b.index, k)) and self.depends(j, p, c):
                         res = (False, self.sk.insts[j].lineno)
                         break
+                if res[0] and self._falls_off(b) and self.dsts[p] and self.in_flight_at(p, c, (b.index, len(b.insts))):
+                    # a shader that returns values falls into its epilog, which reads them
+                    res = (False, self.sk.insts[b.insts[-1]].lineno if b.insts else 0)
                 if not res[0]:
                     break
             self._safe[key] = res
         return self._safe[key]
+
+    def _falls_off(self, b: Any) -> bool:
+        """Control leaves the function at the end of block b without an exit instruction."""
+        if b.succs:
+            return False
+        return not b.insts or self.sk.insts[b.insts[-1]].mnemonic not in EXITS
 
     def producers(self, c: str) -> list[int]:
         return [i for i in range(len(self.sk.insts)) if self._timeline(i, c) is not None]
