@@ -243,3 +243,22 @@ def test_gemm_pair_llvm_matches_itself_and_nowait_does_not(pair):
     assert same.error is None and same.matched == same.llvm_reqs > 20 and not same.ours_only
     bare = run(pair.nowait)
     assert len(bare.unmatched) >= 10 and not bare.excused.get("no-dependency")
+
+
+def test_lds_dma_then_ds_read_is_a_dependency():
+    """The `lds` modifier makes a VMEM load fill LDS: a later DS read needs it (no register in
+    common), so the no-dependency rule must not excuse LLVM's vmcnt wait there."""
+    body = ("buffer_load_dword v0, s[0:3], 0 offen lds\n{wait}\nds_read_b32 v2, v1\n"
+            "s_waitcnt lgkmcnt(0)\nglobal_store_dword v3, v2, s[4:5]\ns_endpgm")
+    llvm = kernel(body.format(wait="s_waitcnt vmcnt(0)"))
+    rep = judge(llvm, kernel(body.format(wait="")), cpu="gfx942")
+    assert len(rep.unmatched) == 1 and not rep.excused and rep.unmatched[0].counter == "vmcnt"
+
+
+def test_ds_store_then_tensor_store_is_a_dependency():
+    """tensor_store_from_lds reads LDS through another engine: DS writes before it must be done."""
+    body = ("ds_store_b128 v0, v[4:7]\nds_load_b32 v9, v1\n{wait}\ntensor_store_from_lds s[0:3], s[4:11]\n"
+            "s_wait_dscnt 0\nglobal_store_b32 v2, v9, s[12:13]\ns_endpgm")
+    llvm = kernel(body.format(wait="s_wait_dscnt 0"))
+    rep = judge(llvm, kernel(body.format(wait="s_wait_dscnt 1")))
+    assert [u.counter for u in rep.unmatched] == ["dscnt"] and not rep.excused

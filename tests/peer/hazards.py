@@ -13,8 +13,14 @@ over-waits be excused when the ISA says so.  This module makes that argument, pe
   keeps all; ``n = 0`` always retires P.  A call retires it (the callee drains all but stores).
 * **dependency**: does instruction J need P complete?  J reads or writes a register P writes
   (RAW/WAW); on xcnt, J writes a register P reads (WAR on its sources); P fills LDS and J is a
-  DS access or a barrier; J returns (LLVM's calling convention: all but stores drained).  An
-  instruction whose operands are unknown depends on everything.
+  DS access or a barrier; J returns (LLVM's calling convention: all but stores drained); J is a
+  cache write-back / invalidate, which the ISA wants issued with no VMEM access in flight
+  (LLVM drains vmcnt/loadcnt before them); P is a scalar load and J a vector store or atomic
+  (it may write the memory P still reads: LLVM's SLoadAddresses rule).  An instruction whose
+  operands are unknown depends on everything.  Through LDS: DS accesses are ordered among
+  themselves, but not with the other engines that touch LDS (DMA, async, tensor) nor with other
+  waves after a barrier, so a DS write and a later fill, tensor store or barrier depend, as do a
+  DS read and a later fill, and a fill and any later DS access, engine access or barrier.
 
 P is *safe* when no J that depends on P is reached while P may be in flight.  An LLVM wait is
 excused under the rule ``no-dependency`` when every op that may be in flight there under our
@@ -23,6 +29,7 @@ waits is safe: then our program never needs what LLVM's wait retires, anywhere.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from .asm_compare import EXITS, BoundAnalysis, Line
@@ -32,6 +39,12 @@ _FULL = (1 << 64) - 1
 _TOP = 1 << 63
 _PSEUDO = ("LDS", "SCC", "null")
 _RETURNS = frozenset({"s_setpc_b64", "s_set_pc_i64"})
+#: cache maintenance: issued only with the vector memory counters drained
+_CACHE_OPS = ("buffer_wbinvl1", "buffer_gl0_inv", "buffer_gl1_inv", "buffer_inv", "buffer_wbl2",
+              "buffer_wb", "global_inv", "global_wb", "s_dcache_wb")
+_VMEM_COUNTERS = frozenset({"vmcnt", "vscnt", "loadcnt", "storecnt", "samplecnt", "bvhcnt"})
+_VMEM_WRITE = ("global_store", "global_atomic", "flat_store", "flat_atomic", "buffer_store",
+               "buffer_atomic", "scratch_store")
 
 
 def _units(ops: list[Any]) -> frozenset[tuple[str, int]]:
@@ -44,11 +57,27 @@ def _units(ops: list[Any]) -> frozenset[tuple[str, int]]:
     return frozenset(out)
 
 
+_LDS_WORD = re.compile(r"(?:^|[\s,])lds(?:$|[\s,])")
+
+
+def _engine_lds(ln: Line, ins: Any) -> bool:
+    """An LDS access by an engine other than DS (fills, and tensor/async stores from LDS)."""
+    mn = ln.mnemonic
+    return _fills_lds(ln, ins) or mn.startswith("tensor_store_from_lds") or ("async" in mn and "lds" in mn)
+
+
+def _ds_writes_lds(mn: str) -> bool:
+    return mn.startswith("ds_") and not mn.startswith(("ds_load", "ds_read", "ds_bpermute", "ds_permute",
+                                                       "ds_swizzle", "ds_nop"))
+
+
 def _fills_lds(ln: Line, ins: Any) -> bool:
+    """LDS DMA / async / tensor fills: ``*_load_lds_*``, ``*_async_to_lds_*``,
+    ``tensor_load_to_lds``, and VMEM loads with the ``lds`` modifier (gfx9/gfx10)."""
     mn = ln.mnemonic
     if "lds" in mn and not mn.startswith("ds_") and ("load" in mn or "tensor" in mn):
         return True
-    return ins is not None and "lds" in getattr(ins, "mods", {})
+    return bool(_LDS_WORD.search(ln.operands)) or (ins is not None and "lds" in getattr(ins, "mods", {}))
 
 
 class Dependencies:
@@ -163,6 +192,11 @@ class Dependencies:
             return True
         if ln.mnemonic in EXITS:
             return False
+        if ln.mnemonic.startswith(_CACHE_OPS) and (c in _VMEM_COUNTERS or ln.mnemonic == "s_dcache_wb"):
+            return True
+        pm = self.sk.insts[p].mnemonic
+        if pm.startswith(("s_load", "s_buffer_load")) and ln.mnemonic.startswith(_VMEM_WRITE):
+            return True
         pd, ps, js, jd = self.dsts[p], self.srcs[p], self.srcs[j], self.dsts[j]
         if pd is None or js is None or jd is None or ps is None:
             return True
@@ -170,8 +204,13 @@ class Dependencies:
             return True
         if c == "xcnt" and ps & jd:
             return True
-        if _fills_lds(self.sk.insts[p], self.ins[p]) and (ln.mnemonic.startswith("ds_")
-                                                           or ln.mnemonic.startswith("s_barrier")):
+        pl, jm = self.sk.insts[p], ln.mnemonic
+        j_engine = _engine_lds(ln, self.ins[j])
+        if _fills_lds(pl, self.ins[p]) and (jm.startswith(("ds_", "s_barrier")) or j_engine):
+            return True
+        if _ds_writes_lds(pl.mnemonic) and (j_engine or jm.startswith("s_barrier")):
+            return True
+        if pl.mnemonic.startswith(("ds_load", "ds_read")) and _fills_lds(ln, self.ins[j]):
             return True
         return False
 
