@@ -116,7 +116,12 @@ def instructions_of(text: str) -> dict[int, Any]:
 
 
 def judge(c: Compiled, rules: dict[str, str], cache: Path) -> PairReport:
-    target = peer_target(c.cpu)
+    try:
+        target = peer_target(c.cpu)
+    except Exception as e:  # e.g. the table's UnsupportedTarget: a failed pair, not a lost run
+        rep = PairReport(c.unit, c.cpu)
+        rep.error = f"no target description: {type(e).__name__}: {e}"
+        return rep
     ours, err = run_stinkywait(c.nowait, c.cpu, cache)
     if ours is None:
         rep = PairReport(c.unit, c.cpu)
@@ -159,7 +164,11 @@ def evaluate(cpus: tuple[str, ...], files: list[Path] | None = None, with_gemm: 
     cache = cache_root()
     rules = load_exceptions()
     files = corpus() if files is None else files
-    run = PeerRun(table=peer_target(cpus[0]).source if cpus else "")
+    run = PeerRun()
+    try:
+        run.table = peer_target(cpus[0]).source if cpus else ""
+    except Exception as e:
+        run.table = f"unavailable ({type(e).__name__}: {e})"
     work = [(f, cpu) for cpu in cpus for f in files]
     with ThreadPoolExecutor(max_workers=jobs) as pool:
         compiled = list(pool.map(lambda fc: compile_ir(fc[0], fc[1], cache), work))
