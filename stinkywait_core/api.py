@@ -412,11 +412,14 @@ def _analyze(text: str, path: str, options: Options, language: str | None,
                     continue
         removed: list[int] = []
         if options.replace_waits:
+            target = options.target
             for b in func.blocks:
                 keep = []
-                for inst in b.instrs:
+                instrs = b.instrs
+                for k, inst in enumerate(instrs):
                     # both front ends put one instruction per line, so the whole line goes
-                    if not inst.is_label and should_remove(inst, model=options.model) and inst.span is not None:
+                    if not inst.is_label and should_remove(inst, model=options.model) and inst.span is not None \
+                            and not (options.model == "hw" and _in_fence_sequence(instrs, k, target)):
                         removed.append(inst.span.line)
                         continue
                     keep.append(inst)
@@ -424,7 +427,8 @@ def _analyze(text: str, path: str, options: Options, language: str | None,
         implicit = build_implicit_dependencies(func, chain.memo if chain is not None else None,
                                                attach=options.model == "upstream")
         try:
-            po = plan_function(func, options, chain.memo if chain is not None else None)
+            po = plan_function(func, options, chain.memo if chain is not None else None,
+                               end_is_return=lang == "asm")
         except RecursionError:  # pathological nesting: report, never crash
             an.diagnostics.append(Diagnostic(ERROR, "internal", f"analysis of @{func.name} too deep",
                                              func.span.line if func.span else 1, 1, function=func.name))
@@ -445,6 +449,29 @@ def _analyze(text: str, path: str, options: Options, language: str | None,
     if cache is not None:
         cache.retain(path, options, {f.name for f in module.functions})
     return an
+
+
+def _in_fence_sequence(instrs: list[Instruction], k: int, target) -> bool:
+    """The wait at `instrs[k]` belongs to a memory-model sequence the pass does not rebuild:
+    it directly precedes a cache invalidate / write-back or a barrier signal (acquire and
+    release fences: AMDGPUUsage "Memory Model GFX12/GFX125x"), or directly follows a cache
+    operation.  `--replace-waits` keeps such waits (they are credited like any other)."""
+    def neighbour(step: int):
+        j = k + step
+        while 0 <= j < len(instrs):
+            i = instrs[j]
+            if not i.is_label and not i.is_phi and not target.sem(i).wait:
+                return target.sem(i)
+            j += step
+        return None
+    nxt, prev = neighbour(1), neighbour(-1)
+    if nxt is not None and nxt.mem_model or prev is not None and prev.mem_model:
+        return True
+    if nxt is not None and nxt.barrier in ("barrier", "signal") and not target.features.lds_dma:
+        # a vector-memory wait before a barrier is a release fence (on gfx9/gfx10 it usually
+        # publishes LDS DMA instead, which the pass rebuilds)
+        return bool({"loadcnt", "vmcnt"} & set(target.decode_wait(instrs[k])))
+    return False
 
 
 def _indent_of(lines: list[str], line: int) -> str:

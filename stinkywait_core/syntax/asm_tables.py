@@ -71,7 +71,7 @@ _DS_ONE_DST = ("ds_bpermute", "ds_permute", "ds_swizzle", "ds_append", "ds_consu
 _VMEM_ATOMIC = ("buffer_atomic", "global_atomic", "flat_atomic", "image_atomic", "scratch_atomic")
 _VMEM_LOAD = ("buffer_load", "global_load", "flat_load", "scratch_load", "tbuffer_load",
               "image_load", "image_sample", "image_gather", "image_get", "image_msaa",
-              "image_bvh", "global_block_load", "buffer_block_load")
+              "image_bvh", "global_block_load", "buffer_block_load", "cluster_load")
 _ASYNC_LDS = ("global_load_async_to_lds", "global_store_async_from_lds",
               "cluster_load_async_to_lds", "global_load_lds", "buffer_load_lds",
               "tensor_load_to_lds", "tensor_store_from_lds", "tensor_save", "tensor_stop")
@@ -99,7 +99,7 @@ _SCC_WRITERS = ("s_add_u32", "s_add_i32", "s_sub_u32", "s_sub_i32", "s_addc_", "
                 "s_orn2_", "s_nand_", "s_nor_", "s_xnor_", "s_not_b", "s_lshl_b", "s_lshr_b",
                 "s_ashr_i", "s_lshl1_add", "s_lshl2_add", "s_lshl3_add", "s_lshl4_add", "s_bfe_",
                 "s_abs_i32", "s_absdiff_i32", "s_bcnt0_", "s_bcnt1_", "s_quadmask_", "s_wqm_",
-                "s_cmp_", "s_cmpk_", "s_bitcmp", "s_barrier_signal_isfirst")
+                "s_cmp_", "s_cmpk_", "s_bitcmp", "s_barrier_signal_isfirst", "s_barrier_leave")
 _SCC_READERS = ("s_cselect_", "s_cmov_", "s_cmovk_", "s_addc_", "s_subb_", "s_add_co_ci_",
                 "s_sub_co_ci_", "s_cbranch_scc")
 _TIED = ("s_addk_", "s_mulk_", "s_cmovk_", "s_cmov_", "s_bitset0_", "s_bitset1_", "v_mac_",

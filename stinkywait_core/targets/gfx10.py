@@ -21,6 +21,6 @@ def generation(cpu: str) -> Generation:
                 Counter("vscnt", 63, 62))
     timelines = {CK_LOAD: "vmcnt", CK_STORE: "vscnt", CK_DS: "lgkmcnt", CK_KM: "lgkmcnt", CK_GDS: "lgkmcnt",
                  CK_EXP: "expcnt"}
-    features = Features(has_vscnt=True, vmem_write_vgpr_in_order=True, lds_dma=("buffer",), has_gds=True)
+    features = Features(has_vscnt=True, vmem_write_vgpr_in_order=True, lds_dma=("buffer", "global"), has_gds=True)
     return Generation("gfx10", counters, timelines, frozenset({CK_KM, CK_GDS}), features,
                       LegacySpelling("gfx10", vscnt=True))

@@ -141,9 +141,10 @@ def _vmem(mn: str, g: Generation, variant: int) -> InstrSem:
                         ENG_ASYNC, drain_before=_atomic_drain(mn, g),
                         note="async LDS copy: asynccnt (not modelled by LLVM 22; AMDGPUUsage GFX125x)")
     # LDS DMA (gfx9/gfx10): VMEM load that writes LDS instead of VGPRs
+    # (the `lds` modifier exists only where the assembler has LDS DMA: a form it accepted is one)
     flat_dma = mn.startswith(("global_load_lds", "scratch_load_lds")) or (
         variant & V_LDS and family in ("global", "scratch"))
-    if (flat_dma and "global" in f.lds_dma) or (variant & V_LDS and family == "buffer" and "buffer" in f.lds_dma):
+    if flat_dma or (variant & V_LDS and family == "buffer"):
         # the FLAT-encoded forms are also counted on lgkmcnt (LLVM: LGKM_CNT set on them)
         pushes = (CK_LOAD, CK_DS) if flat_dma else (CK_LOAD,)
         return InstrSem(mn, family, pushes + xl, xl, False, None, LDS_WRITE, ENG_DMA,

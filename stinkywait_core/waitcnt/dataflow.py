@@ -241,7 +241,7 @@ class WaitDataflow:
                 inf = self.info.get(inst)
                 if inf is not None:
                     c = inf.copy()
-                    c.after, c.clause, c.in_clause = (), None, False
+                    c.after, c.clause, c.in_clause = (), None, None
                     scratch[inst] = c
         block_structure_blocks(blocks, scratch, self.target)
         for inst, c in scratch.items():
@@ -722,11 +722,45 @@ class WaitDataflow:
         return credited_waits(self.target, inst)
 
     def _credit(self, inst: Instruction, state: DataflowState, emit: list[CounterEmitState]) -> None:
+        credited = False
         for c, w in self.credited(inst):
             if w < 0 or (not self.in_order[c] and w != 0):
                 continue
             self.trim(state, c, w)
             emit[c].record_emitted(w)
+            credited = True
+        if credited and self.implicit_drain:
+            self._sync_translations(state)
+
+    def _sync_translations(self, state: DataflowState) -> None:
+        """An op retired on its result counter has been translated: drop it from the xcnt
+        timelines (on the in-order VMEM one, every older entry with it; AMDGPUUsage GFX125x:
+        waiting on a memory counter also waits on xcnt)."""
+        queues = state.queues
+        for c in (CK_XV, CK_XS):
+            qs = queues[c]
+            if not qs or not any(q.ops for q in qs):
+                continue
+            out = []
+            changed = False
+            for q in qs:
+                ops = q.ops
+                keep = ops
+                if c == CK_XV:
+                    for idx in range(len(ops) - 1, -1, -1):
+                        if not self.still_in_flight(ops[idx].op, queues):
+                            keep = ops[idx + 1:]
+                            break
+                else:
+                    keep = tuple(e for e in ops if self.still_in_flight(e.op, queues))
+                if keep is not ops and len(keep) != len(ops):
+                    changed = True
+                    out.append(PerPredQueue(q.pred, keep, q.sat, q.ring_sat, q.empty_origin,
+                                            tuple(e.op for e in keep)))
+                else:
+                    out.append(q)
+            if changed:
+                queues[c] = out
 
     def _produce(self, inst: Instruction, inf: InstInfo, state: DataflowState,
                  emit: list[CounterEmitState], events: list | None) -> None:
@@ -769,11 +803,25 @@ class WaitDataflow:
                 spec[c] = r
         if spec is None:
             return None
+        xcnt = self.implicit_drain and (spec[CK_XV] != -1 or spec[CK_XS] != -1)
         for c in self.cks:
             v = spec[c]
-            if v != -1:
+            if v != -1 and not (xcnt and c in XCNT_TIMELINES):
                 emit[c].record_emitted(v)
                 self.trim(state, c, v)
+        if self.implicit_drain:
+            self._sync_translations(state)
+        if xcnt:
+            if not any(q.ops or q.sat for c in XCNT_TIMELINES for q in state.queues[c]):
+                spec[CK_XV] = spec[CK_XS] = -1  # the other waits of this point retired them all
+                if all(v == -1 for v in spec):
+                    return None
+            else:
+                for c in XCNT_TIMELINES:
+                    v = spec[c]
+                    if v != -1:
+                        emit[c].record_emitted(v)
+                        self.trim(state, c, v)
         return spec
 
     def transfer_block(self, bb: Block, state: DataflowState) -> list[tuple[Instruction, list[int]]]:
@@ -822,7 +870,7 @@ class WaitDataflow:
             if inf.is_wait:
                 self._credit(inst, state, emit)
                 continue
-            if (not inf.needs_check or inf.in_clause) and inst not in self.forced_at:
+            if not inf.needs_check and inst not in self.forced_at:
                 if inf.pushes or inf.control:
                     self._produce(inst, inf, state, emit, events)
                 continue
@@ -1116,16 +1164,13 @@ class WaitDataflow:
                 self._credit(inst, st, emit)
                 continue
             pl = planned.get(inst)
-            if pl is None and (not inf.needs_check or inf.in_clause) and inst not in self.forced_at:
+            if pl is None and not inf.needs_check and inst not in self.forced_at:
                 if inf.pushes or inf.control:
                     self._produce(inst, inf, st, emit, None)
                 continue
             # provenance only where a wait is applied (a handful of anchors among thousands
             # of checked consumers): the same requirement, recomputed with recording then
-            if inf.in_clause:
-                computed = new_spec()
-            else:
-                computed, _ = self.compute_required_waits(inst, st)
+            computed, _ = self.compute_required_waits(inst, st)
             want = new_spec()
             for c in cks:
                 w = pl[c] if pl is not None else -1
@@ -1135,8 +1180,7 @@ class WaitDataflow:
             before = tuple(st.queues)
             apply = self._apply(want, emit, st)
             if apply is not None:
-                why = self.compute_required_waits(inst, DataflowState(list(before)), record=True)[1] \
-                    if not inf.in_clause else [[] for _ in range(CK_COUNT)]
+                why = self.compute_required_waits(inst, DataflowState(list(before)), record=True)[1]
                 toks = None
                 if apply[CK_TENSOR] != -1:
                     toks = self._drained_tokens(list(before[CK_TENSOR]), apply[CK_TENSOR])

@@ -35,7 +35,8 @@ class InstInfo(Record):
     Hardware-model fields: `results` (timelines its result or LDS effect completes on), `lds`
     ("r"/"w"/"rw") and `engine`, `control`, `drain` (timelines drained before it), `after`
     (timelines the previous instruction needs drained right after it), `clause` (an
-    ``s_clause`` head: its members), `in_clause`, `late` and `order` (WAW), `locks`.
+    ``s_clause`` head: its members), `in_clause` (a member: its head), `late` and `order`
+    (WAW), `locks`.
     Linked: `mem_srcs`, `waw`/`waw_cks`, `war`/`war_cks`, `needs_check`, `simple` (only
     register RAW can apply: the solver's inline fast path), `linked`.
     """
@@ -48,7 +49,7 @@ class InstInfo(Record):
     def __init__(self, pushes: tuple, tokens, ring: list, advances: list, lc_war, lc_raw, is_wait: bool,
                  tensor_anchor: bool, lds_writer: bool, fence: bool, ds_read_or_atomic: bool, tensor_raw: bool,
                  results: tuple = (), lds: str = "", engine: str = "", control: str = "", drain: tuple = (),
-                 after: tuple = (), clause: tuple | None = None, in_clause: bool = False, late: bool = False,
+                 after: tuple = (), clause: tuple | None = None, in_clause=None, late: bool = False,
                  order: str | None = None, locks: tuple = (), mem_srcs: tuple = (), waw: frozenset = frozenset(),
                  waw_cks: tuple = (), war: frozenset = frozenset(), war_cks: tuple = (), needs_check: bool = True,
                  simple: bool = False, linked: bool = False):
@@ -234,7 +235,7 @@ def block_structure(func: Function, info: dict[Instruction, InstInfo]) -> None:
                     for m in members:
                         mi = info.get(m)
                         if mi is not None:
-                            mi.in_clause = True
+                            mi.in_clause = inst
             drain_after = _drain_after(inst)
             if drain_after:
                 pending = drain_after

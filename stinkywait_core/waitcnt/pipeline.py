@@ -11,16 +11,16 @@ from __future__ import annotations
 
 from ..analysis.cfg import compute_cfg
 from ..analysis.ssa import build_use_def_chain, flatten_sources, remove_phis
-from ..diagnostics import INFO, Diagnostic
+from ..diagnostics import INFO, WARNING, Diagnostic
 from ..ir import Block, Function, Instruction, Modifier
 from ..results import DepInfo, FunctionResult, Options, PlannedWait
-from ..targets.model import CK_DS, CK_TENSOR, TIMELINE_NAMES
+from ..targets.model import CK_DS, CK_TENSOR, CTL_ENDPGM, CTL_JUMP, CTL_RETURN, CTL_TRAP, TIMELINE_NAMES
 from .dataflow import Contribution, WaitDataflow, counter_short_name
 from .hazards import RULE_CLASS as HW_RULE_CLASS
 from .incremental import FunctionMemo
 from .emit import make_wait, tail_anchor
 from .promotion import ShallowPredPromotion
-from .state import PerPredQueue, WaitInsertionPlan
+from .state import PerPredQueue, TailDrain, WaitInsertionPlan
 
 RULE_CLASS = {"raw": "RAW", "lds-war": "WAR", "async-war": "WAR", "loop-carried-war": "WAR",
               "descriptor-war": "WAR", "barrier": "barrier", "loop-carried-raw": "RAW",
@@ -167,11 +167,14 @@ def _drained_sources(df: WaitDataflow, queues: list[PerPredQueue], keep: int, ri
     return out
 
 
-def plan_function(func: Function, options: Options, memo: FunctionMemo | None = None) -> PassOutput:
+def plan_function(func: Function, options: Options, memo: FunctionMemo | None = None,
+                  end_is_return: bool = False) -> PassOutput:
     """Analyze and optimize one function; the IR is left unchanged apart from `sources`.
 
     `memo`: what the previous analysis of this function left (incremental re-planning,
-    waitcnt/incremental.py); the result is the same with or without it.
+    waitcnt/incremental.py); the result is the same with or without it.  `end_is_return`:
+    falling off the function's last block leaves it (assembly; a STIR function is a region of
+    a kernel), so under the hardware model it drains like a return.
     """
     if memo is not None and memo.cfg is not None and memo.changed_blocks is not None:
         cfg = memo.cfg  # an adopted function keeps its blocks and edges: same orders, dominators
@@ -192,12 +195,57 @@ def plan_function(func: Function, options: Options, memo: FunctionMemo | None = 
     if options.optimize and not (options.bounded and df.cap_hit):
         relaxed = ShallowPredPromotion().rewrite(plan, df)
     df.finalize_plan(plan, unchanged=not relaxed)
+    if end_is_return and df.hw:
+        _end_of_function_drains(df, plan)
     if memo is not None:
         memo.end()
     remove_phis(func)
     out = PassOutput(func, df, plan, relaxed, FunctionResult(func.name), memo=memo)
     _build_result(out, options)
     return out
+
+
+def _end_of_function_drains(df: WaitDataflow, plan: WaitInsertionPlan) -> None:
+    """A block with no successor that does not end the program, return or trap falls off the
+    function (LLVM: SI_RETURN_TO_EPILOG): everything but stores is drained at its end."""
+    for b in df.rpo:
+        if b.succs:
+            continue
+        last = next((i for i in reversed(b.instrs) if not i.is_phi and not i.is_label), None)
+        if last is not None and df.info[last].control in (CTL_ENDPGM, CTL_RETURN, CTL_TRAP, CTL_JUMP):
+            continue
+        st = df.final_exit.get(b)
+        if st is None:
+            continue
+        spec = [-1] * len(st.queues)
+        for c in df.call_clears:
+            if any(q.ops or q.sat for q in st.queues[c]):
+                spec[c] = 0
+        if any(v != -1 for v in spec):
+            plan.tail_drains.append(TailDrain(b, spec, "return"))
+
+
+def _clause_warnings(out: PassOutput) -> None:
+    """A wait before a member of an ``s_clause`` splits the clause: the members depend on
+    each other.  Say so, and what the clause would be with its independent instructions."""
+    df, res = out.df, out.result
+    seen: set = set()
+    for inst in out.plan.anchor_waits:
+        head = df.info[inst].in_clause
+        if not head or head in seen:
+            continue
+        seen.add(head)
+        members = df.info[head].clause or ()
+        k = members.index(inst) if inst in members else 0
+        sp = head.span
+        line, col = (sp.line, sp.col) if sp else (1, 1)
+        fix = f"s_clause {k - 1:#x}" if k >= 2 else "no s_clause"
+        res.diagnostics.append(Diagnostic(
+            WARNING, "wait-in-clause",
+            f"{head.mnemonic} {head.first_literal():#x} groups instructions that depend on each other: "
+            f"{inst.mnemonic} (line {_loc(inst)[0]}) needs a wait on an earlier member, placed inside the "
+            f"clause; with its independent instructions the clause is {fix}",
+            line, col, function=out.func.name, data={"member_line": _loc(inst)[0], "suggest": fix}))
 
 
 def _anchor_waits(out: PassOutput, options: Options, b: Block, inst: Instruction, spec: list[int],
@@ -269,11 +317,16 @@ def _build_result(out: PassOutput, options: Options) -> None:
         last = anchor or td.pred.terminator()
         line, col = _loc(last) if last is not None else (td.pred.span.line if td.pred.span else 0, 1)
         for cn, value, tls in counter_groups(df.target, td.spec):
+            if td.rule == "return":
+                reason, shaped = ("the function ends here: whatever runs next may read any register or LDS "
+                                  "this function's memory operations still write", [])
+            else:
+                reason, shaped = ("ShallowPredPromotion: pre-drain this shallow predecessor so the join's "
+                                  "wait can relax", ["ShallowPredPromotion"])
             res.waits.append(PlannedWait(
                 out.func.name, td.pred.name, line, col, "before" if anchor is not None else "after",
-                counter_short_name(df.target, tls[0]), value, df.target.encode_waits({cn: value})[0], "tail-drain",
-                "ShallowPredPromotion: pre-drain this shallow predecessor so the join's wait can relax",
-                [], ["ShallowPredPromotion"], tail_drain=True))
+                counter_short_name(df.target, tls[0]), value, df.target.encode_waits({cn: value})[0], td.rule,
+                reason, [], shaped, tail_drain=True))
     res.widened = df.widening
     if df.widening:
         first = _loc(out.func.blocks[0].instrs[0]) if out.func.blocks and out.func.blocks[0].instrs else (1, 1)
@@ -292,6 +345,8 @@ def _build_result(out: PassOutput, options: Options) -> None:
             INFO, "forced-drain", "iteration cap hit: every planned wait in this function is forced to 0",
             *(_loc(out.func.blocks[0].instrs[0]) if out.func.blocks and out.func.blocks[0].instrs else (1, 1)),
             function=out.func.name))
+    if df.hw:
+        _clause_warnings(out)
     res.fifo = FifoView(df)
     res.producers = ProducerView(out.func, df)
 

@@ -152,13 +152,17 @@ def new_spec() -> list[int]:
 
 
 class TailDrain(Record):
-    """A ShallowPredPromotion tail drain: `spec` waits before `pred`'s terminator."""
+    """Waits at the end of block `pred` (before its terminator branch, or after its last
+    instruction): a ShallowPredPromotion tail drain (`rule` "tail-drain"), or the drain at the
+    end of a function that falls off its last block ("return": the code after it, an epilog or
+    a caller, may read any register)."""
 
-    __slots__ = ("pred", "spec")
+    __slots__ = ("pred", "spec", "rule")
 
-    def __init__(self, pred: Block, spec: list[int]):
+    def __init__(self, pred: Block, spec: list[int], rule: str = "tail-drain"):
         self.pred = pred
         self.spec = spec
+        self.rule = rule
 
 
 class WaitInsertionPlan(Record):
