@@ -730,9 +730,9 @@ class WaitDataflow:
             emit[c].record_emitted(w)
             credited = True
         if credited and self.implicit_drain:
-            self._sync_translations(state)
+            self.sync_translations(state)
 
-    def _sync_translations(self, state: DataflowState) -> None:
+    def sync_translations(self, state: DataflowState) -> None:
         """An op retired on its result counter has been translated: drop it from the xcnt
         timelines (on the in-order VMEM one, every older entry with it; AMDGPUUsage GFX125x:
         waiting on a memory counter also waits on xcnt)."""
@@ -810,7 +810,7 @@ class WaitDataflow:
                 emit[c].record_emitted(v)
                 self.trim(state, c, v)
         if self.implicit_drain:
-            self._sync_translations(state)
+            self.sync_translations(state)
         if xcnt:
             if not any(q.ops or q.sat for c in XCNT_TIMELINES for q in state.queues[c]):
                 spec[CK_XV] = spec[CK_XS] = -1  # the other waits of this point retired them all

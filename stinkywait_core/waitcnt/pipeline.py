@@ -222,6 +222,15 @@ def _end_of_function_drains(df: WaitDataflow, plan: WaitInsertionPlan) -> None:
             if any(q.ops or q.sat for q in st.queues[c]):
                 spec[c] = 0
         if any(v != -1 for v in spec):
+            # what the drain leaves in translation (ops retired on their counter are translated)
+            after = st.copy()
+            for c in df.call_clears:
+                if c not in df.xcnt_cks:
+                    df.trim(after, c, 0)
+            df.sync_translations(after)
+            for c in df.xcnt_cks:
+                if spec[c] != -1 and not any(q.ops or q.sat for q in after.queues[c]):
+                    spec[c] = -1
             plan.tail_drains.append(TailDrain(b, spec, "return"))
 
 
