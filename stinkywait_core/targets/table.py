@@ -145,11 +145,14 @@ def _vmem(mn: str, g: Generation, variant: int) -> InstrSem:
     flat_dma = mn.startswith(("global_load_lds", "scratch_load_lds")) or (
         variant & V_LDS and family in ("global", "scratch"))
     if flat_dma or (variant & V_LDS and family == "buffer"):
-        # the FLAT-encoded forms are also counted on lgkmcnt (LLVM: LGKM_CNT set on them)
-        pushes = (CK_LOAD, CK_DS) if flat_dma else (CK_LOAD,)
-        return InstrSem(mn, family, pushes + xl, xl, False, None, LDS_WRITE, ENG_DMA,
-                        note="LDS DMA: counted on the vector memory counter; the LDS it writes is "
-                             "visible once that op is retired")
+        # The FLAT-encoded forms also increment lgkmcnt, in an order the ISA does not state
+        # relative to LDS ops: they are not put on the LDS timeline (counting an op there that
+        # may decrement out of order would make waits for older LDS ops too weak; leaving it
+        # out only makes them stronger).  Their LDS write is complete once vmcnt retires them
+        # (LLVM: determineWaitForLDSDMA on LOAD_CNT).
+        return InstrSem(mn, family, (CK_LOAD,) + xl, xl, False, None, LDS_WRITE, ENG_DMA,
+                        note="LDS DMA: the LDS it writes is visible once the vector memory counter "
+                             "retires it")
     if family == "image":
         kind = _image_kind(mn)
     elif "_atomic" in mn:
