@@ -10,9 +10,10 @@ from ..ir import Block, Function
 
 
 class CfgInfo:
-    """`rpo` (reachable blocks), `rpo_index`, immediate dominators, dominance frontiers."""
+    """`rpo` (reachable blocks), `rpo_index`, immediate dominators, dominance frontiers, and
+    (on first use) which blocks reach which."""
 
-    __slots__ = ("rpo", "rpo_index", "idom", "frontier")
+    __slots__ = ("rpo", "rpo_index", "idom", "frontier", "_reach")
 
     def __init__(self, rpo: list[Block], rpo_index: dict[Block, int], idom: dict[Block, Block | None],
                  frontier: dict[Block, set[Block]] | None = None):
@@ -20,10 +21,88 @@ class CfgInfo:
         self.rpo_index = rpo_index
         self.idom = idom
         self.frontier = frontier if frontier is not None else {}
+        self._reach: list[int] | None = None
 
     def is_back_edge(self, pred: Block, succ: Block) -> bool:
         """upstream `isBackEdge`: a predecessor that does not come before its successor in RPO."""
         return self.rpo_index.get(pred, -1) >= self.rpo_index.get(succ, -1)
+
+    def reaches(self, a: Block, b: Block) -> bool:
+        """Some path of one edge or more leads from block `a` to block `b` (a block reaches
+        itself only through a cycle).  Blocks outside the RPO reach nothing."""
+        ia, ib = self.rpo_index.get(a), self.rpo_index.get(b)
+        if ia is None or ib is None:
+            return False
+        if self._reach is None:
+            self._reach = _reachability(self.rpo, self.rpo_index)
+        return bool(self._reach[ia] >> ib & 1)
+
+
+def _reachability(rpo: list[Block], index: dict[Block, int]) -> list[int]:
+    """Per block (RPO index), the bitset of blocks reachable by one edge or more: strongly
+    connected components (Tarjan, iterative), then their condensation in reverse topological
+    order, ORing successors' sets (Python ints as bitsets: linear in edges, word-parallel)."""
+    n = len(rpo)
+    succs = [[index[s] for s in b.succs if s in index] for b in rpo]
+    comp = [-1] * n
+    low = [0] * n
+    num = [-1] * n
+    stack: list[int] = []
+    on = [False] * n
+    comps: list[list[int]] = []
+    counter = 0
+    for root in range(n):
+        if num[root] != -1:
+            continue
+        work = [(root, 0)]
+        num[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on[root] = True
+        while work:
+            v, i = work[-1]
+            if i < len(succs[v]):
+                work[-1] = (v, i + 1)
+                w = succs[v][i]
+                if num[w] == -1:
+                    num[w] = low[w] = counter
+                    counter += 1
+                    stack.append(w)
+                    on[w] = True
+                    work.append((w, 0))
+                elif on[w]:
+                    low[v] = min(low[v], num[w])
+                continue
+            work.pop()
+            if work:
+                u = work[-1][0]
+                low[u] = min(low[u], low[v])
+            if low[v] == num[v]:
+                members = []
+                while True:
+                    w = stack.pop()
+                    on[w] = False
+                    comp[w] = len(comps)
+                    members.append(w)
+                    if w == v:
+                        break
+                comps.append(members)
+    # Tarjan emits components in reverse topological order: successors' sets are ready
+    comp_reach = [0] * len(comps)
+    for ci, members in enumerate(comps):
+        bits = 0
+        cyclic = len(members) > 1
+        for v in members:
+            for w in succs[v]:
+                if comp[w] == ci:
+                    cyclic = True
+                else:
+                    bits |= comp_reach[comp[w]] | (1 << w)
+        if cyclic:
+            for v in members:
+                bits |= 1 << v
+        comp_reach[ci] = bits
+    return [comp_reach[comp[v]] for v in range(n)]
 
 
 def reverse_post_order(func: Function) -> list[Block]:

@@ -45,6 +45,7 @@ MAX_QUEUES_BOUNDED = 16
 
 RING_READ, RING_WRITE, RING_PUBLISH, RING_PROTECT = 0, 1, 2, 3
 XCNT_TIMELINES = frozenset({CK_XV, CK_XS})
+_NO_CANDIDATES = (frozenset(), (), frozenset(), ())
 
 
 class Contribution(Record):
@@ -94,6 +95,8 @@ class WaitDataflow:
         #: blocks holding an instruction whose facts were re-derived (their signature changes)
         self._relinked: set[Block] = set()
         self.maps = HazardMaps()
+        #: WAW/WAR candidate sets by (block, destination ranges, order class, VMEM)
+        self._cands: dict[tuple, tuple] = {}
         if memo is not None and memo.infos and memo.changed_blocks is not None \
                 and memo.ssa.touched is not None and memo.target is self.target:
             self._init_incremental(memo)
@@ -231,36 +234,39 @@ class WaitDataflow:
         self._remember(memo)
 
     def _structure(self, blocks) -> None:
-        """Clause groups and drains-after of `blocks` (neighbour-dependent facts); infos that
-        would change are replaced by copies (shared facts are never mutated)."""
+        """Clause groups and drains-after of `blocks` (neighbour-dependent facts); an info whose
+        fields change is replaced by a copy (shared facts are never mutated)."""
         if not self.hw:
             return
-        scratch: dict[Instruction, InstInfo] = {}
+        info = self.info
+        want = block_structure(blocks, info, self.target)
         for b in blocks:
             for inst in b.instrs:
-                inf = self.info.get(inst)
-                if inf is not None:
-                    c = inf.copy()
-                    c.after, c.clause, c.in_clause = (), None, None
-                    scratch[inst] = c
-        block_structure_blocks(blocks, scratch, self.target)
-        for inst, c in scratch.items():
-            old = self.info[inst]
-            if (old.after, old.clause, old.in_clause) != (c.after, c.clause, c.in_clause):
-                nc = old.copy()
-                nc.after, nc.clause, nc.in_clause, nc.linked = c.after, c.clause, c.in_clause, False
-                self.info[inst] = nc
-                if inst.block is not None:
-                    self._relinked.add(inst.block)
+                inf = info.get(inst)
+                if inf is None:
+                    continue
+                w = want.get(inst)
+                fields = w if w is not None else ((), None, None)
+                if (inf.after, inf.clause, inf.in_clause) != fields:
+                    nc = inf.copy()
+                    nc.after, nc.clause, nc.in_clause = fields
+                    nc.linked = False
+                    info[inst] = nc
+                    if inst.block is not None:
+                        self._relinked.add(inst.block)
 
     def _lds_timelines(self) -> None:
         if not self.hw:
             return
-        seen: set[int] = set()
+        engines: dict[int, set[str]] = {}
         for inf in self.info.values():
             if inf.lds:
-                seen.update(inf.results)
-        self.lds_cks = tuple(c for c in self.cks if c in seen)
+                for c in inf.results:
+                    engines.setdefault(c, set()).add(inf.engine)
+        self.lds_cks = tuple(c for c in self.cks if c in engines)
+        #: the LDS engines whose ops each of those timelines carries (a scan for an access of
+        #: engine e skips a timeline that carries e only: one engine is ordered with itself)
+        self.lds_engines = {c: frozenset(e) for c, e in engines.items()}
 
     def _chunk_block(self, b: Block) -> None:
         for ch in self.chunks.get(b, ()):
@@ -326,26 +332,59 @@ class WaitDataflow:
     def _hazard_candidates(self, inst: Instruction, inf: InstInfo) -> tuple:
         """(WAW writers, their timelines, WAR lockers, their lock timelines) for the
         registers `inst` writes; writes that land in order with `inst`'s own are exempt, and
-        so is an older VMEM translation when `inst` is VMEM itself."""
+        so is an older VMEM translation when `inst` is VMEM itself.  Only ops that can be in
+        flight here count (in this block, or a block that reaches it); the sets are shared by
+        the instructions of a block that write the same registers."""
+        writers, lockers = self.maps.writers, self.maps.lockers
+        if not writers and not lockers:
+            return _NO_CANDIDATES
+        dkey = tuple((op.kind, op.lo, op.hi) for op in inst.dsts if type(op) is Reg)
+        if not dkey:
+            return _NO_CANDIDATES
+        order = inf.order if inf.late else None
+        vmem = CK_XV in inf.pushes
+        key = (inst.block, dkey, order, vmem)
+        hit = self._cands.get(key)
+        if hit is None:
+            hit = self._cands[key] = self._candidates(inst.block, dkey, order, vmem)
+        waw, waw_cks, war, war_cks = hit
+        if inst in waw or inst in war:  # (an instruction is never its own candidate)
+            waw, war = waw - {inst}, war - {inst}
+            if not war:
+                war_cks = ()
+        return waw, waw_cks, war, war_cks
+
+    def _candidates(self, home: Block | None, dkey: tuple, order, vmem: bool) -> tuple:
         writers, lockers = self.maps.writers, self.maps.lockers
         waw: set[Instruction] = set()
         war: set[Instruction] = set()
-        for k in unit_keys(inst.dsts):
-            w = writers.get(k)
-            if w:
-                waw.update(w)
-            lk = lockers.get(k)
-            if lk:
-                war.update(lk)
-        waw.discard(inst)
-        war.discard(inst)
+        for kind, lo, hi in dkey:
+            for i in range(lo, hi + 1):
+                k = (kind, i)
+                w = writers.get(k)
+                if w:
+                    waw.update(w)
+                lk = lockers.get(k)
+                if lk:
+                    war.update(lk)
+        if not waw and not war:
+            return _NO_CANDIDATES
         info = self.info
-        if waw:
-            order = inf.order if inf.late else None
-            if order is not None:
-                waw = {p for p in waw if info[p].order != order}
+        if home is not None:
+            reaches = self.cfg.reaches
+            live_blocks: dict = {}
+
+            def live(p: Instruction) -> bool:
+                pb = p.block
+                v = live_blocks.get(pb)
+                if v is None:
+                    v = live_blocks[pb] = pb is home or (pb is not None and reaches(pb, home))
+                return v
+            waw = {p for p in waw if live(p) and (order is None or info[p].order != order)}
+            war = {p for p in war if live(p)}
+        elif order is not None:
+            waw = {p for p in waw if info[p].order != order}
         waw_cks = tuple(sorted({c for p in waw for c in info[p].results}))
-        vmem = CK_XV in inf.pushes
         war_cks = tuple(sorted({c for p in war for c in info[p].locks if not (vmem and c == CK_XV)}))
         if not war_cks:
             war = set()
@@ -1212,15 +1251,6 @@ def _hazard_relevant(inf: InstInfo) -> bool:
 
 def _is_ds(inf: InstInfo) -> bool:
     return inf.counter == CK_DS
-
-
-def block_structure_blocks(blocks, info: dict, target) -> None:
-    """`facts.block_structure` over some blocks (a function-shaped view)."""
-    class _F:
-        pass
-    f = _F()
-    f.blocks = list(blocks)
-    block_structure(f, info)
 
 
 def counter_short_name(target, c: int) -> str:

@@ -19,9 +19,9 @@ from __future__ import annotations
 from functools import lru_cache
 
 from ..analysis import classify as K
-from ..ir import Function, Instruction, Reg
+from ..ir import Instruction, Reg
 from ..ir.records import Record
-from ..targets.model import BAR_FULL, BAR_SIGNAL, BAR_WAIT, CK_GDS, ENG_DS, ENG_TENSOR, LDS_READ, LDS_WRITE
+from ..targets.model import BAR_FULL, BAR_SIGNAL, BAR_WAIT, ENG_DS, ENG_TENSOR, LDS_READ, LDS_WRITE
 from ..targets.target import Target, variant_of
 
 
@@ -208,40 +208,43 @@ def clause_members(instrs: list[Instruction], head: int, count: int) -> tuple[In
     return tuple(out)
 
 
-def block_structure(func: Function, info: dict[Instruction, InstInfo]) -> None:
-    """Clause groups and drains-after, which depend on an instruction's neighbours.
+def block_structure(blocks, info: dict[Instruction, InstInfo], target: Target) -> dict:
+    """Clause groups and drains-after, which depend on an instruction's neighbours:
+    {instruction: (after, clause, in_clause)} for the instructions that have any.
 
-    An ``s_clause`` head gets its members (the waits they need are placed before the head:
-    no wait may split a clause); an instruction that needs a counter drained right after it
-    (GWS, ordered count) puts that requirement on the next instruction of its block.
+    An ``s_clause`` head gets its members (the waits they need are placed before the head,
+    so that no wait splits the clause unless a member depends on an earlier one); an
+    instruction the ISA wants a counter drained right after (GWS, ordered count) puts that
+    requirement on the next instruction of its block.
     """
-    for b in func.blocks:
+    out: dict[Instruction, list] = {}
+
+    def entry(inst: Instruction) -> list:
+        e = out.get(inst)
+        if e is None:
+            e = out[inst] = [(), None, None]
+        return e
+
+    active = set(target.timelines)
+    for b in blocks:
         instrs = b.instrs
         pending: tuple = ()
         for i, inst in enumerate(instrs):
-            if inst.is_phi or inst.is_label:
-                continue
-            inf = info.get(inst)
-            if inf is None:
+            if inst.is_phi or inst.is_label or inst not in info:
                 continue
             if pending:
-                inf.after = pending
+                entry(inst)[0] = pending
                 pending = ()
-            if inst.mnemonic == "s_clause":
+            mn = inst.mnemonic
+            if mn == "s_clause":
                 n = inst.first_literal()
                 if n is not None and n >= 0:
                     members = clause_members(instrs, i, (n & 0x3F) + 1)
-                    inf.clause = members
+                    entry(inst)[1] = members
                     for m in members:
-                        mi = info.get(m)
-                        if mi is not None:
-                            mi.in_clause = inst
-            drain_after = _drain_after(inst)
-            if drain_after:
-                pending = drain_after
-
-
-def _drain_after(inst: Instruction) -> tuple:
-    if inst.mnemonic.startswith(("ds_gws_", "ds_ordered_count")):
-        return (CK_GDS,)
-    return ()
+                        entry(m)[2] = inst
+            elif mn.startswith("ds_"):
+                after = tuple(c for c in target.sem(inst).drain_after if c in active)
+                if after:
+                    pending = after
+    return {k: tuple(v) for k, v in out.items()}

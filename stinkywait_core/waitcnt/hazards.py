@@ -78,36 +78,31 @@ def hw_required(df: "WaitDataflow", inst: "Instruction", inf: "InstInfo", queues
         return req, None
     # WAW: the newest in-flight writer of a register this writes, per timeline
     if inf.waw:
-        cands = inf.waw
         for c in inf.waw_cks:
             for q in queues[c]:
-                ops = q.ops
-                for idx in range(len(ops) - 1, -1, -1):
-                    e = ops[idx]
-                    if e.op in cands:
-                        n = len(ops) - idx
-                        tighten(c, drain(c, n), "waw", e.op, q.pred, n, e.trips)
-                        break
+                n, p = _newest(q, inf.waw)
+                if n:
+                    tighten(c, drain(c, n), "waw", p, q.pred, n, df.trips_of(q, p) if why is not None else 0)
     # WAR on source locks: the newest in-flight reader of a register this writes
     if inf.war:
         cands = inf.war
         for c in inf.war_cks:
             rule = "war-xcnt" if c in df.xcnt_cks else "war-exp"
             for q in queues[c]:
-                ops = q.ops
-                for idx in range(len(ops) - 1, -1, -1):
-                    e = ops[idx]
-                    if e.op not in cands:
-                        continue
-                    # retired on its result counter means translated (and on the in-order VMEM
-                    # timeline, every older translation too)
-                    if rule == "war-xcnt" and not df.still_in_flight(e.op, queues):
-                        if c == CK_XV:
+                if c == CK_XV or rule == "war-exp":
+                    n, p = _newest(q, cands)
+                    # retired on its result counter means translated (and on the in-order
+                    # VMEM timeline, every older translation with it)
+                    if n and rule == "war-xcnt" and not df.still_in_flight(p, queues):
+                        n = 0
+                else:  # out of order: any in-flight reader not yet retired on its counter
+                    n, p = 0, None
+                    for e in q.ops:
+                        if e.op in cands and df.still_in_flight(e.op, queues):
+                            n, p = 1, e.op
                             break
-                        continue
-                    n = len(ops) - idx
-                    tighten(c, drain(c, n), rule, e.op, q.pred, n, e.trips)
-                    break
+                if n:
+                    tighten(c, drain(c, n), rule, p, q.pred, n, df.trips_of(q, p) if why is not None else 0)
     # LDS between engines, and barriers publishing LDS
     if inf.lds or inf.fence:
         _lds_scan(df, inst, inf, queues, tighten)
@@ -123,13 +118,43 @@ def hw_required(df: "WaitDataflow", inst: "Instruction", inf: "InstInfo", queues
     return req, why
 
 
+def _newest(q, cands) -> tuple[int, object]:
+    """(countFrom, op) of the newest op of `cands` in flight in queue `q` ((0, None): none)."""
+    insts = q.insts
+    best, bp = 0, None
+    if len(cands) <= 12:
+        if not insts and not q.sat:
+            return 0, None
+        rev = insts[::-1]
+        for p in cands:
+            try:
+                n = rev.index(p) + 1
+            except ValueError:
+                if p in q.sat and not best:
+                    best, bp = 64, p
+                continue
+            if not best or n < best or best == 64:
+                best, bp = n, p
+        return best, bp
+    for idx in range(len(insts) - 1, -1, -1):
+        if insts[idx] in cands:
+            return len(insts) - idx, insts[idx]
+    for p in q.sat:
+        if p in cands:
+            return 64, p
+    return 0, None
+
+
 def _lds_scan(df: "WaitDataflow", inst: "Instruction", inf: "InstInfo", queues: list, tighten) -> None:
     """In-flight LDS accesses of other engines that conflict with this one (see module doc)."""
     fence = inf.fence
     writes = fence or "w" in inf.lds
     toks = inf.tokens
     info = df.info
+    engine = inf.engine
     for c in df.lds_cks:
+        if not fence and df.lds_engines[c] == {engine}:
+            continue  # only this engine's own accesses there: ordered
         for q in queues[c]:
             ops = q.ops
             for idx in range(len(ops) - 1, -1, -1):
