@@ -338,11 +338,12 @@ def analyze(text: str, path: str = "<input>", options: Options = Options(), lang
         return _analyze(text, path, options, language, cache)
 
 
-_TARGET_DIRECTIVE = re.compile(r'^[ \t]*\.amdgcn_target[ \t]+"?([^"\s]+)"?', re.M)
+_TARGET_DIRECTIVE = re.compile(r'^[ \t]*(?:\.amdgcn_target[ \t]+"?|amdhsa\.target:[ \t]+["\']?)([^"\'\s]+)', re.M)
 
 
 def declared_target(module: Module) -> tuple[str, int, int] | None:
-    """(target, line, column) the file declares (`.amdgcn_target`), or None."""
+    """(target, line, column) the file declares (`.amdgcn_target`, or `amdhsa.target:` in the
+    kernel metadata), or None."""
     t = getattr(module, "target", None)
     if t:
         sp = getattr(module, "target_span", None)

@@ -47,6 +47,7 @@ WAIT_MNEMONICS = frozenset({
 REBUILDABLE_WAITS = frozenset({
     "s_wait_loadcnt", "s_wait_dscnt", "s_wait_kmcnt", "s_wait_samplecnt", "s_wait_bvhcnt",
     "s_wait_expcnt", "s_wait_xcnt", "s_wait_tensorcnt", "s_wait_asynccnt", "s_wait_loadcnt_dscnt",
+    "s_waitcnt", "s_waitcnt_vmcnt", "s_waitcnt_lgkmcnt", "s_waitcnt_expcnt",
 })
 
 
