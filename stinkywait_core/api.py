@@ -569,11 +569,11 @@ def _review(an: Analysis) -> list[Diagnostic]:
         an.cache.review_memo = memo
     if an.options.replace_waits:
         return out
-    # hand-written (rebuildable) waits: redundant ones need only the FIFO here; whether a
-    # draining one is stricter than needed takes a second plan without them (run only then)
-    # in instruction order: a redundant-wait Diagnostic, or (po, wait, next, counter, value)
-    # of a draining one
-    found: list = []
+    # hand-written (rebuildable) waits: what each counter of each wait drains here (the FIFO
+    # snapshot); a value a draining counter could relax to comes from a plan without them.
+    # Every change offered (delete, relax, drop a counter) is then verified: the function
+    # re-planned with that one change must need no wait the original did not need already.
+    waits_found: list = []
     draining = False
     model = an.options.model
     for po in an.outputs:
@@ -586,21 +586,18 @@ def _review(an: Analysis) -> list[Diagnostic]:
                 inf = info.get(inst)
                 if inf is None or not inf.is_wait or inst.span is None or not should_remove(inst, model=model):
                     continue
+                values = {cn: v for cn, v in target.decode_wait(inst).items() if v >= 0}
+                if not values:
+                    continue
                 nxt = next((j for j in instrs[idx + 1:] if not info[j].is_wait), None)
                 snap = snaps.get(inst)
-                for cn, v in target.decode_wait(inst).items():
-                    if v < 0:
-                        continue
+                drains = set()
+                for cn, v in values.items():
                     tls = [c for c in target.timelines if target.counter_of[c] == cn]
                     if any(_drains(q, v, target.in_order[c]) for c in tls for q in (snap[c] if snap else ())):
-                        found.append((po, inst, nxt, cn, v))
-                        draining = True
-                        continue
-                    sp = inst.span
-                    found.append(Diagnostic(WARNING, "redundant-wait",
-                                          f"redundant {inst.mnemonic} {v}: nothing older than {v} ops is in flight on {cn} here",
-                                          sp.line, sp.col, sp.end_line, sp.end_col, [],
-                                          {"delete_line": sp.line}, po.func.name))
+                        drains.add(cn)
+                waits_found.append((po, inst, nxt, values, drains))
+                draining = draining or bool(drains)
     planned: dict[tuple[int, str], int] = {}
     if draining:
         stripped = analyze(an.module.text, an.path, an.options.replace(replace_waits=True), an.language,
@@ -609,21 +606,92 @@ def _review(an: Analysis) -> list[Diagnostic]:
         for w in stripped.waits():
             if w.placement == "before":
                 planned[(w.line, w.counter)] = w.count
-    for item in found:
-        if isinstance(item, Diagnostic):
-            out.append(item)
+    proposals: list[tuple[Diagnostic, int, str]] = []  # (diagnostic, line, its new line text)
+    for po, inst, nxt, values, drains in waits_found:
+        sp = inst.span
+        target = po.df.target
+        if not drains:
+            text = ", ".join(f"{cn} {v}" for cn, v in values.items())
+            proposals.append((Diagnostic(
+                WARNING, "redundant-wait",
+                f"redundant {inst.mnemonic}: nothing older than {text} ops is in flight here",
+                sp.line, sp.col, sp.end_line, sp.end_col, [], {"delete_line": sp.line}, po.func.name),
+                sp.line, None))
             continue
-        po, inst, nxt, cn, v = item
-        short = cn[:-3] if cn.endswith("cnt") else cn
-        need = planned.get((nxt.span.line, short)) if nxt is not None and nxt.span else None
-        if need is not None and need > v and cn != "kmcnt":
-            sp = inst.span
-            suggestion = po.df.target.encode_waits({cn: need})[0]
-            out.append(Diagnostic(HINT, "stricter-wait",
-                                  f"{inst.mnemonic} {v} is stricter than needed: {suggestion} suffices",
-                                  sp.line, sp.col, sp.end_line, sp.end_col, [],
-                                  {"replace_line": sp.line, "count": need,
-                                   "instruction": suggestion}, po.func.name))
+        if len(drains) < len(values):  # a combined wait with a counter that drains nothing
+            kept = {cn: v for cn, v in values.items() if cn in drains}
+            new = _spelled(target, kept, inst)
+            proposals.append((Diagnostic(
+                WARNING, "redundant-wait",
+                f"{inst.mnemonic}: {', '.join(sorted(set(values) - drains))} drains nothing here: {new} suffices",
+                sp.line, sp.col, sp.end_line, sp.end_col, [], {"replace_line": sp.line, "instruction": new},
+                po.func.name), sp.line, new))
+        for cn in sorted(drains):
+            v = values[cn]
+            short = cn[:-3] if cn.endswith("cnt") else cn
+            need = planned.get((nxt.span.line, short)) if nxt is not None and nxt.span else None
+            if need is None or need <= v or not _in_order_counter(target, cn):
+                continue
+            for relaxed in dict.fromkeys((need, v + 1)):  # the stripped plan's value, else one step
+                new = _spelled(target, {**values, cn: relaxed}, inst)
+                proposals.append((Diagnostic(
+                    HINT, "stricter-wait", f"{inst.mnemonic} {_radix(v, inst)} is stricter than needed: {new} suffices",
+                    sp.line, sp.col, sp.end_line, sp.end_col, [],
+                    {"replace_line": sp.line, "count": relaxed, "instruction": new}, po.func.name), sp.line, new))
+    out.extend(_verified(an, proposals))
+    return out
+
+
+def _in_order_counter(target, cn: str) -> bool:
+    """Every timeline counted on `cn` completes in order (only then can a count be relaxed)."""
+    return all(target.in_order[c] for c in target.timelines if target.counter_of[c] == cn)
+
+
+def _radix(v: int, inst: Instruction) -> str:
+    return f"{v:#x}" if "0x" in (inst.text or "").lower() else str(v)
+
+
+def _spelled(target, values: dict[str, int], inst: Instruction) -> str:
+    """A wait with these counter values, in the target's spelling and the user's radix."""
+    text = "; ".join(target.encode_waits(values))
+    if "0x" in (inst.text or "").lower():
+        text = re.sub(r"(?<![\w(x])(\d+)\b(?!\))", lambda m: f"{int(m.group(1)):#x}", text)
+    return text
+
+
+def _verified(an: Analysis, proposals: list[tuple[Diagnostic, int, str | None]]) -> list[Diagnostic]:
+    """The proposals whose change, applied alone, leaves the function needing no wait it did not
+    need before (the same anchors and counters, values no stricter).  For each line the first
+    proposal that passes wins (a stricter-wait hint: the largest safe relaxation)."""
+    if not proposals:
+        return []
+    lines = physical_lines(an.module.text, keepends=True)
+    base: dict[tuple[str, int, str, str], int] = {}
+    for w in an.waits():
+        key = (w.function, w.line, w.placement, w.counter)
+        base[key] = min(base.get(key, w.count), w.count)
+    scratch = AnalysisCache(size=4)
+    analyze(an.module.text, an.path, an.options, an.language, cache=scratch)
+    out: list[Diagnostic] = []
+    settled: set[tuple[int, str]] = set()
+    for diag, line, new in proposals:
+        kind = (line, diag.code)
+        if kind in settled or not 1 <= line <= len(lines):
+            continue
+        old = lines[line - 1]
+        body = old.rstrip("\r\n")
+        nl = old[len(body):]
+        sp_col = diag.col - 1
+        indent = body[:len(body) - len(body.lstrip(" \t"))]
+        changed = indent + (new or "") + nl
+        if body[:sp_col].strip() or (new is not None and "; " in new):
+            continue  # a label shares the line, or the change would move lines: not offered
+        text = "".join(lines[:line - 1]) + changed + "".join(lines[line:])
+        trial = analyze(text, an.path, an.options, an.language, cache=scratch)
+        if all(base.get((w.function, w.line, w.placement, w.counter), -1) >= 0
+               and base[(w.function, w.line, w.placement, w.counter)] <= w.count for w in trial.waits()):
+            out.append(diag)
+            settled.add(kind)
     return out
 
 
