@@ -389,6 +389,7 @@ def _analyze(text: str, path: str, options: Options, language: str | None,
         an.diagnostics.append(target_error)
         return an
     lines = physical_lines(text)
+    has_tokens = "st.token" in text or "memtoken" in text
     for fi, func in enumerate(module.functions):
         chain = None
         if cache is not None:
@@ -425,8 +426,11 @@ def _analyze(text: str, path: str, options: Options, language: str | None,
                         continue
                     keep.append(inst)
                 b.instrs = keep
-        implicit = build_implicit_dependencies(func, chain.memo if chain is not None else None,
-                                               attach=options.model == "upstream")
+        if options.model == "upstream" or has_tokens:
+            implicit = build_implicit_dependencies(func, chain.memo if chain is not None else None,
+                                                   attach=options.model == "upstream")
+        else:  # (under the hardware model the pass only warns about mixed memtokens)
+            implicit = []
         try:
             po = plan_function(func, options, chain.memo if chain is not None else None,
                                end_is_return=lang == "asm")
@@ -632,12 +636,11 @@ def _review(an: Analysis) -> list[Diagnostic]:
             need = planned.get((nxt.span.line, short)) if nxt is not None and nxt.span else None
             if need is None or need <= v or not _in_order_counter(target, cn):
                 continue
-            for relaxed in dict.fromkeys((need, v + 1)):  # the stripped plan's value, else one step
-                new = _spelled(target, {**values, cn: relaxed}, inst)
-                proposals.append((Diagnostic(
-                    HINT, "stricter-wait", f"{inst.mnemonic} {_radix(v, inst)} is stricter than needed: {new} suffices",
-                    sp.line, sp.col, sp.end_line, sp.end_col, [],
-                    {"replace_line": sp.line, "count": relaxed, "instruction": new}, po.func.name), sp.line, new))
+            new = _spelled(target, {**values, cn: need}, inst)
+            proposals.append((Diagnostic(
+                HINT, "stricter-wait", f"{inst.mnemonic} {_radix(v, inst)} is stricter than needed: {new} suffices",
+                sp.line, sp.col, sp.end_line, sp.end_col, [],
+                {"replace_line": sp.line, "count": need, "instruction": new}, po.func.name), sp.line, new))
     out.extend(_verified(an, proposals))
     return out
 
@@ -661,37 +664,62 @@ def _spelled(target, values: dict[str, int], inst: Instruction) -> str:
 
 def _verified(an: Analysis, proposals: list[tuple[Diagnostic, int, str | None]]) -> list[Diagnostic]:
     """The proposals whose change, applied alone, leaves the function needing no wait it did not
-    need before (the same anchors and counters, values no stricter).  For each line the first
-    proposal that passes wins (a stricter-wait hint: the largest safe relaxation)."""
-    if not proposals:
-        return []
+    need before (the same anchors and counters, values no stricter).
+
+    All changes are tried together first: if the program with every change needs nothing
+    new, each change alone needs nothing new either (a subset of the changes leaves more
+    hand-written waits, so fewer ops in flight); otherwise each is tried alone, one line at a
+    time from the original (an edit the incremental re-plan handles in proportion to it)."""
     lines = physical_lines(an.module.text, keepends=True)
+    usable: list[tuple[Diagnostic, int, str]] = []
+    taken: set[int] = set()
+    for diag, line, new in proposals:
+        if line in taken or not 1 <= line <= len(lines):
+            continue
+        body = lines[line - 1].rstrip("\r\n")
+        if body[:diag.col - 1].strip() or (new is not None and "; " in new):
+            continue  # a label shares the line, or the change would move lines: not offered
+        indent = body[:len(body) - len(body.lstrip(" \t"))]
+        usable.append((diag, line, indent + (new or "") + lines[line - 1][len(body):]))
+        taken.add(line)
+    if not usable:
+        return []
     base: dict[tuple[str, int, str, str], int] = {}
     for w in an.waits():
         key = (w.function, w.line, w.placement, w.counter)
         base[key] = min(base.get(key, w.count), w.count)
+
+    def needs_nothing_new(changes: list[tuple[Diagnostic, int, str]], cache: AnalysisCache) -> bool:
+        text = list(lines)
+        for _, line, changed in changes:
+            text[line - 1] = changed
+        trial = analyze("".join(text), an.path, an.options, an.language, cache=cache)
+        return all(base.get((w.function, w.line, w.placement, w.counter), -1) >= 0
+                   and base[(w.function, w.line, w.placement, w.counter)] <= w.count for w in trial.waits())
+
     scratch = AnalysisCache(size=4)
-    analyze(an.module.text, an.path, an.options, an.language, cache=scratch)
+    if needs_nothing_new(usable, scratch):
+        return [d for d, _, _ in usable]
+    # removals of waits that drain nothing change no state: they pass as a group; the
+    # relaxations of draining waits are tried one by one
+    removals = [c for c in usable if c[0].code == "redundant-wait"]
+    relaxations = [c for c in usable if c[0].code != "redundant-wait"]
     out: list[Diagnostic] = []
-    settled: set[tuple[int, str]] = set()
-    for diag, line, new in proposals:
-        kind = (line, diag.code)
-        if kind in settled or not 1 <= line <= len(lines):
-            continue
-        old = lines[line - 1]
-        body = old.rstrip("\r\n")
-        nl = old[len(body):]
-        sp_col = diag.col - 1
-        indent = body[:len(body) - len(body.lstrip(" \t"))]
-        changed = indent + (new or "") + nl
-        if body[:sp_col].strip() or (new is not None and "; " in new):
-            continue  # a label shares the line, or the change would move lines: not offered
-        text = "".join(lines[:line - 1]) + changed + "".join(lines[line:])
-        trial = analyze(text, an.path, an.options, an.language, cache=scratch)
-        if all(base.get((w.function, w.line, w.placement, w.counter), -1) >= 0
-               and base[(w.function, w.line, w.placement, w.counter)] <= w.count for w in trial.waits()):
-            out.append(diag)
-            settled.add(kind)
+    singles = relaxations
+    if removals:
+        if needs_nothing_new(removals, scratch):
+            out.extend(d for d, _, _ in removals)
+        else:
+            singles = usable
+    analyze(an.module.text, an.path, an.options, an.language, cache=scratch)
+    dirty = False
+    for change in singles:
+        if dirty:
+            analyze(an.module.text, an.path, an.options, an.language, cache=scratch)
+        if needs_nothing_new([change], scratch):
+            out.append(change[0])
+        dirty = True
+    out.sort(key=lambda d: (d.line, d.col))
     return out
 
 
