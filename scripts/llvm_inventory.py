@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import argparse
 import gzip
+import json
 import re
 import subprocess
 import sys
@@ -69,7 +70,8 @@ VOCAB = ("v0", "v[0:1]", "s[0:3]", "s0", "s[0:1]", "off", "0", "v[0:3]", "s[0:7]
          "v[0:10]", "v[0:11]", "v[0:31]", "a[0:31]", "s[0:15]", "vcc", "vcc_lo", "exec", "m0",
          "null", "-1", "lbl", "attr0.x", "mrt0", "sendmsg(MSG_INTERRUPT)",
          "sendmsg(MSG_RTN_GET_REALTIME)", "hwreg(HW_REG_MODE)", "0x1", "1", "[v0, v1]",
-         "[v0, v1, v2]", "[v0, v1, v2, v3]", "[v0, v1, v2, v3, v4]")
+         "[v0, v1, v2]", "[v0, v1, v2, v3]", "[v0, v1, v2, v3, v4]",
+         "[v0, v1, v[2:4], v[5:7], v[8:10]]", "[v[0:1], v2, v[3:5], v[6:8], v[9:11]]")
 #: endings tried after a viable prefix (modifiers a form may need to be complete)
 ENDINGS = ("", " dmask:0x1 dim:SQ_RSRC_IMG_1D", " dim:SQ_RSRC_IMG_1D", " dmask:0x1",
            " dmask:0x1 unorm", " dmask:0x1 dim:SQ_RSRC_IMG_1D unorm", " dmask:0x3 unorm",
@@ -144,6 +146,10 @@ class Probe:
     printed: str = ""         # the canonical mnemonic llvm-mc prints for the form
     opcode: int = -1
 
+    def record(self, form: str, res: "Outcome") -> None:
+        """Keep `form`, which assembled as `res`."""
+        self.form, self.printed, self.opcode = form, first(res.text), res.opcode
+
 
 def probe_cpu(cpu: str, mnemonics: tuple[str, ...]) -> dict[str, Probe]:
     """Accepted mnemonics of `cpu` (bare probe) and a sample form for each (beam search)."""
@@ -157,7 +163,7 @@ def probe_cpu(cpu: str, mnemonics: tuple[str, ...]) -> dict[str, Probe]:
                 accepted_in[mattr].add(m)
                 p = probes[m]
                 if res.ok and not p.form:
-                    p.form, p.printed, p.opcode = m, first(res.text), res.opcode
+                    p.record(m, res)
     mode_of: dict[str, str] = {}
     for m, p in probes.items():
         inside = [mattr for mattr in modes if m in accepted_in[mattr]]
@@ -210,7 +216,7 @@ def search_forms(cpu: str, mattr: str, todo: list[str], probes: dict[str, Probe]
             if m in done:
                 continue
             if res.ok:
-                probes[m].form, probes[m].printed, probes[m].opcode = line, first(res.text), res.opcode
+                probes[m].record(line, res)
                 done.add(m)
             elif tok is not None and viable(res):
                 grown.setdefault(m, {}).setdefault(prefix, []).append(
@@ -261,7 +267,7 @@ def uniform_forms(cpu: str, mattr: str, todo: list[str], probes: dict[str, Probe
                     owners.append(m)
     for m, line, res in zip(owners, lines, run_mc(cpu, lines, mattr) if lines else []):
         if res.ok and not probes[m].form:
-            probes[m].form, probes[m].printed, probes[m].opcode = line, first(res.text), res.opcode
+            probes[m].record(line, res)
 
 
 def borrowed_forms(cpu: str, mattr: str, todo: list[str], probes: dict[str, Probe]) -> None:
@@ -288,7 +294,7 @@ def borrowed_forms(cpu: str, mattr: str, todo: list[str], probes: dict[str, Prob
             owners.append(m)
     for m, line, res in zip(owners, lines, run_mc(cpu, lines, mattr) if lines else []):
         if res.ok and not probes[m].form:
-            probes[m].form, probes[m].printed, probes[m].opcode = line, first(res.text), res.opcode
+            probes[m].record(line, res)
 
 
 #: the register tuples `borrowed_forms` substitutes (VGPR tuples and NSA address lists)
@@ -314,8 +320,8 @@ def _split_operands(text: str) -> list[str]:
 #: TSFlags encoding formats that are memory / export / LDS-parameter instructions
 MEM_FORMATS = ("DS", "LDSDIR", "MUBUF", "MTBUF", "FLAT", "SMRD", "MIMG", "VIMAGE", "VSAMPLE",
                "EXP")
-COUNTERS = (("VM_CNT", "VM"), ("LGKM_CNT", "LGKM"), ("EXP_CNT", "EXP"),
-            ("TENSOR_CNT", "TENSOR"), ("ASYNC_CNT", "ASYNC"))
+COUNTERS = tuple((bit, bit) for bit in ("VM_CNT", "LGKM_CNT", "EXP_CNT", "TENSOR_CNT",
+                                         "ASYNC_CNT"))
 OTHER_BITS = (("FlatGlobal", "global"), ("FlatScratch", "scratch"), ("IsAtomicRet", "atomic-ret"),
               ("IsAtomicNoRet", "atomic-noret"), ("GWS", "GWS"), ("SCALAR_STORE", "scalar-store"),
               ("Gather4", "gather4"))
@@ -327,9 +333,10 @@ MCID_SIGNALS = (("may_load", "load"), ("may_store", "store"), ("branch", "branch
 NAME_RULES = (("wait", re.compile(r"^S_WAIT")),
               ("msg", re.compile(r"^S_SENDMSG|^S_TTRACEDATA")),
               ("barrier", re.compile(r"BARRIER")),
-              ("cache", re.compile(r"^S_(DCACHE|ICACHE|GL1_INV)|^GLOBAL_(INV|WB)|^BUFFER_(WB|INV|GL)")),
-              ("ctrl", re.compile(r"^S_(SETPC|SWAPPC|SET_PC|SWAP_PC|CALL|RFE|ENDPGM|TRAP|CBRANCH|BRANCH"
-                                  r"|SETHALT)")))
+              ("cache", re.compile(r"^S_(DCACHE|ICACHE|GL1_INV)|^GLOBAL_(INV|WB)"
+                                   r"|^BUFFER_(WB|INV|GL)")),
+              ("ctrl", re.compile(r"^S_(SETPC|SWAPPC|SET_PC|SWAP_PC|CALL|RFE|ENDPGM|TRAP|CBRANCH"
+                                  r"|BRANCH|SETHALT)")))
 SIGNAL_ORDER = (MEM_FORMATS + tuple(s for _, s in COUNTERS + OTHER_BITS + MCID_SIGNALS)
                 + tuple(f"name:{k}" for k, _ in NAME_RULES))
 KIND_ORDER = ("ctrl", "wait", "barrier", "msg", "cache", "mem")
@@ -374,8 +381,7 @@ def classify(ops: list[Opcode]) -> str:
         if any(s in sig for s in ("branch", "call", "return", "terminator", "no-fallthrough",
                                   "trap")):
             kinds.add("ctrl")
-        if any(s in sig for s in MEM_FORMATS + ("VM", "LGKM", "EXP", "TENSOR", "ASYNC",
-                                               "load", "store")):
+        if any(s in sig for s in MEM_FORMATS + tuple(c for c, _ in COUNTERS) + ("load", "store")):
             kinds.add("mem")
     return next((k for k in KIND_ORDER if k in kinds), "alu")
 
@@ -415,6 +421,23 @@ def learn_features(tables: Tables, probes: dict[str, Probe]) -> int:
     return have
 
 
+#: forced-encoding suffixes llvm-mc prints after a mnemonic (not part of its name)
+ENCODING_SUFFIXES = ("_e64_dpp", "_e32", "_e64", "_sdwa", "_dpp")
+
+
+def canonical_name(typed: str, printed: str, table: dict[str, list[MatchEntry]]) -> str:
+    """The mnemonic an accepted name stands for: `typed` itself unless llvm-mc prints another
+    name for it (an alias: ``buffer_load_dword`` -> ``buffer_load_b32``).  The printer's
+    encoding suffix (``v_add_f32`` -> ``v_add_f32_e32``) does not make an alias."""
+    if not printed or printed == typed:
+        return typed
+    for suffix in ENCODING_SUFFIXES:
+        if printed.endswith(suffix) and printed[:-len(suffix)] in table:
+            printed = printed[:-len(suffix)]
+            break
+    return printed
+
+
 def build_rows(cpu: str, tables: Tables, probes: dict[str, Probe]) -> tuple[list[Row], list[str]]:
     by_m = tables.by_mnemonic()
     have = learn_features(tables, probes)
@@ -430,7 +453,7 @@ def build_rows(cpu: str, tables: Tables, probes: dict[str, Probe]) -> tuple[list
     for m, p in sorted(probes.items()):
         if not p.accepted:
             continue
-        canonical = p.printed or m
+        canonical = canonical_name(m, p.printed, by_m)
         entries = available(m) + (available(canonical) if canonical != m else [])
         ops = sorted({e.opcode for e in entries})
         notes = []
@@ -441,24 +464,29 @@ def build_rows(cpu: str, tables: Tables, probes: dict[str, Probe]) -> tuple[list
             notes.append("rows-unresolved")
         sample = tables.opcodes[p.opcode] if p.opcode >= 0 else None
         all_ops = [tables.opcodes[o] for o in ops]
-        union = {s for o in all_ops for s in signals(o)}
-        base = signals(sample) if sample else [s for s in SIGNAL_ORDER if s in union]
+        per_op = [set(signals(o)) for o in all_ops]
+        union = set().union(*per_op)
+        common = set.intersection(*per_op)
         families = sorted({family_of(o) for o in ([sample] if sample else all_ops)})
-        rows.append(Row(m, classify(all_ops), "|".join(families), base,
-                        [s for s in SIGNAL_ORDER if s in union and s not in base], canonical if canonical != m else "=",
-                        sample.name if sample else "-", p.form or "-", p.wave, len(ops), notes))
+        rows.append(Row(m, classify(all_ops), "|".join(families),
+                        [s for s in SIGNAL_ORDER if s in common],
+                        [s for s in SIGNAL_ORDER if s in union - common],
+                        canonical if canonical != m else "=", sample.name if sample else "-",
+                        p.form or "-", p.wave, len(ops), notes))
     return rows, problems
 
 
 HEADER = """\
-# LLVM 22 mnemonic inventory for {cpu}: every mnemonic llvm-mc-22 accepts (scripts/llvm_inventory.py)
+# LLVM 22 mnemonic inventory for {cpu}: every mnemonic llvm-mc-22 accepts
+# (written by scripts/llvm_inventory.py)
 # {version}
 # columns (tab-separated): mnemonic, kind, family, signals, extra, canonical, opcode, variants, form
 #   kind: ctrl|wait|barrier|msg|cache|mem (touches memory, a counter or message queue, or control
 #         flow, by LLVM's own opcode flags and names) or alu
 #   family: LLVM's encoding family of the sample form's opcode (TSFlags)
-#   signals: the sample opcode's TSFlags/MCInstrDesc signals; extra: signals only other forms on
-#            this CPU have (e.g. the lds DMA variant of a buffer load); '-' for none
+#   signals: the TSFlags/MCInstrDesc signals every form of the mnemonic on this CPU has; extra:
+#            signals only some forms have (the lds DMA variant of a buffer load, the returning
+#            form of an atomic); '-' for none
 #   canonical: the mnemonic llvm-mc prints ('=' same); opcode: MCInst opcode of the sample form
 #   variants: match-table opcodes of the mnemonic available on this CPU; form: a form that
 #            assembles ('-' none found); a trailing "wave64"/"wave32" marks a wave-size-only name
@@ -477,6 +505,27 @@ def render(cpu: str, rows: list[Row], version: str) -> str:
     return "".join(out)
 
 
+def _cache_key(version: str, tables: Tables) -> str:
+    return f"{version} {len(tables.mnemonics)} mnemonics {len(tables.entries)} rows"
+
+
+def load_cache(path: Path | None, version: str, tables: Tables) -> dict[str, dict[str, Probe]]:
+    """Probe results of an earlier run with the same LLVM (empty if none or another LLVM)."""
+    if path is None or not path.is_file():
+        return {}
+    data = json.loads(path.read_text())
+    if data.get("key") != _cache_key(version, tables):
+        return {}
+    return {cpu: {m: Probe(*v) for m, v in probes.items()} for cpu, probes in data["cpus"].items()}
+
+
+def save_cache(path: Path, version: str, tables: Tables, results: dict[str, dict[str, Probe]]
+               ) -> None:
+    cpus = {cpu: {m: [p.accepted, p.wave, p.form, p.printed, p.opcode] for m, p in probes.items()}
+            for cpu, probes in results.items()}
+    path.write_text(json.dumps({"key": _cache_key(version, tables), "cpus": cpus}))
+
+
 def llvm_version() -> str:
     text = subprocess.run([LLVM_MC, "--version"], capture_output=True, text=True).stdout
     m = re.search(r"LLVM version (\S+)", text)
@@ -489,6 +538,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cpus", default=",".join(CPUS))
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--libdir", type=Path, default=Path("/usr/lib/llvm-22/lib"))
+    ap.add_argument("--probe-cache", type=Path, default=None,
+                    help="keep llvm-mc's answers in this JSON file and reuse them (the search "
+                         "takes minutes per CPU; the classification is instant)")
     args = ap.parse_args(argv)
     try:
         tables = llvm_libtables.load(args.libdir)
@@ -498,8 +550,13 @@ def main(argv: list[str] | None = None) -> int:
     cpus = [c for c in args.cpus.split(",") if c]
     version = llvm_version()
     args.out.mkdir(parents=True, exist_ok=True)
+    cached = load_cache(args.probe_cache, version, tables)
+    todo = [c for c in cpus if c not in cached]
     with ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        results = dict(zip(cpus, pool.map(lambda c: probe_cpu(c, tables.mnemonics), cpus)))
+        results = dict(zip(todo, pool.map(lambda c: probe_cpu(c, tables.mnemonics), todo)))
+    results.update({c: cached[c] for c in cpus if c in cached})
+    if args.probe_cache:
+        save_cache(args.probe_cache, version, tables, {**cached, **results})
     status = 0
     for cpu in cpus:
         rows, problems = build_rows(cpu, tables, results[cpu])

@@ -207,7 +207,8 @@ def load(libdir: Path = Path("/usr/lib/llvm-22/lib")) -> Tables:
 
 
 #: opcode-name prefix -> TSFlags bits every such opcode must carry (a layout self-check)
-_NAME_CHECKS = (("DS_READ_", ("DS", "LGKM_CNT")), ("DS_WRITE_", ("DS",)), ("BUFFER_LOAD_", ("MUBUF", "VM_CNT")),
+_NAME_CHECKS = (("DS_READ_", ("DS", "LGKM_CNT")), ("DS_WRITE_", ("DS",)),
+                ("BUFFER_LOAD_", ("MUBUF", "VM_CNT")),
                 ("TBUFFER_", ("MTBUF",)), ("GLOBAL_LOAD_", ("FLAT", "FlatGlobal")),
                 ("SCRATCH_", ("FLAT", "FlatScratch")), ("S_LOAD_", ("SMRD", "LGKM_CNT")),
                 ("V_ADD_F32_e32", ("VALU", "VOP2")), ("S_ADD_U32", ("SALU", "SOP2")))
