@@ -162,6 +162,16 @@ def _vmem(dst: str, op: str, args: str, memop: str) -> str:
     return f"{dst + ' = ' if dst else ''}{op} {args}, implicit $exec :: ({memop})"
 
 
+def _buffer(dst: str, op: str, vdata: str, memop: str) -> dict[str, str]:
+    """A MUBUF ``offen`` access (address $vgpr1): the gfx12+ pseudos are ``*_VBUFFER_*`` and
+    take an explicit soffset register."""
+    out = {"*": _vmem(dst, f"{op}_OFFEN", f"{vdata}$vgpr1, {_BUF}, 0, 0, 0, 0", memop)}
+    for gen in ("gfx12", "gfx1250"):
+        out[gen] = _vmem(dst, f"{op}_VBUFFER_OFFEN", f"{vdata}$vgpr1, {_BUF}, $sgpr_null, 0, 0, 0",
+                         memop)
+    return out
+
+
 _LD, _ST, _RMW = "load (s32)", "store (s32)", "load store monotonic (s32)"
 _FS = "implicit $flat_scr"
 
@@ -213,20 +223,12 @@ PRODUCERS: tuple[Producer, ...] = (
     Producer("flat_atomic_noret", ("flat_atomic_add", "flat_atomic_add_u32"),
              _all(_vmem("", "FLAT_ATOMIC_ADD", f"{_GA}, $vgpr7, 0, 0, {_FS}", _RMW)),
              data="$vgpr7", addr=_GA),
-    Producer("buffer_load", ("buffer_load_dword", "buffer_load_b32"), {
-        "*": _vmem("$vgpr5", "BUFFER_LOAD_DWORD_OFFEN", f"$vgpr1, {_BUF}, 0, 0, 0, 0",
-                   f"{_LD}, addrspace 8"),
-        **{g: _vmem("$vgpr5", "BUFFER_LOAD_DWORD_VBUFFER_OFFEN",
-                    f"$vgpr1, {_BUF}, $sgpr_null, 0, 0, 0", f"{_LD}, addrspace 8")
-           for g in ("gfx12", "gfx1250")}},
-        dst="$vgpr5", addr="$vgpr1"),
-    Producer("buffer_store", ("buffer_store_dword", "buffer_store_b32"), {
-        "*": _vmem("", "BUFFER_STORE_DWORD_OFFEN", f"$vgpr7, $vgpr1, {_BUF}, 0, 0, 0, 0",
-                   f"{_ST}, addrspace 8"),
-        **{g: _vmem("", "BUFFER_STORE_DWORD_VBUFFER_OFFEN",
-                    f"$vgpr7, $vgpr1, {_BUF}, $sgpr_null, 0, 0, 0", f"{_ST}, addrspace 8")
-           for g in ("gfx12", "gfx1250")}},
-        data="$vgpr7", addr="$vgpr1"),
+    Producer("buffer_load", ("buffer_load_dword", "buffer_load_b32"),
+             _buffer("$vgpr5", "BUFFER_LOAD_DWORD", "", f"{_LD}, addrspace 8"),
+             dst="$vgpr5", addr="$vgpr1"),
+    Producer("buffer_store", ("buffer_store_dword", "buffer_store_b32"),
+             _buffer("", "BUFFER_STORE_DWORD", "$vgpr7, ", f"{_ST}, addrspace 8"),
+             data="$vgpr7", addr="$vgpr1"),
     # LDS DMA: the result lands in LDS, read back by a DS_READ with an LDS memory operand
     Producer("buffer_load_lds", ("buffer_load_dword",), {
         g: _vmem("", "BUFFER_LOAD_DWORD_LDS_OFFEN", f"$vgpr1, {_BUF}, 0, 0, 0, 0, implicit $m0",
