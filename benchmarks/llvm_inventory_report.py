@@ -28,7 +28,8 @@ HAZARD_ROWS = (("global_load", "waw_same"), ("flat_load", "waw_same"), ("ds_load
                ("global_load", "war_addr"), ("smem_load", "war_base"),
                ("async_load", "war_addr"), ("global_load", "return"),
                ("global_store", "return"), ("flat_store", "return"), ("ds_store", "return"),
-               ("smem_load", "call"), ("buffer_load_lds", "raw"), ("global_load_lds", "raw"),
+               ("smem_load", "call"), ("sendmsg", "return"), ("smem_prefetch", "war_base"),
+               ("buffer_load_lds", "raw"), ("global_load_lds", "raw"),
                ("barrier_signal_isfirst", "raw"))
 SURPRISES = "## Surprises"
 

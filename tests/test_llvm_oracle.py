@@ -52,13 +52,14 @@ REQUIRED = {
     "gfx942": "ds_load ds_store ds_atomic_ret ds_atomic_noret global_load global_store "
               "global_atomic_ret global_atomic_noret scratch_load scratch_store flat_load "
               "flat_store flat_atomic_ret buffer_load buffer_store buffer_load_lds global_load_lds "
-              "smem_load memtime",
+              "smem_load memtime sendmsg smem_store dcache_wb",
     "gfx1030": "image_load image_sample image_bvh buffer_load_lds memtime",
     "gfx1100": "image_load image_sample image_bvh sendmsg_rtn",
     "gfx1200": "image_load image_sample image_bvh sendmsg_rtn get_barrier_state "
                "barrier_signal_isfirst",
     "gfx1250": "global_load global_store scratch_load flat_load cluster_load smem_load "
-               "tensor_load async_load sendmsg_rtn get_barrier_state barrier_signal_isfirst",
+               "tensor_load async_load sendmsg_rtn get_barrier_state barrier_signal_isfirst "
+               "sendmsg smem_prefetch global_prefetch",
 }
 
 

@@ -129,7 +129,8 @@ class Producer:
 
     `dst`: the register the result lands in ("" none, "$scc", "lds" for DMA into LDS);
     `data` / `addr` / `base`: the source registers a WAR probe overwrites; `setup`: MIR lines
-    before the producer (``$m0`` for LDS DMA)."""
+    before the producer (``$m0`` for LDS DMA); `note`: why LLVM 22 counts the producer on no
+    counter at all (empty for every producer LLVM does count)."""
 
     family: str
     mnemonics: tuple[str, ...]
@@ -276,6 +277,19 @@ PRODUCERS: tuple[Producer, ...] = (
     Producer("barrier_signal_isfirst", ("s_barrier_signal_isfirst",),
              _all("S_BARRIER_SIGNAL_ISFIRST_IMM -1, implicit-def $scc, implicit undef $scc"),
              dst="$scc"),
+    # instructions without a result that LLVM may still count: messages, scalar stores, cache
+    # write-back, prefetches (not TENSOR_STOP: llc crashes on it in SIInsertHardClauses)
+    Producer("sendmsg", ("s_sendmsg",), _all("S_SENDMSG 1, implicit $exec, implicit $m0"),
+             setup=_M0),
+    Producer("smem_store", ("s_store_dword",),
+             {"gfx9": "S_STORE_DWORD_IMM $sgpr20, $sgpr0_sgpr1, 0, 0 :: (store (s32),"
+                      " addrspace 1)"}, data="$sgpr20", base="$sgpr0"),
+    Producer("dcache_wb", ("s_dcache_wb",), _all("S_DCACHE_WB")),
+    Producer("smem_prefetch", ("s_prefetch_data",), _all("S_PREFETCH_DATA $sgpr0_sgpr1, 0, $sgpr4, 0"),
+             base="$sgpr0"),
+    Producer("global_prefetch", ("global_prefetch_b8",),
+             _all(f"GLOBAL_PREFETCH_B8 {_GA}, 0, 0, implicit $exec"), addr=_GA,
+             note="LLVM 22 counts a VMEM prefetch on nothing"),
     Producer("tensor_load", ("tensor_load_to_lds",), {
         "gfx1250": "TENSOR_LOAD_TO_LDS $sgpr0_sgpr1_sgpr2_sgpr3, $sgpr8_sgpr9_sgpr10_sgpr11_sgpr12"
                    f"_sgpr13_sgpr14_sgpr15, {_SMP}, {_SMP}, 0, 0, implicit-def $tensorcnt,"
