@@ -48,6 +48,7 @@ import argparse
 import gzip
 import json
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -542,6 +543,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="keep llvm-mc's answers in this JSON file and reuse them (the search "
                          "takes minutes per CPU; the classification is instant)")
     args = ap.parse_args(argv)
+    if shutil.which(LLVM_MC) is None:
+        print(f"llvm_inventory: error: {LLVM_MC} not found on PATH", file=sys.stderr)
+        return 2
     try:
         tables = llvm_libtables.load(args.libdir)
     except llvm_libtables.TableError as exc:
@@ -552,12 +556,15 @@ def main(argv: list[str] | None = None) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     cached = load_cache(args.probe_cache, version, tables)
     todo = [c for c in cpus if c not in cached]
-    with ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        results = dict(zip(todo, pool.map(lambda c: probe_cpu(c, tables.mnemonics), todo)))
+    try:
+        with ThreadPoolExecutor(max_workers=args.jobs) as pool:
+            results = dict(zip(todo, pool.map(lambda c: probe_cpu(c, tables.mnemonics), todo)))
+    except RuntimeError as exc:          # llvm-mc's output could not be matched to its input
+        print(f"llvm_inventory: error: {exc}", file=sys.stderr)
+        return 2
     results.update({c: cached[c] for c in cpus if c in cached})
     if args.probe_cache:
         save_cache(args.probe_cache, version, tables, {**cached, **results})
-    status = 0
     for cpu in cpus:
         rows, problems = build_rows(cpu, tables, results[cpu])
         for p in problems:
@@ -568,7 +575,7 @@ def main(argv: list[str] | None = None) -> int:
         nform = sum(r.form != "-" for r in rows)
         nsync = sum(r.kind != "alu" for r in rows)
         print(f"{cpu}: {len(rows)} mnemonics, {nsync} memory/sync/control, {nform} with a form")
-    return status
+    return 0
 
 
 if __name__ == "__main__":
