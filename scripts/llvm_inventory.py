@@ -24,7 +24,8 @@ every other name and show up as accepted with a different canonical (printed) na
 forced-encoding suffixes are not separate mnemonics and are not listed.
 
 Per-mnemonic facts.  For every accepted mnemonic a valid operand form is searched for (a beam
-search over a small operand vocabulary, guided by llvm-mc's own "too few operands" answer) and
+search over a small operand vocabulary, guided by llvm-mc's own "too few operands" answer; then
+all-one-token forms; then operands borrowed from a sibling's form, one register replaced) and
 assembled with ``-show-inst``: that gives the canonical printed mnemonic and the MCInst opcode
 this CPU uses.  The opcode's ``MCInstrDesc`` (flags and AMDGPU TSFlags, read from
 ``libLLVMAMDGPUDesc.a``) says which encoding family it is, which counters LLVM marks it as
@@ -38,8 +39,10 @@ safe under-approximation, and checked: no rejected mnemonic may have an availabl
 those LLVM signals alone (see `classify`), not from stinkywait's tables.
 
     python3 scripts/llvm_inventory.py [--out DIR] [--cpus gfx942,gfx1250] [--jobs 2]
+                                      [--probe-cache FILE]
 
-Deterministic: the output depends only on the installed LLVM 22 (no randomness, sorted).
+Deterministic: the output depends only on the installed LLVM 22 (no randomness, sorted; two
+independent runs give the same bytes).  All eleven CPUs take 5-9 minutes on two cores.
 """
 
 from __future__ import annotations
