@@ -615,10 +615,13 @@ def _review(an: Analysis) -> list[Diagnostic]:
         sp = inst.span
         target = po.df.target
         if not drains:
-            text = ", ".join(f"{cn} {v}" for cn, v in values.items())
+            if len(values) == 1:
+                ((cn, v),) = values.items()
+                what = f"redundant {inst.mnemonic} {v}: nothing older than {v} ops is in flight on {cn} here"
+            else:
+                what = f"redundant {inst.text.strip()}: nothing it waits for is in flight here"
             proposals.append((Diagnostic(
-                WARNING, "redundant-wait",
-                f"redundant {inst.mnemonic}: nothing older than {text} ops is in flight here",
+                WARNING, "redundant-wait", what,
                 sp.line, sp.col, sp.end_line, sp.end_col, [], {"delete_line": sp.line}, po.func.name),
                 sp.line, None))
             continue

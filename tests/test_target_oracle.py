@@ -89,20 +89,11 @@ EXCEPTIONS = (
     _x("flat_store flat_atomic_noret", "return", "dscnt", None,
        "as for the other stores: LLVM waits the LDS side of a generic FLAT store at a return, "
        "not its xcnt; the table may", "gfx1250"),
-    _x("sendmsg smem_store dcache_wb smem_prefetch", "pending return", "lgkmcnt kmcnt", "",
-       "no result: the table counts these on nothing (an op it does not count only adds to a "
-       "counter, so no planned wait gets weaker), LLVM counts them (SQ_MESSAGE / SMEM events) "
-       "and drains them at a return; consequence: `check` may call a wait for them redundant"),
 )
 
 #: disagreements that look like gaps in the table, pinned until it changes (then this list
 #: must be updated: fixed, or the new value explained)
-KNOWN_GAPS = (
-    _x("smem_prefetch", "war_base", "xcnt", "",
-       "TABLE GAP: gfx1250 s_prefetch_data reads its base SGPRs after issue like s_load does "
-       "(LLVM waits xcnt before they are overwritten); the table has no lock for it",
-       "gfx1250"),
-)
+KNOWN_GAPS: tuple = ()
 
 
 def _exception(cpu: str, family: str, hazard: str) -> Exception_ | None:

@@ -189,12 +189,19 @@ def _atomic_drain(mn: str, g: Generation) -> tuple[int, ...]:
 
 
 def _smem(mn: str, g: Generation, variant: int) -> InstrSem:
+    """Scalar memory.  Every SMEM op is counted on the (out-of-order) scalar timeline, result
+    or not: an op there only ever makes a wait 0, so counting one that has no result is
+    harmless, and it keeps a hand-written wait for a scalar store, cache write-back or
+    prefetch from looking redundant (LLVM counts them too).  On gfx1250 each also holds its
+    base registers until its address is translated."""
     xl = (CK_XS,) if g.features.has_xcnt else ()
+    mem_model = ""
+    if mn.startswith("s_dcache_"):
+        mem_model = "inv" if "inv" in mn else "wb"
     if mn.startswith(("s_dcache_", "s_atc_probe", "s_scratch_store", "s_store_", "s_buffer_store")) or \
-            (mn.startswith(("s_atomic_", "s_buffer_atomic_")) and not variant & V_RETURNING):
-        return InstrSem(mn, "smem", (), xl, note="scalar memory op without a result")
-    if "prefetch" in mn:
-        return InstrSem(mn, "smem", note="scalar prefetch: no result to wait for")
+            (mn.startswith(("s_atomic_", "s_buffer_atomic_")) and not variant & V_RETURNING) or "prefetch" in mn:
+        return InstrSem(mn, "smem", (CK_KM,) + xl, xl, False, mem_model=mem_model,
+                        note="scalar memory op without a result")
     return InstrSem(mn, "smem", (CK_KM,) + xl, xl, True, None,
                     note="scalar memory completes out of order: only a count of 0 proves it done")
 
@@ -212,7 +219,8 @@ def _scalar(mn: str, g: Generation, variant: int) -> InstrSem:
     if mn.startswith("s_sendmsg_rtn"):
         return InstrSem(mn, "message", (CK_KM,), (), True, None, note="message with a return value: kmcnt")
     if mn.startswith(("s_sendmsg", "s_sendmsghalt")):
-        return InstrSem(mn, "message", note="message without a result")
+        return InstrSem(mn, "message", (CK_KM,), note="message without a result: counted (out of order) "
+                        "with scalar memory")
     if mn == "s_get_barrier_state":
         return InstrSem(mn, "barrier", (CK_KM,), (), True, None, barrier=BAR_OTHER,
                         note="barrier state read: returned through kmcnt")

@@ -408,8 +408,12 @@ class WaitDataflow:
         return inf.tensor_raw if c == CK_TENSOR else True
 
     def still_in_flight(self, op: Instruction, queues: list) -> bool:
-        """`op` is still in flight on one of its result timelines on some path."""
-        for c in self.info[op].results:
+        """`op` is still in flight on one of its result timelines on some path (an op with no
+        result timeline, e.g. a prefetch, is retired only where it is held: True)."""
+        results = self.info[op].results
+        if not results:
+            return True
+        for c in results:
             for q in queues[c]:
                 if op in q.insts or op in q.sat:
                     return True

@@ -66,6 +66,12 @@ def _engine_lds(ln: Line, ins: Any) -> bool:
     return _fills_lds(ln, ins) or mn.startswith("tensor_store_from_lds") or ("async" in mn and "lds" in mn)
 
 
+def _is_dma(ln: Line, ins: Any) -> bool:
+    """A VMEM load that fills LDS through DMA (not async, not tensor)."""
+    mn = ln.mnemonic
+    return _fills_lds(ln, ins) and not mn.startswith("tensor") and "async" not in mn
+
+
 def _ds_writes_lds(mn: str) -> bool:
     return mn.startswith("ds_") and not mn.startswith(("ds_load", "ds_read", "ds_bpermute", "ds_permute",
                                                        "ds_swizzle", "ds_nop"))
@@ -206,7 +212,9 @@ class Dependencies:
             return True
         pl, jm = self.sk.insts[p], ln.mnemonic
         j_engine = _engine_lds(ln, self.ins[j])
-        if _fills_lds(pl, self.ins[p]) and (jm.startswith(("ds_", "s_barrier")) or j_engine):
+        if _fills_lds(pl, self.ins[p]) and (jm.startswith(("ds_", "s_barrier")) or j_engine) \
+                and not (_is_dma(pl, self.ins[p]) and _is_dma(ln, self.ins[j])):
+            # (two LDS DMA fills are one engine, in order with itself: docs/decisions.md 32)
             return True
         if _ds_writes_lds(pl.mnemonic) and (j_engine or jm.startswith("s_barrier")):
             return True
