@@ -53,7 +53,10 @@ def main(argv: list[str] | None = None) -> int:
     # `exit`, do not keep the editor waiting for a superseded analysis of a huge file.
     code = 0 if getattr(server.protocol, "_shutdown", False) else 1
     logging.shutdown()
-    sys.stdout.flush()
+    try:
+        sys.stdout.flush()
+    except (ValueError, OSError):  # the transport already closed it
+        pass
     os._exit(code)
 
 

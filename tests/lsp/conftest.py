@@ -222,8 +222,39 @@ def core(text: str, path: Path | str, language: str | None = None, **options: An
     return analyze(text, str(path), Options(**options), language=language)
 
 
+SEVERITY = {"error": T.DiagnosticSeverity.Error, "warning": T.DiagnosticSeverity.Warning,
+            "hint": T.DiagnosticSeverity.Hint, "info": T.DiagnosticSeverity.Information}
+
+
+def expected_findings(a) -> list[tuple[str, int, T.DiagnosticSeverity]]:
+    """(code, 0-based line, severity) the server must publish for the core's review, under
+    the default severities: a planned wait of a rule class other than "fallback" that the
+    text lacks is an error; one of class "fallback" (disjointness not proved) a warning with
+    its own code; redundant and stricter hand-written waits are hints; the rest as the core
+    says.  Written out here, independently of `stinkywait_core.findings`."""
+    rules = {(w.line, w.insert_line, w.insert_text): w.rule for w in a.waits()}
+    out = []
+    for d in list(a.diagnostics) + list(a.check_diagnostics()):
+        if d.code == "missing-wait":
+            rule = rules[(d.line, d.data["insert_line"], d.data["insert_text"])]
+            if rule.lower().startswith("fallback"):
+                out.append(("unproven-wait", d.line - 1, T.DiagnosticSeverity.Warning))
+            else:
+                out.append(("missing-wait", d.line - 1, T.DiagnosticSeverity.Error))
+        elif d.code in ("redundant-wait", "stricter-wait"):
+            out.append((d.code, d.line - 1, T.DiagnosticSeverity.Hint))
+        else:
+            out.append((d.code, d.line - 1, SEVERITY[d.severity]))
+    return out
+
+
 def label_text(hint: T.InlayHint) -> str:
     return hint.label if isinstance(hint.label, str) else "".join(p.value for p in hint.label)
+
+
+def hint_wait(hint: T.InlayHint) -> str:
+    """The wait a hint stands for: its label's first part (the text double-click inserts)."""
+    return hint.label if isinstance(hint.label, str) else hint.label[0].value
 
 
 async def initialize(client: LanguageClient, preset: str, settings: dict[str, Any] | None = None,
