@@ -64,10 +64,10 @@ def _register(client: LanguageClient, params: T.RegistrationParams) -> None:
     client.registrations.extend(r.method for r in params.registrations)
 
 
-def make_client() -> LanguageClient:
+def make_client(features: dict[str, Any] | None = None) -> LanguageClient:
     """pytest-lsp's test client, also recording the version of each diagnostics push and
     answering `workspace/inlayHint/refresh` and `client/registerCapability` (the stock client
-    has no handler for them)."""
+    has no handler for them); `features` replaces handlers by method."""
     client = LanguageClient(converter_factory=default_converter)
     client.published_versions = {}
     client.inlay_refreshes = 0
@@ -75,7 +75,8 @@ def make_client() -> LanguageClient:
     register_lsp_features(client, {**DEFAULT_CLIENT_FEATURES,
                                    T.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS: _record_diagnostics,
                                    T.WORKSPACE_INLAY_HINT_REFRESH: _count_refresh,
-                                   T.CLIENT_REGISTER_CAPABILITY: _register})
+                                   T.CLIENT_REGISTER_CAPABILITY: _register,
+                                   **(features or {})})
     return client
 
 
