@@ -43,6 +43,9 @@ LANGUAGES = frozenset({"stir", "amdgpu-asm", "asm"})
 _REVIEW_CODES = frozenset({findings.CORE_MISSING, *findings.CODES.values()})
 #: presented codes whose diagnostics mark text that could go (faded in the editor)
 _UNNECESSARY = frozenset({findings.CODES[findings.REDUNDANT], findings.CODES[findings.STRICTER]})
+#: codes whose related location (the binding producer) the hover already gives, with the
+#: path that needs it: the editor shows the diagnostic above the hover, so not twice
+_HOVER_EXPLAINS = frozenset({findings.CODES[findings.MISSING], findings.CODES[findings.UNPROVEN]})
 
 _SEVERITY = {
     "error": T.DiagnosticSeverity.Error,
@@ -359,7 +362,7 @@ def to_lsp_diagnostic(d: CoreDiagnostic, uri: str, lines: LineMap) -> T.Diagnost
     related records as locations in this document."""
     related = [T.DiagnosticRelatedInformation(
         location=T.Location(uri=uri, range=lines.span(r.line, r.col, r.end_line, r.end_col)),
-        message=r.message) for r in d.related] or None
+        message=r.message) for r in d.related] or None if d.code not in _HOVER_EXPLAINS else None
     tags = [T.DiagnosticTag.Unnecessary] if d.code in _UNNECESSARY else None
     return T.Diagnostic(range=lines.span(d.line, d.col, d.end_line, d.end_col),
                         message=d.message,
@@ -375,7 +378,7 @@ def diagnostic_json(d: CoreDiagnostic, uri: str, lines: LineMap) -> dict:
                            "message": d.message,
                            "severity": int(_SEVERITY.get(d.severity, T.DiagnosticSeverity.Warning)),
                            "code": d.code, "source": SOURCE}
-    if d.related:
+    if d.related and d.code not in _HOVER_EXPLAINS:
         out["relatedInformation"] = [
             {"location": {"uri": uri, "range": lines.span_json(r.line, r.col, r.end_line, r.end_col)},
              "message": r.message} for r in d.related]

@@ -7,7 +7,7 @@ import asyncio
 
 from lsprotocol import types as T
 
-from .conftest import DATA, TIMEOUT, Session, core, hint_wait, initialize
+from .conftest import DATA, TIMEOUT, Session, core, hint_wait, initialize, label_text
 
 
 def _labels(hints):
@@ -89,3 +89,20 @@ async def test_client_without_configuration_pull(bare_client):
                  == [(d.code, d.line - 1) for d in want], "diagnostics under the pushed settings")
     hover = await lsp.hover(uri, 4)
     assert hover is not None
+
+
+async def test_view_settings_apply_live(lsp):
+    """`hints.label` and `severity` change what is shown without a restart: hints are
+    re-queried (refresh) and diagnostics re-published with the new severities."""
+    uri, text = lsp.open_file(DATA / "checked.s")
+    before = await lsp.hints(uri)
+    assert any("←" in label_text(h) for h in before)
+    await lsp.diagnostics(uri)
+    lsp.client.set_configuration({"hints": {"label": "compact"}, "severity": {"missing": "warning"}},
+                                 section="stinkywait")
+    lsp.client.workspace_did_change_configuration(T.DidChangeConfigurationParams(settings=None))
+    await _until(lambda: lsp.refreshes >= 1, "workspace/inlayHint/refresh")
+    after = await lsp.hints(uri)
+    assert [label_text(h) for h in after] == [hint_wait(h) for h in before]
+    await _until(lambda: any(d.code == "missing-wait" and d.severity == T.DiagnosticSeverity.Warning
+                             for d in lsp.client.diagnostics.get(uri, ())), "re-published severities")
