@@ -68,6 +68,11 @@ async def test_unproven_waits_are_warnings_that_say_how_to_prove_disjointness(nv
         actions = await nvim.code_actions(uri, d.range, [d], only=[T.CodeActionKind.QuickFix])
         fix = next(x for x in actions if x.is_preferred)
         assert "// st.token:N" in fix.title and "`" not in fix.title
+    # following the advice: tokens on the fill and the read, and the warning is gone
+    tagged = text.replace("s[16:23]", "s[16:23] // st.token:0").replace("offset:0", "offset:0 // st.token:1")
+    nvim.open(uri.replace("untagged", "tagged"), tagged, "amdgpu-asm")
+    after = await nvim.diagnostics(uri.replace("untagged", "tagged"), 1)
+    assert not [d for d in after if d.code == "unproven-wait"]
 
 
 async def test_severity_setting_changes_each_kind(bare_client):
