@@ -37,42 +37,51 @@ class BlockNames:
     """Display names of one module's blocks, per function: the label as written (`.LBB0_2`,
     STIR `^loop`), "the entry" for a kernel's first block, and "the block after line N" for a
     block the front end split off without a label (it calls them `<label>_<k>`, `entry`).
-    Built once per snapshot from the module (one step per block)."""
+    Indexed once per snapshot (one dict entry per block); a name is worked out when first
+    asked for, from its block and the ones before it, so a hint request on a 30k-line kernel
+    does not read every instruction."""
 
     def __init__(self, module: Any, language: str | None):
+        self._stir = language == "stir"
+        #: (function, block) -> (function, position of the block in the text)
+        self._where: dict[tuple[str, str], tuple[Any, int]] = {}
         self._names: dict[tuple[str, str], str] = {}
-        #: (function, block) -> position of the block in the text (for a stable order)
-        self._order: dict[tuple[str, str], int] = {}
-        stir = language == "stir"
         for fn in getattr(module, "functions", None) or []:
-            prev_end = None
             for i, block in enumerate(fn.blocks):
-                real = [inst for inst in block.instrs if inst.span is not None and not inst.is_phi]
-                if stir:
-                    name = f"`^{block.name}`"
-                elif i == 0:
-                    name = "the entry"
-                elif real and real[0].is_label:
-                    name = f"`{block.name}`"
-                else:
-                    after = prev_end if prev_end is not None else (
-                        real[0].span.line - 1 if real else (block.span.line if block.span else 0))
-                    name = f"the block after line {after}"
-                self._names[(fn.name, block.name)] = name
-                self._order[(fn.name, block.name)] = i
-                if real:
-                    prev_end = real[-1].span.end_line
+                self._where.setdefault((fn.name, block.name), (fn, i))
+
+    def _name(self, key: tuple[str, str]) -> str:
+        fn, i = self._where[key]
+        block = fn.blocks[i]
+        if self._stir:
+            return f"`^{block.name}`"
+        if i == 0:
+            return "the entry"
+        first = next((inst for inst in block.instrs if inst.span is not None and not inst.is_phi), None)
+        if first is not None and first.is_label:
+            return f"`{block.name}`"
+        for j in range(i - 1, -1, -1):
+            last = next((inst for inst in reversed(fn.blocks[j].instrs)
+                         if inst.span is not None and not inst.is_phi), None)
+            if last is not None:
+                return f"the block after line {last.span.end_line}"
+        line = first.span.line - 1 if first is not None else (block.span.line if block.span else 0)
+        return f"the block after line {line}"
 
     def block(self, function: str, block: str | None) -> str:
         """A block as a noun phrase (`` `.LBB0_2` ``, "the entry", "the block after line 414")."""
         if block is None:
             return "the kernel start"
-        return self._names.get((function, block), f"`{block}`")
+        key = (function, block)
+        name = self._names.get(key)
+        if name is None:
+            name = self._names[key] = self._name(key) if key in self._where else f"`{block}`"
+        return name
 
     def in_text_order(self, function: str, blocks: Iterable[str | None]) -> list[str | None]:
         """Blocks sorted as they appear in the text (None, the kernel start, first)."""
         return sorted(set(blocks), key=lambda b: (-1, "") if b is None else
-                      (self._order.get((function, b), 1 << 30), b))
+                      (self._where.get((function, b), (None, 1 << 30))[1], b))
 
     def preds(self, function: str, preds: Iterable[str | None]) -> str:
         """"from A", "from A and B", "from A, B and C" (in text order, duplicates once)."""

@@ -35,7 +35,7 @@ from .actions import FIX_ALL_KIND, EditStyle, code_actions, needs_fix_all
 from .document import install as install_documents
 from .memory import Collector, status_mb
 from .plan import document_uri, plan_json, status_json
-from .render import definitions, hover, inlay_hints_text
+from .render import definitions, hover, inlay_hints_text, resolve_tooltip
 from .review import ProcessReviewer, Reviewer
 from .scheduler import Key, Scheduler
 from .settings import SECTION, Settings, section_of
@@ -344,6 +344,11 @@ class StinkyWaitServer(LanguageServer):
             self.capability("workspace.workspace_edit.document_changes", False)
             or self.capability("workspace.workspace_edit.resource_operations", None)))
 
+    def resolves_tooltips(self) -> bool:
+        """Whether the client resolves an inlay hint's tooltip (then hints go without one)."""
+        props = self.capability("text_document.inlay_hint.resolve_support.properties", None) or []
+        return "tooltip" in props
+
     def hover_markdown(self) -> bool:
         formats = self.capability("text_document.hover.content_format", None)
         return not formats or T.MarkupKind.Markdown in formats
@@ -435,7 +440,7 @@ def create_server(*, debounce_s: float = 0.0, review_process: bool = False,
 
         def render(snap: Snapshot) -> RawJSON:
             t0 = time.perf_counter()
-            count, text = inlay_hints_text(snap, params.range)
+            count, text = inlay_hints_text(snap, params.range, lazy=ls.resolves_tooltips())
             rec = ls.scheduler.traces.of(snap.uri, snap.key)
             if "hint_recv" not in rec and received is not None:
                 # the first answer from this version: where its time went
@@ -445,6 +450,21 @@ def create_server(*, debounce_s: float = 0.0, review_process: bool = False,
             return RawJSON(text)
 
         return await ls.answer(params.text_document.uri, render)
+
+    @server.feature(T.INLAY_HINT_RESOLVE)
+    async def on_inlay_hint_resolve(ls: StinkyWaitServer, hint: T.InlayHint) -> T.InlayHint:
+        data = hint.data if isinstance(hint.data, dict) else None
+        uri = data.get("uri") if data else None
+        if not isinstance(uri, str) or hint.tooltip is not None:
+            return hint
+
+        def render(snap: Snapshot) -> T.InlayHint:
+            tooltip = resolve_tooltip(snap, data)
+            if tooltip is not None:
+                hint.tooltip = T.MarkupContent(kind=T.MarkupKind.Markdown, value=tooltip["value"])
+            return hint
+
+        return await ls.answer(uri, render, empty=hint)
 
     @server.feature(T.TEXT_DOCUMENT_HOVER)
     async def on_hover(ls: StinkyWaitServer, params: T.HoverParams) -> T.Hover | None:

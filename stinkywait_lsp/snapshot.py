@@ -175,10 +175,13 @@ class Snapshot:
 
     def waits_between(self, first_line: int, last_line: int) -> list[PlannedWait]:
         """Planned waits anchored on 1-based lines first_line..last_line, in text order."""
-        self.ir()
-        lo = bisect.bisect_left(self.wait_lines, first_line)
-        hi = bisect.bisect_right(self.wait_lines, last_line)
+        lo, hi = self.wait_span(first_line, last_line)
         return self.waits[lo:hi]
+
+    def wait_span(self, first_line: int, last_line: int) -> tuple[int, int]:
+        """The indices in `waits` of the waits anchored on lines first_line..last_line."""
+        self.ir()
+        return (bisect.bisect_left(self.wait_lines, first_line), bisect.bisect_right(self.wait_lines, last_line))
 
     def instr_at(self, line: int) -> InstrInfo | None:
         """The real instruction written on 1-based `line` (labels and PHIs excluded).

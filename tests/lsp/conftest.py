@@ -151,6 +151,13 @@ class Session:
             text_document=T.TextDocumentIdentifier(uri=uri), range=rng)), TIMEOUT)
         return list(result or [])
 
+    async def tooltip(self, hint: T.InlayHint) -> str:
+        """A hint's tooltip, resolved (`inlayHint/resolve`) when the server sent it without."""
+        if hint.tooltip is None:
+            hint = await asyncio.wait_for(self.client.inlay_hint_resolve_async(hint), TIMEOUT)
+        tip = hint.tooltip
+        return tip.value if isinstance(tip, T.MarkupContent) else tip
+
     async def hover(self, uri: str, line0: int, char: int = 2) -> T.Hover | None:
         return await asyncio.wait_for(self.client.text_document_hover_async(T.HoverParams(
             text_document=T.TextDocumentIdentifier(uri=uri),

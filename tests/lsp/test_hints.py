@@ -13,10 +13,6 @@ def _binding(w):
     return min(w.deps, key=lambda d: (d.count_from, d.line, d.pred or "")) if w.deps else None
 
 
-def _tip(hint) -> str:
-    return hint.tooltip.value if isinstance(hint.tooltip, T.MarkupContent) else hint.tooltip
-
-
 @pytest.mark.parametrize("name", ["sample.s", "sample.stir", "diamond.s"])
 async def test_one_hint_per_planned_wait_naming_the_binding_producer(lsp, name):
     uri, text = lsp.open_file(DATA / name)
@@ -54,7 +50,7 @@ async def test_tooltip_explains_once_with_the_others_in_line_order(lsp):
     hints = await lsp.hints(uri)
     several = 0
     for hint, wait in zip(hints, expected):
-        tip = _tip(hint)
+        tip = await lsp.tooltip(hint)
         # the explanation is the hint's tooltip only: VS Code shows part tooltips as well
         assert all(p.tooltip is None for p in hint.label)
         assert wait.instruction in tip and wait.rule in tip
@@ -77,7 +73,7 @@ async def test_path_that_needs_the_wait_uses_the_users_block_names(nvim):
     waits = core(text, DATA / "sample.s").waits()
     join = next(w for w in waits if len({d.pred for d in w.deps}) > 1)
     hints = await nvim.hints(uri)
-    tip = _tip(next(h for h in hints if h.position.line == join.line - 1))
+    tip = await nvim.tooltip(next(h for h in hints if h.position.line == join.line - 1))
     assert "on the path from the entry and `.LBB0_1`" in tip
 
 
@@ -150,3 +146,32 @@ async def test_compact_labels_at_the_end_of_the_previous_line(bare_client):
     some = await lsp.hints(uri, T.Range(start=T.Position(line=0, character=0),
                                         end=T.Position(line=end, character=len(lines[end]))))
     assert [h.position.line for h in some] == [h.position.line for h in hints if h.position.line <= end]
+
+
+async def test_tooltips_are_resolved_on_demand_or_sent_inline(bare_client):
+    """A client that resolves tooltips gets hints without them (half the cost of a whole
+    30k-line kernel's hints) and the tooltip on `inlayHint/resolve`, also after an edit moved
+    the version on; a client that does not resolve gets them inline."""
+    await initialize(bare_client, "vscode+hints")
+    lsp = Session(bare_client, "vscode+hints")
+    uri, text = lsp.open_file(DATA / "sample.s")
+    waits = core(text, DATA / "sample.s").waits()
+    hints = await lsp.hints(uri)
+    assert all(h.tooltip is None and h.data for h in hints)
+    tips = [await lsp.tooltip(h) for h in hints]
+    assert all(w.instruction in tip for w, tip in zip(waits, tips))
+    lsp.replace_range(uri, T.Range(start=T.Position(line=0, character=0), end=T.Position(line=0, character=0)),
+                      "; a comment that moves nothing below the first line\n")
+    await lsp.hints(uri)
+    stale = hints[-1]
+    stale.data["line"] += 1  # the wait moved down one line with the edit
+    assert waits[-1].instruction in await lsp.tooltip(stale)
+
+
+async def test_clients_without_resolve_get_inline_tooltips(bare_client):
+    await initialize(bare_client, "neovim@v0.7")
+    lsp = Session(bare_client, "neovim@v0.7")
+    uri, text = lsp.open_file(DATA / "sample.s")
+    # (Neovim 0.7 has no inlay hints at all; the server answers anyway, as for any client)
+    hints = await lsp.hints(uri)
+    assert hints and all(h.tooltip is not None for h in hints)
