@@ -355,6 +355,22 @@ try {
     }, { what: 'settings.json to be saved as pasted', timeout: 15000 });
   }
 
+  /** The hover at line:column (Ctrl+K Ctrl+I, as often as it takes), once `ready(text)`. */
+  async function hoverText(line, column, ready, what) {
+    await gotoLine(line, column);
+    await sleep(300);
+    const hover = page.locator('.monaco-hover:not(.hidden)').first();
+    return poll(async () => {
+      if (!(await hover.isVisible())) {
+        await page.keyboard.press('Control+K');
+        await page.keyboard.press('Control+I');
+        return false;
+      }
+      const t = await hover.innerText();
+      return ready(t) ? t : false;
+    }, { what, timeout: 30000 });
+  }
+
   /** Some settings ask for a window reload: the test reloads the page itself when it wants. */
   async function dismissReloadPrompt() {
     const dialog = page.locator('.monaco-dialog-box', { hasText: 'requires a reload' });
@@ -472,18 +488,8 @@ try {
     await check("the hover's first screen: the wait, its rule, the producer, the path; then the FIFO state", async () => {
       const b = bindingDep(shown);
       await page.keyboard.press('Control+B').catch(() => undefined);
-      await gotoLine(shown.line, shown.column ?? 1);
-      await sleep(300);
-      const hover = page.locator('.monaco-hover:not(.hidden)').first();
-      const text = await poll(async () => {
-        if (!(await hover.isVisible())) {
-          await page.keyboard.press('Control+K');
-          await page.keyboard.press('Control+I');
-          return false;
-        }
-        const t = await hover.innerText();
-        return t.includes(`set by L${b.line}`) && /In flight before this instruction/.test(t) ? t : false;
-      }, { what: 'the hover with its summary and FIFO state', timeout: 30000 });
+      const text = await hoverText(shown.line, shown.column ?? 1,
+        (t) => t.includes(`set by L${b.line}`) && /In flight before this instruction/.test(t), 'the hover with its summary and FIFO state');
       for (const want of [`${shown.instruction} — RAW`, `set by L${b.line} ${b.mnemonic} (countFrom ${b.countFrom}`,
         'on the path from', 'drained by', 'still in flight after it']) {
         assert(text.includes(want), `hover lacks "${want}":\n${text}`);
@@ -571,21 +577,10 @@ try {
   const [hoverLine, hoverWaits] = [...byLine.entries()].sort((a, b) => b[1].length - a[1].length)[0];
   await check('hover on a consumer shows the FIFO state of its counters', async () => {
     await page.keyboard.press('Control+B'); // hide the side bar: more room for hints and hover
-    await gotoLine(hoverLine, hoverWaits[0].column ?? 1);
-    await sleep(300);
-    await page.keyboard.press('Control+K');
-    await page.keyboard.press('Control+I');
-    const hover = page.locator('.monaco-hover:not(.hidden)').first();
-    const text = await poll(async () => {
-      if (!(await hover.isVisible())) {
-        await page.keyboard.press('Control+K');
-        await page.keyboard.press('Control+I');
-        return false;
-      }
-      // The diagnostics part of the hover renders first; wait for the server's part too.
-      const t = await hover.innerText();
-      return /s_wait_/.test(t) && /in flight before this instruction/i.test(t) ? t : false;
-    }, { what: 'a hover with the planned waits and the FIFO section ("In flight before this instruction")', timeout: 30000 });
+    // The diagnostics part of the hover renders first; wait for the server's part too.
+    const text = await hoverText(hoverLine, hoverWaits[0].column ?? 1,
+      (t) => /s_wait_/.test(t) && /in flight before this instruction/i.test(t),
+      'a hover with the planned waits and the FIFO section ("In flight before this instruction")');
     // The FIFO section lists, per counter and predecessor, the ops in flight: `L<line> <mnemonic>`
     // or runs of one mnemonic, `L<first>–<last> <mnemonic> ×N`.
     const listed = listedOps(text);
