@@ -64,22 +64,27 @@ def rule_is_proven(rule: str) -> bool:
     return not rule.strip().lower().startswith("fallback")
 
 
-def wait_key(line: int, insert_line: int, insert_text: str) -> tuple[int, int, str]:
-    """What ties a missing-wait diagnostic to its planned wait: anchor line and insertion."""
-    return (line, insert_line, insert_text)
+WaitKey = tuple  # (anchor line, insert line, insert text, instruction)
 
 
-def waits_by_key(waits: Iterable[PlannedWait]) -> dict[tuple[int, int, str], PlannedWait]:
-    return {wait_key(w.line, w.insert_line, w.insert_text): w for w in waits}
+def wait_key(line: int, insert_line: int, insert_text: str, instruction: str) -> WaitKey:
+    """What ties a missing-wait diagnostic to its planned wait: anchor line, insertion and
+    the wait itself (waits of two counters may share one inserted line, e.g. gfx1250's
+    `s_wait_loadcnt_dscnt`)."""
+    return (line, insert_line, insert_text, instruction)
 
 
-def planned_wait_of(d: Diagnostic, waits: dict[tuple[int, int, str], PlannedWait]) -> PlannedWait | None:
+def waits_by_key(waits: Iterable[PlannedWait]) -> dict[WaitKey, PlannedWait]:
+    return {wait_key(w.line, w.insert_line, w.insert_text, w.instruction): w for w in waits}
+
+
+def planned_wait_of(d: Diagnostic, waits: dict[WaitKey, PlannedWait]) -> PlannedWait | None:
     """The planned wait a core `missing-wait` diagnostic asks for (None when not found)."""
     data = d.data or {}
-    line, text = data.get("insert_line"), data.get("insert_text")
+    line, text, instruction = data.get("insert_line"), data.get("insert_text"), data.get("instruction")
     if not isinstance(line, int) or not isinstance(text, str):
         return None
-    return waits.get(wait_key(d.line, line, text))
+    return waits.get(wait_key(d.line, line, text, instruction))
 
 
 def kind_of(d: Diagnostic, wait: PlannedWait | None) -> str | None:

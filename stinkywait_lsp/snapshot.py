@@ -322,8 +322,9 @@ class Snapshot:
         expected = analysis.inserted_text(explain=False)
         if expected == self.text:
             return []
-        edits = [self.lines.insertion(w.insert_line, w.insert_text)
-                 for w in sorted(self.waits, key=lambda w: w.insert_line)]
+        # waits of two counters may share one inserted line (`s_wait_loadcnt_dscnt`): once
+        lines = dict.fromkeys((w.insert_line, w.insert_text) for w in sorted(self.waits, key=lambda w: w.insert_line))
+        edits = [self.lines.insertion(line, text) for line, text in lines]
         if apply_insertions(self.text, self.lines, edits) == expected:
             return edits
         whole = T.Range(start=T.Position(line=0, character=0), end=self.lines.end())

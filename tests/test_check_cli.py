@@ -148,16 +148,21 @@ def test_sarif_of_exhaustive_check_and_parse_errors_is_valid(tmp_path):
 
 def _apply_sarif_fixes(text: str, results: list[dict]) -> str:
     """Apply the insertion fixes of SARIF results the way a viewer would (line/column regions,
-    zero-length ones being insertion points)."""
+    zero-length ones being insertion points).  Waits of two counters can share one inserted
+    line (`s_wait_loadcnt_dscnt`): each of their results carries it, and it goes in once."""
     lines = text.splitlines(keepends=True)
     inserts: dict[int, list[str]] = {}
+    seen: set[tuple[int, str]] = set()
     for res in results:
         for fix in res.get("fixes", ()):
             for change in fix["artifactChanges"]:
                 for rep in change["replacements"]:
                     region = rep["deletedRegion"]
                     assert region["startColumn"] == region["endColumn"] == 1
-                    inserts.setdefault(region["startLine"], []).append(rep["insertedContent"]["text"])
+                    key = (region["startLine"], rep["insertedContent"]["text"])
+                    if key not in seen:
+                        seen.add(key)
+                        inserts.setdefault(region["startLine"], []).append(key[1])
     out = []
     for i, line in enumerate(lines, start=1):
         out.extend(inserts.get(i, ()))

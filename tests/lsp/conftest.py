@@ -240,11 +240,11 @@ def expected_findings(a) -> list[tuple[str, int, T.DiagnosticSeverity]]:
     text lacks is an error; one of class "fallback" (disjointness not proved) a warning with
     its own code; redundant and stricter hand-written waits are hints; the rest as the core
     says.  Written out here, independently of `stinkywait_core.findings`."""
-    rules = {(w.line, w.insert_line, w.insert_text): w.rule for w in a.waits()}
+    rules = {(w.line, w.insert_line, w.insert_text, w.instruction): w.rule for w in a.waits()}
     out = []
     for d in list(a.diagnostics) + list(a.check_diagnostics()):
         if d.code == "missing-wait":
-            rule = rules[(d.line, d.data["insert_line"], d.data["insert_text"])]
+            rule = rules[(d.line, d.data["insert_line"], d.data["insert_text"], d.data["instruction"])]
             if rule.lower().startswith("fallback"):
                 out.append(("unproven-wait", d.line - 1, T.DiagnosticSeverity.Warning))
             else:

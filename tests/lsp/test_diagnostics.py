@@ -34,12 +34,12 @@ async def test_missing_wait_says_what_and_carries_the_fix(nvim):
     uri, text = nvim.open_file(DATA / "sample.s")
     a = core(text, DATA / "sample.s")
     missing = [d for d in a.check_diagnostics() if d.code == "missing-wait"]
-    waits = {(w.line, w.insert_line, w.insert_text): w for w in a.waits()}
+    waits = {(w.line, w.insert_line, w.insert_text, w.instruction): w for w in a.waits()}
     assert missing
     got = [d for d in await nvim.diagnostics(uri) if d.code == "missing-wait"]
     assert len(got) == len(missing)
     for lsp_d, core_d in zip(got, missing):
-        w = waits[(core_d.line, core_d.data["insert_line"], core_d.data["insert_text"])]
+        w = waits[(core_d.line, core_d.data["insert_line"], core_d.data["insert_text"], core_d.data["instruction"])]
         assert lsp_d.message == f"missing {w.instruction} ({w.rule})"
         assert lsp_d.data["insert_line"] == core_d.data["insert_line"]
         assert lsp_d.data["insert_text"] == core_d.data["insert_text"]
@@ -50,14 +50,14 @@ async def test_unproven_waits_are_warnings_that_say_how_to_prove_disjointness(nv
     """A wait planned only because disjointness cannot be proved (rule class "fallback") is
     a warning, with its own code, whose message and quick fix name `// st.token:N`."""
     text = "\n".join(["\t.text", "\t.globl\tk", "\t.type\tk,@function", "k:",
-                     "\ttensor_load_to_lds s[12:15], s[16:23]",
                      "\tds_load_b128 v[4:7], v16 offset:0",
+                     "\ttensor_load_to_lds s[12:15], s[16:23]",
                      "\tv_add_f32_e32 v20, v4, v20", "\ts_endpgm"]) + "\n"
     uri = (DATA / "untagged.s").as_uri()
     nvim.open(uri, text, "amdgpu-asm")
     a = core(text, DATA / "untagged.s")
     fallbacks = [w for w in a.waits() if w.rule.lower().startswith("fallback")]
-    assert fallbacks, "an untagged tensor fill then an LDS read must need a fallback drain"
+    assert fallbacks, "a tensor fill over LDS an untagged load may still read must need a fallback drain"
     got = await nvim.diagnostics(uri, 1)
     assert [(d.code, d.range.start.line, d.severity) for d in got] == expected_findings(a)
     unproven = [d for d in got if d.code == "unproven-wait"]
@@ -68,8 +68,8 @@ async def test_unproven_waits_are_warnings_that_say_how_to_prove_disjointness(nv
         actions = await nvim.code_actions(uri, d.range, [d], only=[T.CodeActionKind.QuickFix])
         fix = next(x for x in actions if x.is_preferred)
         assert "// st.token:N" in fix.title and "`" not in fix.title
-    # following the advice: tokens on the fill and the read, and the warning is gone
-    tagged = text.replace("s[16:23]", "s[16:23] // st.token:0").replace("offset:0", "offset:0 // st.token:1")
+    # following the advice: tokens on the read and the fill, and the warning is gone
+    tagged = text.replace("offset:0", "offset:0 // st.token:0").replace("s[16:23]", "s[16:23] // st.token:1")
     nvim.open(uri.replace("untagged", "tagged"), tagged, "amdgpu-asm")
     after = await nvim.diagnostics(uri.replace("untagged", "tagged"), 1)
     assert not [d for d in after if d.code == "unproven-wait"]
