@@ -83,17 +83,19 @@ export function renderPlanHtml(plan: Plan, title: string, nonce: string, cspSour
         ...(w.summary ?? []).map((s) => md(s)),
         ...(w.others && w.others.length ? [`also drains ${w.others.map((o) => md(o)).join(', ')}`] : []),
       ];
-      return `<tr>
+      // the explanation gets a row of its own, as wide as the table: it reads well however
+      // narrow the panel is (a fifth column would leave it a few characters wide)
+      return `<tr class="wait-row">
         <td class="num">${lineLink(w.line, w.column)}</td>
         <td><code class="wait">${esc(w.instruction)}</code></td>
         <td>${md(w.block ?? '')}${w.placement === 'after' ? ' <span class="muted">(at its end)</span>' : ''}</td>
         <td class="src"><code title="${esc(sourceLine(w.line))}">${esc(sourceLine(w.line))}</code></td>
-        <td class="why">${why.map((p) => `<div>${p}</div>`).join('')}</td>
-      </tr>`;
+      </tr>
+      <tr class="why-row"><td></td><td class="why" colspan="3">${why.map((p) => `<div>${p}</div>`).join('')}</td></tr>`;
     });
     const table = rows.length
-      ? `<table><colgroup><col class="c-line"><col class="c-wait"><col class="c-block"><col class="c-src"><col class="c-why"></colgroup>
-         <thead><tr><th>Line</th><th>Wait</th><th>Block</th><th>Before</th><th>Why</th></tr></thead><tbody>${rows.join('')}</tbody></table>`
+      ? `<table><colgroup><col class="c-line"><col class="c-wait"><col class="c-block"><col class="c-src"></colgroup>
+         <thead><tr><th>Line</th><th>Wait</th><th>Block</th><th>Before</th></tr></thead><tbody>${rows.join('')}</tbody></table>`
       : '<p class="muted">No waits needed.</p>';
     return `<section><h2>${esc(f.name || '(file)')} <span class="muted">${f.waits.length} wait${f.waits.length === 1 ? '' : 's'}</span></h2>${table}${renderDiagnostics(f.diagnostics)}</section>`;
   });
@@ -104,13 +106,15 @@ export function renderPlanHtml(plan: Plan, title: string, nonce: string, cspSour
 <style nonce="${nonce}">
   body { font-family: var(--vscode-font-family); color: var(--vscode-foreground); padding: 0 1em 2em; }
   table { border-collapse: collapse; width: 100%; margin: .5em 0 1em; table-layout: fixed; }
-  col.c-line { width: 4.5em; } col.c-wait { width: 12em; } col.c-block { width: 11em; } col.c-src { width: 30%; }
-  th, td { text-align: left; vertical-align: top; padding: 3px 8px; border-bottom: 1px solid var(--vscode-editorGroup-border); }
+  col.c-line { width: 4.5em; } col.c-wait { width: 13em; } col.c-block { width: 9em; }
+  th, td { text-align: left; vertical-align: top; padding: 3px 8px; }
+  th, tr.why-row td { border-bottom: 1px solid var(--vscode-editorGroup-border); }
+  tr.wait-row td { padding-top: 6px; }
   th { font-weight: 600; }
   code { font-family: var(--vscode-editor-font-family); line-height: 1.5; }
   code.wait { color: var(--vscode-charts-orange, #d18616); white-space: nowrap; }
   td.src code { display: block; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
-  td.why { white-space: normal; overflow-wrap: anywhere; line-height: 1.45; }
+  td.why { white-space: normal; overflow-wrap: break-word; line-height: 1.45; padding-bottom: 6px; }
   td.why div + div { margin-top: .15em; }
   .tag { font-size: .85em; padding: 0 .4em; border-radius: 3px; background: var(--vscode-badge-background); color: var(--vscode-badge-foreground); }
   .muted { opacity: .7; font-weight: normal; font-size: .9em; }

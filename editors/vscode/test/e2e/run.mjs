@@ -704,6 +704,19 @@ try {
     assert(summary.includes(`${stirPlan.length} planned wait`), `summary "${summary}" does not report ${stirPlan.length} waits`);
     assert(/target gfx1250/.test(summary), `no target in "${summary}"`);
     assert(!/bounded|countFromInstance|representEmptyPaths|replaceWaits/.test(summary), `internal flags in "${summary}"`);
+    // the explanation reads as text, however narrow the panel: at least half the table wide
+    const widths = await poll(async () => {
+      for (const frame of page.frames()) {
+        const w = await frame.evaluate(() => {
+          const why = document.querySelector('td.why');
+          const table = document.querySelector('table');
+          return why && table ? { why: why.getBoundingClientRect().width, table: table.getBoundingClientRect().width } : null;
+        }).catch(() => null);
+        if (w) return w;
+      }
+      return false;
+    }, { what: 'the plan table', timeout: 20000 });
+    assert(widths.why >= widths.table / 2, `the Why column is ${widths.why}px of a ${widths.table}px table`);
     if (opts.screenshotPlan) {
       await sleep(500);
       await page.screenshot({ path: opts.screenshotPlan });
