@@ -72,12 +72,15 @@ def spelled_like(written: str, count: int) -> str:
 
 
 def relaxed_text(original: str, instruction: str, count: int) -> str:
-    """The hand-written wait `original` with its count replaced by `count`, keeping the
-    user's spelling (radix, spacing, trailing comment); the core's `instruction` when the
-    written line is not a single-count wait of the same mnemonic."""
+    """The relaxed wait as the user would write it: the core's `instruction` (it keeps the
+    user's radix), or, from a core that spells it in decimal where the user wrote hex, the
+    written line with its single count replaced in the user's radix.  Anything else (combined
+    waits, whose one immediate encodes several counts) is the core's text unchanged."""
     head = original.split(None, 1)[0] if original.strip() else ""
     m = _COUNT.search(original)
-    if m is None or head != instruction.split(None, 1)[0]:
+    numbers = re.findall(r"\b(?:0[xX][0-9a-fA-F]+|0[bB][01]+|\d+)\b", instruction)
+    if (m is None or head != instruction.split(None, 1)[0] or numbers != [str(count)]
+            or not m.group(1).lower().startswith(("0x", "0b"))):
         return instruction
     return original[:m.start(1)] + spelled_like(m.group(1), count) + original[m.end(1):]
 
@@ -86,6 +89,11 @@ def review_fix(snap: Snapshot, style: EditStyle, diag: T.Diagnostic, code: str,
                data: dict) -> T.CodeAction | None:
     """Delete a redundant hand-written wait, or relax a stricter one (asm text only: the core
     gives the relaxed wait in asm spelling)."""
+    if code == REDUNDANT and isinstance(data.get("replace_line"), int) and isinstance(data.get("instruction"), str):
+        # a combined wait one of whose counters drains nothing: the core gives the rest
+        edit = T.TextEdit(range=diag.range, new_text=data["instruction"])
+        return T.CodeAction(title=f"Replace with {data['instruction'].strip()}", kind=T.CodeActionKind.QuickFix,
+                            diagnostics=[diag], edit=style.edit(snap, [edit]))
     if code == REDUNDANT and isinstance(data.get("delete_line"), int):
         line = data["delete_line"]
         if not 1 <= line <= snap.lines.line_count:

@@ -91,9 +91,15 @@ def test_relax_keeps_the_users_radix_and_spelling():
     from stinkywait_lsp.actions import relaxed_text, spelled_like
     assert spelled_like("0xa", 18) == "0x12" and spelled_like("0XA", 26) == "0X1A" and spelled_like("0x0", 4) == "0x4"
     assert spelled_like("0b1", 2) == "0b10" and spelled_like("7", 9) == "9"
+    # a core that spells the count in decimal: the user's hex kept, the rest of the line too
     assert relaxed_text("s_wait_dscnt 0xa", "s_wait_dscnt 18", 18) == "s_wait_dscnt 0x12"
-    assert relaxed_text("s_wait_dscnt  10 // keep", "s_wait_dscnt 18", 18) == "s_wait_dscnt  18 // keep"
-    # not a single-count wait of the same mnemonic: the core's spelling
+    assert relaxed_text("s_wait_dscnt 0xa // keep", "s_wait_dscnt 18", 18) == "s_wait_dscnt 0x12 // keep"
+    # the core's own spelling whenever it already keeps the radix, or the user wrote decimal
+    assert relaxed_text("s_wait_dscnt 0xa", "s_wait_dscnt 0x12", 18) == "s_wait_dscnt 0x12"
+    assert relaxed_text("s_wait_dscnt  10", "s_wait_dscnt 18", 18) == "s_wait_dscnt 18"
+    # combined waits (one immediate, several counts) and other mnemonics: never patched
+    assert relaxed_text("s_wait_loadcnt_dscnt 0x0", "s_wait_loadcnt_dscnt 0x3", 3) == "s_wait_loadcnt_dscnt 0x3"
+    assert relaxed_text("s_wait_loadcnt_dscnt 0x0", "s_wait_loadcnt_dscnt 259", 3) == "s_wait_loadcnt_dscnt 259"
     assert relaxed_text("s_waitcnt lgkmcnt(0)", "s_wait_dscnt 4", 4) == "s_wait_dscnt 4"
 
 
