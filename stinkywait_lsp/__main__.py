@@ -32,13 +32,39 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return p.parse_args(argv)
 
 
+#: pygls messages that are routine in any editor session (a client cancels a request the
+#: server already answered; a late answer to a request we stopped waiting for): debug only
+_ROUTINE = ("Cancel notification for unknown message id", "Received response to unknown message id")
+
+
+class DemoteRoutine(logging.Filter):
+    """Logs the routine pygls messages at DEBUG, so they appear only with -vv."""
+
+    def __init__(self, level: int):
+        super().__init__()
+        self.level = level
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.name.startswith("pygls") and isinstance(record.msg, str) and record.msg.startswith(_ROUTINE):
+            record.levelno, record.levelname = logging.DEBUG, "DEBUG"
+            return self.level <= logging.DEBUG
+        return True
+
+
+def log_format(to_file: bool, tty: bool) -> str:
+    """Editors stamp each stderr line with their own time (VS Code's log channel, Neovim's
+    lsp.log): the server adds one only in a file or on a terminal."""
+    return ("%(asctime)s " if to_file or tty else "") + "%(levelname)s %(name)s: %(message)s"
+
+
 def main(argv: list[str] | None = None) -> int:
     """Parse the CLI, set up stderr/file logging, serve until `exit`."""
     args = parse_args(argv)
     level = (logging.WARNING, logging.INFO, logging.DEBUG)[min(args.verbose, 2)]
     handler: logging.Handler = (logging.FileHandler(args.log_file) if args.log_file
                                 else logging.StreamHandler(sys.stderr))
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    handler.setFormatter(logging.Formatter(log_format(bool(args.log_file), sys.stderr.isatty())))
+    handler.addFilter(DemoteRoutine(level))
     root = logging.getLogger()
     root.addHandler(handler)
     root.setLevel(level)
@@ -53,7 +79,10 @@ def main(argv: list[str] | None = None) -> int:
     # `exit`, do not keep the editor waiting for a superseded analysis of a huge file.
     code = 0 if getattr(server.protocol, "_shutdown", False) else 1
     logging.shutdown()
-    sys.stdout.flush()
+    try:
+        sys.stdout.flush()
+    except (ValueError, OSError):  # the transport already closed it
+        pass
     os._exit(code)
 
 

@@ -8,16 +8,25 @@ snapshot and are stamped with its version so a client rejects them once the text
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from lsprotocol import types as T
 
+from stinkywait_core import findings
+
 from .snapshot import Snapshot
 
 FIX_ALL_KIND = "source.fixAll.stinkywait"
-MISSING = "missing-wait"
-REDUNDANT = "redundant-wait"
-STRICTER = "stricter-wait"
+MISSING = findings.CODES[findings.MISSING]
+UNPROVEN = findings.CODES[findings.UNPROVEN]
+REDUNDANT = findings.CODES[findings.REDUNDANT]
+STRICTER = findings.CODES[findings.STRICTER]
+#: codes whose fix inserts the wait the diagnostic names
+INSERTS = frozenset({MISSING, UNPROVEN})
+
+#: the count of a `s_wait_<counter> N` line: its last integer literal (hex, binary or decimal)
+_COUNT = re.compile(r"(0[xX][0-9a-fA-F]+|0[bB][01]+|\d+)(\s*(?:(?://|;).*)?)$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,15 +53,47 @@ def missing_wait_fix(snap: Snapshot, style: EditStyle, diag: T.Diagnostic,
     line, text = data.get("insert_line"), data.get("insert_text")
     if not isinstance(line, int) or not isinstance(text, str) or not text:
         return None
-    return T.CodeAction(title=f"Insert `{text.strip()}`", kind=T.CodeActionKind.QuickFix,
+    title = f"Insert {text.strip()}"
+    if diag.code == UNPROVEN:
+        title += " (or prove the LDS accesses disjoint with // st.token:N comments)"
+    return T.CodeAction(title=title, kind=T.CodeActionKind.QuickFix,
                         diagnostics=[diag], is_preferred=True,
                         edit=style.edit(snap, [snap.lines.insertion(line, text)]))
+
+
+def spelled_like(written: str, count: int) -> str:
+    """`count` in the radix `written` uses ("0xa" -> "0x12", "0XA" -> "0X12", "0b1" -> "0b10")."""
+    if written[:2] in ("0x", "0X"):
+        digits = format(count, "x")
+        return written[:2] + (digits.upper() if any(c in "ABCDEF" for c in written[2:]) else digits)
+    if written[:2] in ("0b", "0B"):
+        return written[:2] + format(count, "b")
+    return str(count)
+
+
+def relaxed_text(original: str, instruction: str, count: int) -> str:
+    """The relaxed wait as the user would write it: the core's `instruction` (it keeps the
+    user's radix), or, from a core that spells it in decimal where the user wrote hex, the
+    written line with its single count replaced in the user's radix.  Anything else (combined
+    waits, whose one immediate encodes several counts) is the core's text unchanged."""
+    head = original.split(None, 1)[0] if original.strip() else ""
+    m = _COUNT.search(original)
+    numbers = re.findall(r"\b(?:0[xX][0-9a-fA-F]+|0[bB][01]+|\d+)\b", instruction)
+    if (m is None or head != instruction.split(None, 1)[0] or numbers != [str(count)]
+            or not m.group(1).lower().startswith(("0x", "0b"))):
+        return instruction
+    return original[:m.start(1)] + spelled_like(m.group(1), count) + original[m.end(1):]
 
 
 def review_fix(snap: Snapshot, style: EditStyle, diag: T.Diagnostic, code: str,
                data: dict) -> T.CodeAction | None:
     """Delete a redundant hand-written wait, or relax a stricter one (asm text only: the core
     gives the relaxed wait in asm spelling)."""
+    if code == REDUNDANT and isinstance(data.get("replace_line"), int) and isinstance(data.get("instruction"), str):
+        # a combined wait one of whose counters drains nothing: the core gives the rest
+        edit = T.TextEdit(range=diag.range, new_text=data["instruction"])
+        return T.CodeAction(title=f"Replace with {data['instruction'].strip()}", kind=T.CodeActionKind.QuickFix,
+                            diagnostics=[diag], edit=style.edit(snap, [edit]))
     if code == REDUNDANT and isinstance(data.get("delete_line"), int):
         line = data["delete_line"]
         if not 1 <= line <= snap.lines.line_count:
@@ -64,8 +105,12 @@ def review_fix(snap: Snapshot, style: EditStyle, diag: T.Diagnostic, code: str,
                             diagnostics=[diag], edit=style.edit(snap, [edit]))
     language = getattr(snap.analysis, "language", None)
     if code == STRICTER and language == "asm" and isinstance(data.get("instruction"), str):
-        edit = T.TextEdit(range=diag.range, new_text=data["instruction"])
-        return T.CodeAction(title=f"Relax to `{data['instruction']}`", kind=T.CodeActionKind.QuickFix,
+        written = snap.lines.text_of(diag.range)
+        count = data.get("count")
+        new = (relaxed_text(written, data["instruction"], count) if isinstance(count, int)
+               and not isinstance(count, bool) else data["instruction"])
+        edit = T.TextEdit(range=diag.range, new_text=new)
+        return T.CodeAction(title=f"Relax to {new.strip()}", kind=T.CodeActionKind.QuickFix,
                             diagnostics=[diag], edit=style.edit(snap, [edit]))
     return None
 
@@ -81,10 +126,10 @@ def code_actions(snap: Snapshot, params: T.CodeActionParams, style: EditStyle,
     only = params.context.only
     actions: list[T.CodeAction] = []
     here = snap.diagnostics_touching(params.range)
-    missing = [(lsp, core) for lsp, core in here if core.code == MISSING]
+    missing = [(lsp, core) for lsp, core in here if core.code in INSERTS]
     if wanted(only, T.CodeActionKind.QuickFix):
         for lsp, core in here:
-            if core.code == MISSING:
+            if core.code in INSERTS:
                 fix = missing_wait_fix(snap, style, lsp, core.data or {})
             else:
                 fix = review_fix(snap, style, lsp, core.code, core.data or {})

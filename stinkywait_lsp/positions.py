@@ -139,6 +139,23 @@ class LineMap:
         end = self.end_pos()
         return end, end
 
+    def _code_point(self, line0: int, units: int) -> int:
+        """The code-point column of client column `units` on 0-based line `line0`."""
+        text = self.lines[line0]
+        if text.isascii():
+            return min(units, len(text))
+        for i in range(len(text) + 1):
+            if self._units(text[:i]) >= units:
+                return i
+        return len(text)
+
+    def text_of(self, rng: T.Range) -> str:
+        """The text a single-line range covers ("" when it spans lines or leaves the text)."""
+        line0 = rng.start.line
+        if line0 != rng.end.line or not 0 <= line0 < len(self.lines):
+            return ""
+        return self.lines[line0][self._code_point(line0, rng.start.character):self._code_point(line0, rng.end.character)]
+
     def line_range(self, line: int) -> T.Range:
         (sl, sc), (el, ec) = self.line_range_pos(line)
         return T.Range(start=T.Position(line=sl, character=sc), end=T.Position(line=el, character=ec))

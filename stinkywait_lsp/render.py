@@ -1,7 +1,8 @@
 """Read-only views of a `Snapshot`: inlay hints, hover text and go-to-definition targets.
 
 Everything shown is a field of the core's plan or provenance (`PlannedWait`, `DepInfo`,
-`QueueView`, `FunctionResult.producers`); this module only chooses words and positions.
+`QueueView`, `FunctionResult.producers`); the words come from `explain`, this module only
+chooses positions and LSP shapes.
 """
 
 from __future__ import annotations
@@ -11,38 +12,12 @@ from typing import Iterator
 
 from lsprotocol import types as T
 
-from stinkywait_core.results import DepInfo, PlannedWait, QueueView
+from stinkywait_core.findings import binding_dep
+from stinkywait_core.results import PlannedWait
 
+from .explain import fifo_markdown, hint_label, tooltip_markdown, wait_summary
 from .positions import range_json
 from .snapshot import Snapshot
-
-#: deps spelled out in a hint label before the rest collapse into "+N" (labels stay short)
-LABEL_DEPS = 3
-#: hover caps, so a 64-deep queue or a 20-way join stays readable
-HOVER_PREDS = 4
-HOVER_OPS = 12
-
-
-def _pred(name: str | None) -> str:
-    return f"`{name}`" if name else "the entry (no predecessor)"
-
-
-def dep_sentence(d: DepInfo) -> str:
-    """One producer in words: what, where, which queue it sits in, and how deep."""
-    return (f"`{d.mnemonic}` at line {d.line} (block `{d.block}`, via {_pred(d.pred)}): "
-            f"countFrom {d.count_from}")
-
-
-def wait_markdown(w: PlannedWait) -> str:
-    """Why one planned wait exists: the reason, the rule and each producer it drains."""
-    parts = [f"**`{w.instruction}`** — {w.reason}", "", f"rule `{w.rule}`, block `{w.block}`"
-             + (", appended after the block's last instruction" if w.placement == "after" else "")]
-    if w.shaped_by:
-        parts.append("shaped by " + ", ".join(f"`{s}`" for s in w.shaped_by))
-    if w.deps:
-        parts.append("")
-        parts.extend(f"- producer {dep_sentence(d)}" for d in w.deps)
-    return "\n".join(parts)
 
 
 Span = tuple[tuple[int, int], tuple[int, int]]
@@ -68,96 +43,119 @@ def _markdown(value: str) -> dict:
     return {"kind": "markdown", "value": value}
 
 
-def inlay_hint(snap: Snapshot, w: PlannedWait) -> dict:
-    """The wait exactly as inserted, then the countFrom of each producer (each a link), as
-    the JSON of an LSP `InlayHint`.
+def inlay_hint(snap: Snapshot, w: PlannedWait, index: int | None = None) -> dict:
+    """The wait exactly as inserted, then (detailed labels) the producer that sets its count,
+    linked to it; the explanation once, as the hint's tooltip.  As the JSON of an LSP
+    `InlayHint`.  With `index` (the wait's place in `snap.waits`) the tooltip is left to
+    `inlayHint/resolve` (`resolve_tooltip`): a client that resolves asks for it on hover, and
+    a whole 30k-line kernel's hints cost half as much.
 
     Built directly (no lsprotocol objects, no cattrs pass): a client that asks for the whole
     of a 30k-line kernel gets 7,500 hints, which cost 1.3 s on the event loop as objects."""
-    tooltip = _markdown(wait_markdown(w))
-    uri = snap.uri
-    first = {"value": w.instruction, "tooltip": tooltip}
-    if w.deps:
-        first["location"] = {"uri": uri, "range": range_json(*instruction_span(snap, w.deps[0].line, w.deps[0].column))}
-    parts = [first]
-    for i, d in enumerate(w.deps[:LABEL_DEPS]):
-        parts.append({"value": (" countFrom " if i == 0 else ", ") + str(d.count_from),
-                      "tooltip": _markdown("producer " + dep_sentence(d)),
-                      "location": {"uri": uri, "range": range_json(*instruction_span(snap, d.line, d.column))}})
-    if len(w.deps) > LABEL_DEPS:
-        parts.append({"value": f" +{len(w.deps) - LABEL_DEPS}", "tooltip": tooltip})
+    view = snap.view
+    wait_text, producer = hint_label(w, view.hint_label)
+    parts: list[dict] = [{"value": wait_text}]
+    if producer is not None:
+        part: dict = {"value": producer}
+        b = binding_dep(w.deps)
+        if b is not None:
+            part["location"] = {"uri": snap.uri, "range": range_json(*instruction_span(snap, b.line, b.column))}
+        parts.append(part)
     after = w.placement == "after"
-    line, ch = snap.lines.line_end_pos(w.line) if after else snap.lines.pos(w.line, w.column)
-    return {"position": {"line": line, "character": ch}, "label": parts,
+    at_previous_end = not after and view.hint_position == "endOfPreviousLine" and w.line > 1
+    if after:
+        line, ch = snap.lines.line_end_pos(w.line)
+    elif at_previous_end:
+        line, ch = snap.lines.line_end_pos(w.line - 1)
+    else:
+        line, ch = snap.lines.pos(w.line, w.column)
+    pad_left = after or at_previous_end
+    hint = {"position": {"line": line, "character": ch}, "label": parts,
             "textEdits": [snap.lines.insertion_json(w.insert_line, w.insert_text)],
-            "tooltip": tooltip, "paddingLeft": after, "paddingRight": not after}
+            "paddingLeft": pad_left, "paddingRight": not pad_left}
+    if index is None:
+        hint["tooltip"] = _markdown(tooltip_markdown(w, snap.names()))
+    else:
+        hint["data"] = {"uri": snap.uri, "key": list(snap.key), "index": index, "line": w.line,
+                        "instruction": w.instruction}
+    return hint
 
 
-def iter_inlay_hints(snap: Snapshot, rng: T.Range) -> Iterator[dict]:
+def resolve_tooltip(snap: Snapshot, data: dict) -> dict | None:
+    """The tooltip of a hint sent without one (`inlay_hint(..., index=...)`), from the same
+    version when it is still current, else from the wait at the same line and instruction."""
+    index, line, instruction = data.get("index"), data.get("line"), data.get("instruction")
+    wait = None
+    if list(snap.key) == data.get("key") and isinstance(index, int) and 0 <= index < len(snap.waits):
+        wait = snap.waits[index]
+    elif isinstance(line, int):
+        wait = next((w for w in snap.waits_between(line, line) if w.instruction == instruction), None)
+    return None if wait is None else _markdown(tooltip_markdown(wait, snap.names()))
+
+
+def iter_inlay_hints(snap: Snapshot, rng: T.Range, lazy: bool = False) -> Iterator[dict]:
     """Hints whose position lies inside the requested range (closed; only those are
-    rendered), as JSON objects, one at a time."""
+    rendered), as JSON objects, one at a time; `lazy`: tooltips left to resolve."""
     lo = (rng.start.line, rng.start.character)
     hi = (rng.end.line, rng.end.character)
-    for w in snap.waits_between(rng.start.line + 1, rng.end.line + 1):
-        h = inlay_hint(snap, w)
+    # a hint at the end of the previous line belongs to the wait anchored one line below
+    below = 1 if snap.view.hint_position == "endOfPreviousLine" else 0
+    first, last = snap.wait_span(rng.start.line + 1, rng.end.line + 1 + below)
+    for i in range(first, last):
+        h = inlay_hint(snap, snap.waits[i], i if lazy else None)
         p = h["position"]
         if lo <= (p["line"], p["character"]) <= hi:
             yield h
 
 
-def inlay_hints(snap: Snapshot, rng: T.Range) -> list[dict]:
-    return list(iter_inlay_hints(snap, rng))
+def inlay_hints(snap: Snapshot, rng: T.Range, lazy: bool = False) -> list[dict]:
+    return list(iter_inlay_hints(snap, rng, lazy))
 
 
-def inlay_hints_text(snap: Snapshot, rng: T.Range) -> tuple[int, str]:
+def inlay_hints_text(snap: Snapshot, rng: T.Range, lazy: bool = False) -> tuple[int, str]:
     """(count, JSON array text) of the hints in `rng`: serialised hint by hint, so a whole
     30k-line kernel (7.5k hints, 17 MB) never holds all its hint objects at once."""
-    parts = [json.dumps(h) for h in iter_inlay_hints(snap, rng)]
+    parts = [json.dumps(h) for h in iter_inlay_hints(snap, rng, lazy)]
     return len(parts), "[" + ",".join(parts) + "]"
 
 
-def _queue_line(q: QueueView) -> str:
-    ops = [f"L{op.line} `{op.mnemonic}` (countFrom {op.count_from}"
-           + (f", {op.trips_back} trip(s) back" if op.trips_back else "") + ")"
-           for op in q.ops[-HOVER_OPS:]]
-    hidden = len(q.ops) - HOVER_OPS
-    head = f"{hidden} older, " if hidden > 0 else ""
-    sat = f"; {q.saturated} dropped at kMaxInFlight" if q.saturated else ""
-    body = ", ".join(ops) if ops else "nothing"
-    return f"- from {_pred(q.pred)}: {head}{body}{sat}"
-
-
-def fifo_markdown(state: dict[str, list[QueueView]]) -> str:
-    """Queue by queue (counter, then predecessor): what is in flight, oldest first."""
-    if not state:
-        return "No asynchronous operations in flight before this instruction."
-    parts = ["**In flight before this instruction** (oldest first)"]
-    for counter, queues in state.items():
-        parts.append("")
-        parts.append(f"`{counter}`:")
-        parts.extend(_queue_line(q) for q in queues[:HOVER_PREDS])
-        if len(queues) > HOVER_PREDS:
-            parts.append(f"- … {len(queues) - HOVER_PREDS} more predecessor queue(s)")
-    return "\n".join(parts)
-
-
-def hover(snap: Snapshot, line0: int) -> T.Hover | None:
-    """FIFO state at the instruction on this line, plus why any hinted wait is there."""
-    line = line0 + 1
+def hover_markdown(snap: Snapshot, line: int) -> str | None:
+    """One screen, summary first: the instruction and its block; each wait planned before it
+    (rule, the producer that sets its count, the path that needs it); then the FIFO state of
+    every counter, identical predecessor queues grouped, drained ops under their wait."""
     info = snap.instr_at(line)
     waits = snap.waits_between(line, line)
     if info is None and not waits:
         return None
+    names = snap.names()
     sections: list[str] = []
     if info is not None:
-        sections.append(f"`{info.mnemonic}` in block `{info.block}`")
+        function, state = snap.fifo_at(line)
+        function = function or (waits[0].function if waits else "")
+        where = f"`{info.mnemonic}` in {names.block(function, info.block)}"
+    else:
+        function, state = (waits[0].function, {})
+        where = ""
     if waits:
-        sections.append("**Planned waits here**\n\n" + "\n\n".join(wait_markdown(w) for w in waits))
+        summary = [where] if where else []
+        for w in waits:
+            summary.append("  \n".join(wait_summary(w, names)))
+        sections.append("\n\n".join(summary))
+    elif where:
+        sections.append(where)
     if info is not None:
-        sections.append(fifo_markdown(snap.fifo_at(line)))
-    rng = instruction_range(snap, line) if info is not None else snap.lines.line_range(line)
-    return T.Hover(contents=T.MarkupContent(kind=T.MarkupKind.Markdown, value="\n\n---\n\n".join(sections)),
-                   range=rng)
+        sections.append(fifo_markdown(function, state, [w for w in waits if w.placement == "before"], names))
+    return "\n\n---\n\n".join(sections)
+
+
+def hover(snap: Snapshot, line0: int) -> T.Hover | None:
+    """The hover of the instruction on this 0-based line (None where there is nothing)."""
+    line = line0 + 1
+    value = hover_markdown(snap, line)
+    if value is None:
+        return None
+    rng = instruction_range(snap, line) if snap.instr_at(line) is not None else snap.lines.line_range(line)
+    return T.Hover(contents=T.MarkupContent(kind=T.MarkupKind.Markdown, value=value), range=rng)
 
 
 def definitions(snap: Snapshot, line0: int) -> list[T.Location]:

@@ -34,7 +34,8 @@ from . import __version__
 from .actions import FIX_ALL_KIND, EditStyle, code_actions, needs_fix_all
 from .document import install as install_documents
 from .memory import Collector, status_mb
-from .render import definitions, hover, inlay_hints_text
+from .plan import document_uri, plan_json, status_json
+from .render import definitions, hover, inlay_hints_text, resolve_tooltip
 from .review import ProcessReviewer, Reviewer
 from .scheduler import Key, Scheduler
 from .settings import SECTION, Settings, section_of
@@ -43,7 +44,20 @@ from .snapshot import LANGUAGES, AnalyzeFn, Job, Snapshot, StaleSnapshot
 log = logging.getLogger(__name__)
 
 STATS = "stinkywait/stats"
+STATUS = "stinkywait/status"
+PLAN = "stinkywait/plan"
 R = TypeVar("R")
+
+#: how long the initial settings pull may hold back the first analysis; a later answer
+#: still applies (and re-analyses), a missing one never blocks anything
+CONFIGURATION_TIMEOUT_S = 2.0
+#: the first analysis waits at most this long for the initial settings
+READY_TIMEOUT_S = 1.0
+
+
+class MalformedResponse(Exception):
+    """The client's answer to one of our requests could not be read (e.g. `null` where the
+    protocol wants a list)."""
 
 
 class RawJSON:
@@ -79,6 +93,19 @@ class TimedProtocol(LanguageServerProtocol):
             if len(self.request_recv) > 256:  # answered ones are popped; never let it grow
                 self.request_recv.pop(next(iter(self.request_recv)))
         super().handle_message(message)
+
+    def structure_message(self, data: Any) -> Any:
+        """pygls' reader, except that a response it cannot read fails the request that was
+        waiting for it (pygls drops the message and the request would wait forever)."""
+        try:
+            return super().structure_message(data)
+        except Exception as exc:
+            if isinstance(data, dict) and "id" in data and "method" not in data:
+                future = self._request_futures.pop(data["id"], None)
+                self._result_types.pop(data["id"], None)
+                if future is not None and not future.done():
+                    future.set_exception(MalformedResponse(f"unreadable response: {str(data)[:200]}"))
+            raise exc
 
     def set_writer(self, writer: Any, include_headers: bool = True) -> None:
         protocol = self
@@ -201,7 +228,8 @@ class StinkyWaitServer(LanguageServer):
         encoding = self.workspace.position_encoding or T.PositionEncodingKind.Utf16
         return Job(uri=uri, path=to_fs_path(uri) or uri, version=doc.version or 0,
                    generation=self.generation, text=doc.source, language=language,
-                   options=self.settings.to_options(), encoding=str(getattr(encoding, "value", encoding)))
+                   options=self.settings.to_options(), encoding=str(getattr(encoding, "value", encoding)),
+                   view=self.settings.view)
 
     def publish(self, snap: Snapshot) -> None:
         """Push the snapshot's diagnostics (JSON built straight from the core's records)."""
@@ -265,17 +293,39 @@ class StinkyWaitServer(LanguageServer):
         log.info("settings now %s (generation %d)", new.to_json(), self.generation)
         return True
 
-    async def pull_settings(self) -> bool:
-        """Ask the client for section `stinkywait` when it supports `workspace/configuration`."""
+    async def pull_settings(self, timeout_s: float | None = None) -> bool:
+        """Ask the client for section `stinkywait` when it supports `workspace/configuration`.
+
+        Never trusted to answer: a failed, late (`timeout_s`, default
+        `CONFIGURATION_TIMEOUT_S`) or malformed answer (`null`, not a list, a non-object
+        item) leaves the settings as they are and is logged."""
         if not self.capability("workspace.configuration", False):
             return False
+        timeout_s = CONFIGURATION_TIMEOUT_S if timeout_s is None else timeout_s
         try:
-            result = await self.workspace_configuration_async(
-                T.ConfigurationParams(items=[T.ConfigurationItem(section=SECTION)]))
+            result = await asyncio.wait_for(self.workspace_configuration_async(
+                T.ConfigurationParams(items=[T.ConfigurationItem(section=SECTION)])), timeout_s)
+        except asyncio.TimeoutError:
+            log.warning("workspace/configuration: no answer within %.1f s; keeping the current settings", timeout_s)
+            return False
         except Exception as exc:  # noqa: BLE001 - a client error leaves the settings as they are
-            log.warning("workspace/configuration failed: %r", exc)
+            log.warning("workspace/configuration failed (%r); keeping the current settings", exc)
+            return False
+        if result is None:
+            return False
+        if not isinstance(result, (list, tuple)):
+            log.warning("workspace/configuration answered %s, not a list; keeping the current settings",
+                        type(result).__name__)
             return False
         return self.apply_settings(result[0] if result else None)
+
+    async def initial_pull(self) -> None:
+        """The settings pull after `initialized`; re-analyses when it lands after the first
+        analysis started."""
+        async with self.settings_lock:
+            changed = await self.pull_settings()
+        if changed and self.scheduler.ready.is_set():
+            await self.settings_changed()
 
     async def settings_changed(self) -> None:
         """Re-analyse everything under the new settings and ask the client to re-query hints."""
@@ -293,6 +343,11 @@ class StinkyWaitServer(LanguageServer):
         return EditStyle(document_changes=bool(
             self.capability("workspace.workspace_edit.document_changes", False)
             or self.capability("workspace.workspace_edit.resource_operations", None)))
+
+    def resolves_tooltips(self) -> bool:
+        """Whether the client resolves an inlay hint's tooltip (then hints go without one)."""
+        props = self.capability("text_document.inlay_hint.resolve_support.properties", None) or []
+        return "tooltip" in props
 
     def hover_markdown(self) -> bool:
         formats = self.capability("text_document.hover.content_format", None)
@@ -333,9 +388,16 @@ def create_server(*, debounce_s: float = 0.0, review_process: bool = False,
                                        section=SECTION))]))
         except Exception as exc:  # noqa: BLE001 - without it we still get pushed settings
             log.warning("registering for configuration changes failed: %r", exc)
+        # the first analysis waits for the client's settings, but never long: a client that
+        # answers late still gets its settings applied (and everything re-analysed)
+        pull = asyncio.ensure_future(ls.initial_pull())
         try:
-            async with ls.settings_lock:
-                await ls.pull_settings()
+            await asyncio.wait_for(asyncio.shield(pull), READY_TIMEOUT_S)
+        except asyncio.TimeoutError:
+            log.warning("no settings from the client within %.1f s: analysing with the current ones",
+                        READY_TIMEOUT_S)
+        except Exception as exc:  # noqa: BLE001 - the pull logs its own problems
+            log.warning("initial settings pull failed: %r", exc)
         finally:
             sched.ready.set()
 
@@ -378,7 +440,7 @@ def create_server(*, debounce_s: float = 0.0, review_process: bool = False,
 
         def render(snap: Snapshot) -> RawJSON:
             t0 = time.perf_counter()
-            count, text = inlay_hints_text(snap, params.range)
+            count, text = inlay_hints_text(snap, params.range, lazy=ls.resolves_tooltips())
             rec = ls.scheduler.traces.of(snap.uri, snap.key)
             if "hint_recv" not in rec and received is not None:
                 # the first answer from this version: where its time went
@@ -388,6 +450,21 @@ def create_server(*, debounce_s: float = 0.0, review_process: bool = False,
             return RawJSON(text)
 
         return await ls.answer(params.text_document.uri, render)
+
+    @server.feature(T.INLAY_HINT_RESOLVE)
+    async def on_inlay_hint_resolve(ls: StinkyWaitServer, hint: T.InlayHint) -> T.InlayHint:
+        data = hint.data if isinstance(hint.data, dict) else None
+        uri = data.get("uri") if data else None
+        if not isinstance(uri, str) or hint.tooltip is not None:
+            return hint
+
+        def render(snap: Snapshot) -> T.InlayHint:
+            tooltip = resolve_tooltip(snap, data)
+            if tooltip is not None:
+                hint.tooltip = T.MarkupContent(kind=T.MarkupKind.Markdown, value=tooltip["value"])
+            return hint
+
+        return await ls.answer(uri, render, empty=hint)
 
     @server.feature(T.TEXT_DOCUMENT_HOVER)
     async def on_hover(ls: StinkyWaitServer, params: T.HoverParams) -> T.Hover | None:
@@ -419,6 +496,16 @@ def create_server(*, debounce_s: float = 0.0, review_process: bool = False,
     @server.feature(STATS)
     def on_stats(ls: StinkyWaitServer, params: Any) -> dict[str, Any]:
         return ls.stats()
+
+    @server.feature(STATUS)
+    async def on_status(ls: StinkyWaitServer, params: Any) -> dict[str, Any] | None:
+        uri = document_uri(params)
+        return None if uri is None else await ls.answer(uri, status_json)
+
+    @server.feature(PLAN)
+    async def on_plan(ls: StinkyWaitServer, params: Any) -> dict[str, Any] | None:
+        uri = document_uri(params)
+        return None if uri is None else await ls.answer(uri, plan_json)
 
     @server.feature(T.SHUTDOWN)
     def on_shutdown(ls: StinkyWaitServer, params: None) -> None:

@@ -1,15 +1,18 @@
-"""Client settings (section `stinkywait`) and their translation into core `Options`.
+"""Client settings (section `stinkywait`): the core's `Options` and how results are shown.
 
 Settings arrive as untyped JSON from `workspace/configuration`, `didChangeConfiguration` or
-`initializationOptions`; a value of the wrong type is ignored (and reported back to the caller)
-instead of being passed to the pass, because bad input must never take the server down.
+`initializationOptions`, nested (`{"hints": {"label": "compact"}}`, what VS Code sends) or with
+dotted keys (`{"hints.label": "compact"}`); a value of the wrong type or outside its choices is
+ignored (and reported back to the caller) instead of being passed on, because bad input must
+never take the server down.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
+from stinkywait_core.findings import DEFAULT_SEVERITY, LEVELS
 from stinkywait_core.results import Options
 
 SECTION = "stinkywait"
@@ -26,6 +29,42 @@ _KEYS: dict[str, tuple[str, type]] = {
     "arch": ("arch", str),
 }
 
+HINT_LABELS = ("detailed", "compact")
+HINT_POSITIONS = ("beforeInstruction", "endOfPreviousLine")
+#: client key -> (View field, allowed values)
+_CHOICES: dict[str, tuple[str, tuple[str, ...]]] = {
+    "hints.label": ("hint_label", HINT_LABELS),
+    "hints.position": ("hint_position", HINT_POSITIONS),
+}
+#: spellings of the severity levels a client may send (VS Code's own word is "information")
+_LEVEL_ALIASES = {"information": "info", "none": "off"}
+
+
+@dataclass(frozen=True, slots=True)
+class View:
+    """How results are shown (no effect on the plan): the hint label style, where hints sit,
+    and the severity of each kind of review finding (`stinkywait_core.findings`)."""
+
+    hint_label: str = "detailed"
+    hint_position: str = "beforeInstruction"
+    severity: tuple[tuple[str, str], ...] = tuple(sorted(DEFAULT_SEVERITY.items()))
+
+    @property
+    def severities(self) -> dict[str, str]:
+        return dict(self.severity)
+
+
+def _lookup(raw: dict, dotted: str) -> Any:
+    """`raw["hints"]["label"]`, or `raw["hints.label"]` (None when absent)."""
+    if dotted in raw:
+        return raw[dotted]
+    node: Any = raw
+    for part in dotted.split("."):
+        if not isinstance(node, dict) or part not in node:
+            return None
+        node = node[part]
+    return node
+
 
 @dataclass(frozen=True, slots=True)
 class Settings:
@@ -36,6 +75,7 @@ class Settings:
     enable_tensor_descriptor_war: bool = _CORE.enable_tensor_descriptor_war
     optimize: bool = _CORE.optimize
     arch: str = _CORE.arch
+    view: View = field(default_factory=View)
 
     def to_options(self) -> Options:
         return Options(num_waves=self.num_waves, arch=self.arch,
@@ -70,11 +110,49 @@ class Settings:
                 problems.append(f"{SECTION}.{key}: must not be empty")
                 continue
             changes[name] = value
+        view, view_problems = _merged_view(self.view, raw)
+        problems.extend(view_problems)
+        if view != self.view:
+            changes["view"] = view
         return replace(self, **changes), problems
 
     def to_json(self) -> dict[str, Any]:
-        by_field = {name: key for key, (name, _) in _KEYS.items()}
-        return {by_field[f.name]: getattr(self, f.name) for f in fields(self)}
+        out: dict[str, Any] = {key: getattr(self, name) for key, (name, _) in _KEYS.items()}
+        out["hints"] = {"label": self.view.hint_label, "position": self.view.hint_position}
+        out["severity"] = self.view.severities
+        return out
+
+
+def _merged_view(view: View, raw: dict) -> tuple[View, list[str]]:
+    changes: dict[str, Any] = {}
+    problems: list[str] = []
+    for key, (name, allowed) in _CHOICES.items():
+        value = _lookup(raw, key)
+        if value is None:
+            continue
+        if value not in allowed:
+            problems.append(f"{SECTION}.{key}: expected one of {', '.join(allowed)}, got {value!r}")
+            continue
+        changes[name] = value
+    sev = _lookup(raw, "severity")
+    if sev is not None:
+        if not isinstance(sev, dict):
+            problems.append(f"{SECTION}.severity: expected an object, got {sev!r}")
+        else:
+            levels = view.severities
+            for kind, value in sev.items():
+                if kind not in DEFAULT_SEVERITY:
+                    problems.append(f"{SECTION}.severity: unknown kind {kind!r} "
+                                    f"(one of {', '.join(sorted(DEFAULT_SEVERITY))})")
+                    continue
+                level = _LEVEL_ALIASES.get(value, value) if isinstance(value, str) else value
+                if level not in LEVELS:
+                    problems.append(f"{SECTION}.severity.{kind}: expected one of "
+                                    f"error, warning, information, hint, off; got {value!r}")
+                    continue
+                levels[kind] = level
+            changes["severity"] = tuple(sorted(levels.items()))
+    return (replace(view, **changes) if changes else view), problems
 
 
 def section_of(raw: Any) -> Any:

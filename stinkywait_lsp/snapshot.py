@@ -20,10 +20,13 @@ from typing import Any, Callable, Protocol
 
 from lsprotocol import types as T
 
+from stinkywait_core import findings
 from stinkywait_core.diagnostics import Diagnostic as CoreDiagnostic
 from stinkywait_core.results import Options, PlannedWait, QueueView
 
+from .explain import BlockNames
 from .positions import LineMap, line_starts, ranges_overlap
+from .settings import View
 
 log = logging.getLogger(__name__)
 
@@ -35,6 +38,14 @@ MAX_PUBLISHED = 1000
 
 #: LSP language ids the core understands; anything else falls back to the file extension
 LANGUAGES = frozenset({"stir", "amdgpu-asm", "asm"})
+
+#: the review's codes (core and presented), see `stinkywait_core.findings`
+_REVIEW_CODES = frozenset({findings.CORE_MISSING, *findings.CODES.values()})
+#: presented codes whose diagnostics mark text that could go (faded in the editor)
+_UNNECESSARY = frozenset({findings.CODES[findings.REDUNDANT], findings.CODES[findings.STRICTER]})
+#: codes whose related location (the binding producer) the hover already gives, with the
+#: path that needs it: the editor shows the diagnostic above the hover, so not twice
+_HOVER_EXPLAINS = frozenset({findings.CODES[findings.MISSING], findings.CODES[findings.UNPROVEN]})
 
 _SEVERITY = {
     "error": T.DiagnosticSeverity.Error,
@@ -74,6 +85,8 @@ class Job:
     language: str | None
     options: Options
     encoding: str
+    #: how results are shown (hint style, severities): part of the settings generation
+    view: View = View()
 
 
 @dataclass(slots=True)
@@ -125,6 +138,8 @@ class Snapshot:
     #: the running or finished review of this snapshot (owned by the scheduler)
     review_task: Any = None
     _blocks: tuple[list[int], list[Any]] | None = None
+    _names: BlockNames | None = None
+    _by_key: dict | None = None
     _published: list[dict] | None = None
     _fix_all: list[T.TextEdit] | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -132,6 +147,24 @@ class Snapshot:
     @property
     def key(self) -> tuple[int, int]:
         return (self.generation, self.version)
+
+    @property
+    def view(self) -> View:
+        return self.job.view if self.job is not None else View()
+
+    def names(self) -> BlockNames:
+        """Display names of this version's blocks (built on first use, while valid)."""
+        analysis = self.ir()
+        if self._names is None:
+            self._names = BlockNames(getattr(analysis, "module", None), getattr(analysis, "language", None))
+        return self._names
+
+    def target(self) -> str:
+        """The target the analysis used (`Analysis.target` once the core has it)."""
+        analysis = self.analysis
+        if analysis is None:
+            return self.job.options.arch if self.job is not None else ""
+        return getattr(analysis, "target", None) or analysis.options.arch
 
     def ir(self) -> AnalysisLike | None:
         """The core's analysis, for reading right now (raises `StaleSnapshot` once a newer
@@ -142,10 +175,13 @@ class Snapshot:
 
     def waits_between(self, first_line: int, last_line: int) -> list[PlannedWait]:
         """Planned waits anchored on 1-based lines first_line..last_line, in text order."""
-        self.ir()
-        lo = bisect.bisect_left(self.wait_lines, first_line)
-        hi = bisect.bisect_right(self.wait_lines, last_line)
+        lo, hi = self.wait_span(first_line, last_line)
         return self.waits[lo:hi]
+
+    def wait_span(self, first_line: int, last_line: int) -> tuple[int, int]:
+        """The indices in `waits` of the waits anchored on lines first_line..last_line."""
+        self.ir()
+        return (bisect.bisect_left(self.wait_lines, first_line), bisect.bisect_right(self.wait_lines, last_line))
 
     def instr_at(self, line: int) -> InstrInfo | None:
         """The real instruction written on 1-based `line` (labels and PHIs excluded).
@@ -172,13 +208,14 @@ class Snapshot:
                 return _info(inst, block)
         return None
 
-    def fifo_at(self, line: int) -> dict[str, list[QueueView]]:
-        """FIFO state before the instruction on 1-based `line` ({} when nothing is in flight)."""
+    def fifo_at(self, line: int) -> tuple[str, dict[str, list[QueueView]]]:
+        """(function, FIFO state) before the instruction on 1-based `line` (("", {}) when
+        nothing is in flight)."""
         self.ir()
         for fr in self.functions:
             if line in fr.fifo:
-                return fr.fifo[line]
-        return {}
+                return fr.name, fr.fifo[line]
+        return "", {}
 
     def producers_of(self, line: int) -> list[tuple[int, int]]:
         """(line, column) of the async producers the consumer on `line` waits for."""
@@ -188,36 +225,78 @@ class Snapshot:
             out.extend(fr.producers.get(line, ()))
         return out
 
+    def _kind(self, d: Any) -> tuple[str | None, PlannedWait | None]:
+        """(finding kind, planned wait) of a review diagnostic; (None, None) for others."""
+        if d.code not in _REVIEW_CODES:
+            return None, None
+        wait = None
+        if d.code == findings.CORE_MISSING:
+            if self._by_key is None:
+                self._by_key = findings.waits_by_key(self.waits)
+            wait = findings.planned_wait_of(d, self._by_key)
+        return findings.kind_of(d, wait), wait
+
+    def presented(self, d: Any) -> CoreDiagnostic | None:
+        """A diagnostic as the user sees it (`stinkywait_core.findings.present`: the kind's
+        code and severity, advice for unproven waits); None when its kind is turned off."""
+        kind, wait = self._kind(d)
+        if kind is None:
+            return d
+        return findings.present(d, wait, self.view.severities)
+
+    def _shown(self, d: Any) -> bool:
+        kind, _ = self._kind(d)
+        return kind is None or self.view.severities.get(kind) != "off"
+
     def all_diagnostics(self) -> list[CoreDiagnostic]:
+        """Every diagnostic as presented (parse and pass diagnostics, then the review's)."""
         self.ir()  # the plan's records belong to the core
-        return self.diagnostics + (self.checks or [])
+        out = list(self.diagnostics)
+        for d in self.checks or ():
+            p = self.presented(d)
+            if p is not None:
+                out.append(p)
+        return out
 
     def diagnostics_touching(self, rng: T.Range) -> list[tuple[T.Diagnostic, CoreDiagnostic]]:
         """The diagnostics whose range overlaps `rng` (closed), as LSP objects with their
-        core records; only the candidates on the range's lines are converted."""
+        presented records; only the candidates on the range's lines are converted."""
+        self.ir()
         first, last = rng.start.line + 1, rng.end.line + 1
         n = self.lines.line_count
         out = []
-        for d in self.all_diagnostics():
+        for d in self.diagnostics + (self.checks or []):
             top = max(d.line, d.end_line or d.line)
             if 1 <= d.line <= n and (d.line > last or top < first):
                 continue
-            lsp = to_lsp_diagnostic(d, self.uri, self.lines)
+            p = self.presented(d)
+            if p is None:
+                continue
+            lsp = to_lsp_diagnostic(p, self.uri, self.lines)
             if ranges_overlap(lsp.range, rng):
-                out.append((lsp, d))
+                out.append((lsp, p))
         return out
 
     def published(self) -> list[dict]:
         """What is pushed, as JSON: every diagnostic up to `MAX_PUBLISHED`, then one summary.
-        Built once per snapshot (after its review), straight from the core's records."""
+        Built once per snapshot (after its review), straight from the core's records; only
+        the pushed ones are presented."""
         if self._published is None:
-            every = self.all_diagnostics()
-            shown = [diagnostic_json(d, self.uri, self.lines) for d in every[:MAX_PUBLISHED]]
-            if len(every) > MAX_PUBLISHED:
+            self.ir()
+            shown: list[dict] = []
+            hidden = 0
+            for d in self.diagnostics + (self.checks or []):
+                if len(shown) >= MAX_PUBLISHED:
+                    hidden += self._shown(d)
+                    continue
+                p = self.presented(d)
+                if p is not None:
+                    shown.append(diagnostic_json(p, self.uri, self.lines))
+            if hidden:
                 last = shown[-1]["range"]["start"]
                 shown.append({"range": {"start": dict(last), "end": dict(last)}, "source": SOURCE,
                               "code": "truncated", "severity": int(T.DiagnosticSeverity.Information),
-                              "message": f"{len(every) - MAX_PUBLISHED} more diagnostics not shown"})
+                              "message": f"{hidden} more diagnostics not shown"})
             self._published = shown
         return self._published
 
@@ -243,8 +322,9 @@ class Snapshot:
         expected = analysis.inserted_text(explain=False)
         if expected == self.text:
             return []
-        edits = [self.lines.insertion(w.insert_line, w.insert_text)
-                 for w in sorted(self.waits, key=lambda w: w.insert_line)]
+        # waits of two counters may share one inserted line (`s_wait_loadcnt_dscnt`): once
+        lines = dict.fromkeys((w.insert_line, w.insert_text) for w in sorted(self.waits, key=lambda w: w.insert_line))
+        edits = [self.lines.insertion(line, text) for line, text in lines]
         if apply_insertions(self.text, self.lines, edits) == expected:
             return edits
         whole = T.Range(start=T.Position(line=0, character=0), end=self.lines.end())
@@ -286,8 +366,8 @@ def to_lsp_diagnostic(d: CoreDiagnostic, uri: str, lines: LineMap) -> T.Diagnost
     related records as locations in this document."""
     related = [T.DiagnosticRelatedInformation(
         location=T.Location(uri=uri, range=lines.span(r.line, r.col, r.end_line, r.end_col)),
-        message=r.message) for r in d.related] or None
-    tags = [T.DiagnosticTag.Unnecessary] if d.code == "redundant-wait" else None
+        message=r.message) for r in d.related] or None if d.code not in _HOVER_EXPLAINS else None
+    tags = [T.DiagnosticTag.Unnecessary] if d.code in _UNNECESSARY else None
     return T.Diagnostic(range=lines.span(d.line, d.col, d.end_line, d.end_col),
                         message=d.message,
                         severity=_SEVERITY.get(d.severity, T.DiagnosticSeverity.Warning),
@@ -302,11 +382,11 @@ def diagnostic_json(d: CoreDiagnostic, uri: str, lines: LineMap) -> dict:
                            "message": d.message,
                            "severity": int(_SEVERITY.get(d.severity, T.DiagnosticSeverity.Warning)),
                            "code": d.code, "source": SOURCE}
-    if d.related:
+    if d.related and d.code not in _HOVER_EXPLAINS:
         out["relatedInformation"] = [
             {"location": {"uri": uri, "range": lines.span_json(r.line, r.col, r.end_line, r.end_col)},
              "message": r.message} for r in d.related]
-    if d.code == "redundant-wait":
+    if d.code in _UNNECESSARY:
         out["tags"] = [int(T.DiagnosticTag.Unnecessary)]
     data = _lsp_data(d)
     if data is not None:

@@ -127,34 +127,46 @@ def cmd_insert(ns: argparse.Namespace) -> int:
 
 
 def cmd_check(ns: argparse.Namespace) -> int:
-    opts = _options(ns)
-    an = _load(ns, opts)
-    if an is None:
+    """Review the hand-written waits of every kernel under the paths (see `cli/check.py`)."""
+    from . import check, report
+    severity, problem = check.parse_severity(ns.severity)
+    if problem:
+        print(f"stinkywait: error: {problem}", file=sys.stderr)
         return 2
-    _print_diags(an)
-    errors = an.has_errors()
-    if ns.exhaustive:
-        from ..syntax import parse
-        from ..validate.exhaustive import check_module, format_result
-        module = parse(an.module.text, an.path, an.language)
-        for res in check_module(module, opts, max_trips=ns.max_trips):
-            text = format_result(res, an.path)
-            if text:
-                print(text)
-            if not res.ok:
-                errors = True
-        print(f"{an.path}: exhaustive check {'failed' if errors else 'passed'}")
-        return 1 if errors else 0
-    diags = an.check_diagnostics()
-    for d in diags:
-        print(d.format(an.path) + f" [{d.code}]")
-        for r in d.related:
-            print(f"{an.path}:{r.line}:{r.col}: note: {r.message}")
-    missing = sum(1 for d in diags if d.code == "missing-wait")
-    other = len(diags) - missing
-    print(f"{an.path}: {missing} missing wait{'s' if missing != 1 else ''}, "
-          f"{other} redundant or stricter than needed")
-    return 1 if errors or missing else 0
+    if ns.jobs is not None and ns.jobs < 1:
+        print("stinkywait: error: --jobs must be at least 1", file=sys.stderr)
+        return 2
+    files = check.discover(ns.paths, named_too=ns.skip_non_amdgpu)
+    reports = check.run_all(files, _options(ns), ns.language, ns.exhaustive, ns.max_trips, severity,
+                            ns.jobs or check.default_jobs())
+    out = sys.stdout
+    sink = None
+    if ns.output and ns.output != "-":
+        import io
+        sink = out = io.StringIO()
+    failing = unreadable = False
+    done: list = []
+    text = report.TextReport(out, sys.stderr) if ns.format == "text" else None
+    for rep in reports:
+        failing = failing or rep.failing()
+        unreadable = unreadable or rep.error is not None
+        if text is not None:
+            text.add(rep)
+        else:
+            done.append(rep)
+    if text is not None:
+        text.finish()
+    elif ns.format == "json":
+        report.write_document(report.json_document(done), out)
+    else:
+        report.write_document(report.sarif_document(done), out)
+    if sink is not None:
+        try:
+            atomic_write(ns.output, sink.getvalue())
+        except OSError as e:
+            print(f"{ns.output}:1:1: error: cannot write: {e.strerror or e}", file=sys.stderr)
+            return 2
+    return 2 if unreadable else 1 if failing else 0
 
 
 #: The command line, as data: (option strings, `add_argument` keywords).  `build_parser` makes
@@ -189,25 +201,41 @@ COMMANDS: dict[str, tuple[str, list[tuple[tuple[str, ...], dict[str, Any]]], Cal
         (("--in-place",), dict(action="store_true", help="rewrite FILE atomically")),
         (("--explain",), dict(action="store_true", help="add the provenance as a comment")),
     ], cmd_insert),
-    "check": ("review hand-written waits", [
+    "check": ("review hand-written waits of files and folders", [
         (("--exhaustive",), dict(action="store_true",
                                  help="prove the waits on every CFG path (independent path checker)")),
         (("--max-trips",), dict(type=int, default=2, help="loop trips explored by --exhaustive")),
+        (("--format",), dict(choices=["text", "json", "sarif"], default="text",
+                             help="text (default), json, or sarif (SARIF 2.1.0 for code scanning)")),
+        (("--output",), dict(default=None, metavar="FILE", help="write the report here (default: stdout)")),
+        (("-j", "--jobs"), dict(type=int, default=None, metavar="N",
+                                help="files checked in parallel (default: one per CPU)")),
+        (("--skip-non-amdgpu",), dict(action="store_true",
+                                      help="skip named .s/.asm files without an AMDGPU marker (as in folders)")),
+        (("--severity",), dict(action="append", default=None, metavar="KIND=LEVEL",
+                               help="severity of a finding kind (missing, unproven, redundant, stricter): "
+                                    "error, warning, info, hint or off; repeatable")),
     ], cmd_check),
 }
 FILE_HELP = "a .s/.asm/.amdgcn or .stir file, or - for standard input"
+PATHS_HELP = "kernel files and folders (folders: .stir, .amdgcn, and .s/.asm with an AMDGPU marker), or -"
+#: commands that take several paths (`paths`) instead of one FILE (`file`)
+MULTI = frozenset({"check"})
 
 
 def build_parser() -> argparse.ArgumentParser:
     import argparse
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("file", help=FILE_HELP)
     for flags, kw in COMMON_OPTIONS:
         common.add_argument(*flags, **kw)
     p = argparse.ArgumentParser(prog="stinkywait", description=__doc__.split("\n")[0])
     sub = p.add_subparsers(dest="cmd", required=True)
     for name, (help_text, options, func) in COMMANDS.items():
         sp = sub.add_parser(name, parents=[common], help=help_text)
+        if name in MULTI:
+            sp.add_argument("paths", nargs="+", help=PATHS_HELP)
+        else:
+            sp.add_argument("file", help=FILE_HELP)
         for flags, kw in options:
             sp.add_argument(*flags, **kw)
         sp.set_defaults(func=func)
@@ -223,8 +251,8 @@ def _dest(flags: tuple[str, ...], kw: dict[str, Any]) -> str:
 def fast_namespace(argv: list[str]) -> SimpleNamespace | None:
     """The namespace `build_parser().parse_args(argv)` gives, for the common command lines.
 
-    Accepts a command, one FILE (or ``-``), and options spelled exactly (``--opt value`` or
-    ``--opt=value``), with integers in plain decimal.  Returns None for anything else (help,
+    Accepts a command, one FILE (or ``-``; several paths for `check`), and options spelled
+    exactly (``--opt value`` or ``--opt=value``), with integers in plain decimal.  Returns None for anything else (help,
     abbreviations, missing or extra arguments, bad values), which argparse then reads and
     reports exactly as before.
     """
@@ -238,15 +266,16 @@ def fast_namespace(argv: list[str]) -> SimpleNamespace | None:
         values[dest] = False if kw.get("action") == "store_true" else kw.get("default")
         for f in flags:
             table[f] = (dest, kw)
-    file = None
+    multi = argv[0] in MULTI
+    files: list[str] = []
     i = 1
     while i < len(argv):
         arg = argv[i]
         i += 1
         if arg == "-" or not arg.startswith("-"):
-            if file is not None:
+            if files and not multi:
                 return None
-            file = arg
+            files.append(arg)
             continue
         name, eq, value = arg.partition("=")
         spec = table.get(name)
@@ -258,6 +287,8 @@ def fast_namespace(argv: list[str]) -> SimpleNamespace | None:
                 return None
             values[dest] = True
             continue
+        if kw.get("action") is not None:  # e.g. "append": argparse reads those
+            return None
         if not eq:
             if i >= len(argv):
                 return None
@@ -273,9 +304,12 @@ def fast_namespace(argv: list[str]) -> SimpleNamespace | None:
         elif "choices" in kw and value not in kw["choices"]:
             return None
         values[dest] = value
-    if file is None:
+    if not files:
         return None
-    values["file"] = file
+    if multi:
+        values["paths"] = files
+    else:
+        values["file"] = files[0]
     values["func"] = func
     return SimpleNamespace(**values)
 
@@ -300,7 +334,8 @@ def main(argv: list[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except Exception as e:  # last line of defence: a located message, never a traceback
-        print(f"{ns.file}:1:1: error: internal error: {type(e).__name__}: {e}", file=sys.stderr)
+        where = getattr(ns, "file", None) or (getattr(ns, "paths", None) or ["stinkywait"])[0]
+        print(f"{where}:1:1: error: internal error: {type(e).__name__}: {e}", file=sys.stderr)
         return 2
 
 

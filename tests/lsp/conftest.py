@@ -64,10 +64,10 @@ def _register(client: LanguageClient, params: T.RegistrationParams) -> None:
     client.registrations.extend(r.method for r in params.registrations)
 
 
-def make_client() -> LanguageClient:
+def make_client(features: dict[str, Any] | None = None) -> LanguageClient:
     """pytest-lsp's test client, also recording the version of each diagnostics push and
     answering `workspace/inlayHint/refresh` and `client/registerCapability` (the stock client
-    has no handler for them)."""
+    has no handler for them); `features` replaces handlers by method."""
     client = LanguageClient(converter_factory=default_converter)
     client.published_versions = {}
     client.inlay_refreshes = 0
@@ -75,7 +75,8 @@ def make_client() -> LanguageClient:
     register_lsp_features(client, {**DEFAULT_CLIENT_FEATURES,
                                    T.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS: _record_diagnostics,
                                    T.WORKSPACE_INLAY_HINT_REFRESH: _count_refresh,
-                                   T.CLIENT_REGISTER_CAPABILITY: _register})
+                                   T.CLIENT_REGISTER_CAPABILITY: _register,
+                                   **(features or {})})
     return client
 
 
@@ -150,6 +151,13 @@ class Session:
             text_document=T.TextDocumentIdentifier(uri=uri), range=rng)), TIMEOUT)
         return list(result or [])
 
+    async def tooltip(self, hint: T.InlayHint) -> str:
+        """A hint's tooltip, resolved (`inlayHint/resolve`) when the server sent it without."""
+        if hint.tooltip is None:
+            hint = await asyncio.wait_for(self.client.inlay_hint_resolve_async(hint), TIMEOUT)
+        tip = hint.tooltip
+        return tip.value if isinstance(tip, T.MarkupContent) else tip
+
     async def hover(self, uri: str, line0: int, char: int = 2) -> T.Hover | None:
         return await asyncio.wait_for(self.client.text_document_hover_async(T.HoverParams(
             text_document=T.TextDocumentIdentifier(uri=uri),
@@ -222,8 +230,39 @@ def core(text: str, path: Path | str, language: str | None = None, **options: An
     return analyze(text, str(path), Options(**options), language=language)
 
 
+SEVERITY = {"error": T.DiagnosticSeverity.Error, "warning": T.DiagnosticSeverity.Warning,
+            "hint": T.DiagnosticSeverity.Hint, "info": T.DiagnosticSeverity.Information}
+
+
+def expected_findings(a) -> list[tuple[str, int, T.DiagnosticSeverity]]:
+    """(code, 0-based line, severity) the server must publish for the core's review, under
+    the default severities: a planned wait of a rule class other than "fallback" that the
+    text lacks is an error; one of class "fallback" (disjointness not proved) a warning with
+    its own code; redundant and stricter hand-written waits are hints; the rest as the core
+    says.  Written out here, independently of `stinkywait_core.findings`."""
+    rules = {(w.line, w.insert_line, w.insert_text, w.instruction): w.rule for w in a.waits()}
+    out = []
+    for d in list(a.diagnostics) + list(a.check_diagnostics()):
+        if d.code == "missing-wait":
+            rule = rules[(d.line, d.data["insert_line"], d.data["insert_text"], d.data["instruction"])]
+            if rule.lower().startswith("fallback"):
+                out.append(("unproven-wait", d.line - 1, T.DiagnosticSeverity.Warning))
+            else:
+                out.append(("missing-wait", d.line - 1, T.DiagnosticSeverity.Error))
+        elif d.code in ("redundant-wait", "stricter-wait"):
+            out.append((d.code, d.line - 1, T.DiagnosticSeverity.Hint))
+        else:
+            out.append((d.code, d.line - 1, SEVERITY[d.severity]))
+    return out
+
+
 def label_text(hint: T.InlayHint) -> str:
     return hint.label if isinstance(hint.label, str) else "".join(p.value for p in hint.label)
+
+
+def hint_wait(hint: T.InlayHint) -> str:
+    """The wait a hint stands for: its label's first part (the text double-click inserts)."""
+    return hint.label if isinstance(hint.label, str) else hint.label[0].value
 
 
 async def initialize(client: LanguageClient, preset: str, settings: dict[str, Any] | None = None,

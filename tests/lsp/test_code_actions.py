@@ -77,7 +77,12 @@ async def test_review_fixes_remove_and_relax(nvim):
     fixes = await nvim.code_actions(uri, stricter.range, [stricter], only=[T.CodeActionKind.QuickFix])
     relax = next(a for a in fixes if list(a.diagnostics or []) == [stricter])
     after = apply_text_edits(text, workspace_edits(relax.edit, uri, 1)).split("\n")
-    assert after[stricter.range.start.line].strip() == stricter.data["instruction"]
+    written = lines[stricter.range.start.line].strip()
+    relaxed = after[stricter.range.start.line].strip()
+    count = stricter.data["count"]
+    # the user's radix is kept: checked.s writes its counts in hex
+    assert written.startswith("s_wait_dscnt 0x") and relaxed == f"s_wait_dscnt {hex(count)}"
+    assert "`" not in relax.title and relax.title == f"Relax to {relaxed}"
 
 
 async def test_edits_carry_the_current_version(nvim):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from lsprotocol import types as T
 
-from .conftest import GEMM, apply_text_edits, core, label_text, whole_range, workspace_edits
+from .conftest import GEMM, apply_text_edits, core, expected_findings, hint_wait, whole_range, workspace_edits
 
 pytestmark = pytest.mark.skipif(not GEMM.exists(), reason="shared corpus not available")
 
@@ -14,11 +14,17 @@ async def test_gemm_hints_diagnostics_and_fix_all(nvim):
     uri, text = nvim.open_file(GEMM, "amdgpu-asm")
     a = core(text, GEMM)
     hints = await nvim.hints(uri)
-    assert [(h.position.line, label_text(h).split(" countFrom")[0]) for h in hints] == \
+    assert [(h.position.line, hint_wait(h)) for h in hints] == \
         [(w.line - 1, w.instruction) for w in sorted(a.waits(), key=lambda w: w.line)]
     diags = await nvim.diagnostics(uri, 1)
-    want = list(a.diagnostics) + list(a.check_diagnostics())
-    assert sorted((d.code, d.range.start.line) for d in diags) == sorted((d.code, d.line - 1) for d in want)
+    assert sorted((d.code, d.range.start.line, d.severity) for d in diags) == sorted(expected_findings(a))
+    # the compiler's own output: every missing wait is a fallback, so nothing is an error
+    fallbacks = [w for w in a.waits() if w.rule.lower().startswith("fallback")]
+    assert fallbacks, "gemm1 needs fallback drains: the severity check would prove nothing"
+    unproven = [d for d in diags if d.code == "unproven-wait"]
+    assert unproven and all("st.token" in d.message for d in unproven)
+    assert not [d for d in diags if d.severity == T.DiagnosticSeverity.Error
+                and d.range.start.line + 1 in {w.line for w in fallbacks}]
     actions = await nvim.code_actions(uri, whole_range(text), [], only=["source.fixAll.stinkywait"])
     if a.waits():
         assert apply_text_edits(text, workspace_edits(actions[0].edit, uri, 1)) == a.inserted_text()
@@ -34,7 +40,7 @@ async def test_gemm_hints_diagnostics_and_fix_all(nvim):
                                     end=T.Position(line=line - 1, character=0)), "\ts_nop 0\n")
     after = await nvim.hints(uri)
     expected = core(nvim.text(uri), GEMM).waits()
-    assert [label_text(h).split(" countFrom")[0] for h in after] == \
+    assert [hint_wait(h) for h in after] == \
         [w.instruction for w in sorted(expected, key=lambda w: w.line)]
 
 
@@ -66,8 +72,8 @@ async def test_gemm_typing_burst_never_answers_stale(nvim):
                 for v, t in texts.items()}
     assert len({tuple(e) for e in expected.values()}) == len(expected), "versions must differ"
     for v, task in asked:
-        got = [(h.position.line, label_text(h).split(" countFrom")[0]) for h in await task]
+        got = [(h.position.line, hint_wait(h)) for h in await task]
         assert any(got == expected[w] for w in expected if w >= v), f"stale answer for v{v}"
     last = max(texts)
-    got = [(h.position.line, label_text(h).split(" countFrom")[0]) for h in await nvim.hints(uri)]
+    got = [(h.position.line, hint_wait(h)) for h in await nvim.hints(uri)]
     assert got == expected[last]

@@ -9,7 +9,7 @@ import time
 
 from lsprotocol import types as T
 
-from .conftest import DATA, PRESETS, TIMEOUT, apply_text_edits, core, label_text, synthetic_kernel, whole_range
+from .conftest import DATA, PRESETS, TIMEOUT, apply_text_edits, core, hint_wait, synthetic_kernel, whole_range
 
 
 def _expected_key(text):
@@ -18,7 +18,7 @@ def _expected_key(text):
 
 
 def _prefixes(hints):
-    return [(h.position.line, label_text(h).split(" countFrom")[0]) for h in hints]
+    return [(h.position.line, hint_wait(h)) for h in hints]
 
 
 def _at(line: int, char: int = 0) -> T.Range:

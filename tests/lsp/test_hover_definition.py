@@ -1,7 +1,10 @@
-"""Hover (per-counter, per-predecessor FIFO state; why a hinted wait is there) and go to
-definition (consumer -> the async producers it waits for)."""
+"""Hover (summary first: the wait, its rule, the producer that sets its count and the path
+that needs it; then the FIFO state per counter, identical predecessor queues grouped, the
+ops a wait drains marked) and go to definition (consumer -> the producers it waits for)."""
 
 from __future__ import annotations
+
+import re
 
 import pytest
 from lsprotocol import types as T
@@ -16,8 +19,28 @@ def _fifo(a):
     return merged
 
 
-@pytest.mark.parametrize("name", ["sample.s", "sample.stir"])
-async def test_hover_shows_each_queue(nvim, name):
+def _counter(name: str) -> str:
+    return name if name.endswith("cnt") else name + "cnt"
+
+
+def _listed(text: str) -> set[tuple[int, str]]:
+    """(line, mnemonic) of every op the hover names: `L12 `m``, `L427–434 `m` ×8`,
+    `L435–438, 440 `m``."""
+    out = set()
+    for spans, mnemonic in re.findall(r"L([\d–, ]+) `([\w.]+)`", text):
+        for part in spans.split(","):
+            lo, _, hi = part.strip().partition("–")
+            for line in range(int(lo), int(hi or lo) + 1):
+                out.add((line, mnemonic))
+    return out
+
+
+def _binding(w):
+    return min(w.deps, key=lambda d: (d.count_from, d.line, d.pred or ""))
+
+
+@pytest.mark.parametrize("name", ["sample.s", "sample.stir", "join.s"])
+async def test_hover_lists_every_op_in_flight(nvim, name):
     uri, text = nvim.open_file(DATA / name)
     fifo = _fifo(core(text, DATA / name))
     busy = {line: state for line, state in fifo.items() if state}
@@ -26,32 +49,60 @@ async def test_hover_shows_each_queue(nvim, name):
         hover = await nvim.hover(uri, line - 1)
         assert hover is not None and hover.contents.kind == T.MarkupKind.Markdown
         value = hover.contents.value
+        listed = _listed(value)
         for counter, queues in state.items():
-            assert f"`{counter}`" in value
+            assert f"`{_counter(counter)}`" in value
             for q in queues:
-                assert (q.pred or "entry") in value
-                for op in q.ops:
-                    assert f"L{op.line} `{op.mnemonic}` (countFrom {op.count_from}" in value
+                for op in q.ops:  # never collapsed away
+                    assert (op.line, op.mnemonic) in listed, f"L{op.line} {op.mnemonic} missing:\n{value}"
 
 
-async def test_hover_on_join_lists_every_predecessor_queue(nvim):
-    uri, text = nvim.open_file(DATA / "sample.s")
-    fifo = _fifo(core(text, DATA / "sample.s"))
-    line, state = next((ln, st) for ln, st in fifo.items() if any(len(qs) > 1 for qs in st.values()))
+async def test_identical_predecessor_queues_are_grouped(nvim):
+    """Both arms of join.s leave the same two loads in flight: one entry naming both paths,
+    the unlabelled arm by where it starts, the other by its label."""
+    uri, text = nvim.open_file(DATA / "join.s")
+    a = core(text, DATA / "join.s")
+    line, state = next((ln, st) for ln, st in _fifo(a).items() if any(len(qs) > 1 for qs in st.values()))
+    queues = state["ds"]
+    assert len(queues) == 2 and [op.line for op in queues[0].ops] == [op.line for op in queues[1].ops]
     value = (await nvim.hover(uri, line - 1)).contents.value
-    for queues in state.values():
-        preds = [q.pred for q in queues]
-        positions = [value.index(f"from `{p}`") for p in preds]
-        assert positions == sorted(positions), "queues appear in the core's order"
+    groups = [ln for ln in value.split("\n") if ln.startswith("- `dscnt`")]
+    branch = text.split("\n").index("\ts_cbranch_scc1 .LBB0_2") + 1
+    assert groups == [f"- `dscnt` from the block after line {branch} and `.LBB0_2`, 2 in flight:  "]
+    assert "LBB0_2_1" not in value and "lsp_join" not in value
 
 
-async def test_hover_on_hinted_line_explains_the_wait(nvim):
+async def test_hover_summary_first_and_drained_ops_marked(nvim):
     uri, text = nvim.open_file(DATA / "sample.s")
     for w in core(text, DATA / "sample.s").waits():
+        if w.placement != "before":
+            continue
         value = (await nvim.hover(uri, w.line - 1)).contents.value
-        assert w.instruction in value and w.reason in value
+        summary, _, fifo = value.partition("\n\n---\n\n")
+        b = _binding(w)
+        assert f"**{w.instruction}** — {w.rule}" in summary
+        assert f"set by L{b.line} `{b.mnemonic}` (countFrom {b.count_from}" in summary
+        assert "on the path from " in summary
+        assert value.count("set by ") == 1, "each fact once"
+        assert "RAW: raw" not in value
+        # under the wait: the ops whose countFrom exceeds its count; after it: the others
+        drained_part = next(ln for ln in fifo.split("\n") if ln.strip().startswith(f"✓ drained by `{w.instruction}`"))
         for d in w.deps:
-            assert f"line {d.line}" in value
+            assert (d.line, d.mnemonic) in _listed(drained_part)
+
+
+async def test_a_wait_that_leaves_ops_in_flight_says_which(nvim):
+    uri, text = nvim.open_file(DATA / "sample.s")
+    a = core(text, DATA / "sample.s")
+    w = next(w for w in a.waits() if w.count > 0)
+    queue = _fifo(a)[w.line][w.counter][0]
+    value = (await nvim.hover(uri, w.line - 1)).contents.value
+    lines = value.split("\n")
+    drained = next(ln for ln in lines if ln.strip().startswith("✓ drained by"))
+    kept = next(ln for ln in lines if ln.strip().startswith("still in flight after it"))
+    for op in queue.ops:
+        where = drained if op.count_from > w.count else kept
+        assert (op.line, op.mnemonic) in _listed(where)
 
 
 async def test_hover_elsewhere_is_empty(nvim):

@@ -7,11 +7,11 @@ import asyncio
 
 from lsprotocol import types as T
 
-from .conftest import DATA, TIMEOUT, Session, core, initialize, label_text
+from .conftest import DATA, TIMEOUT, Session, core, hint_wait, initialize, label_text
 
 
 def _labels(hints):
-    return [(h.position.line, label_text(h)) for h in hints]
+    return [(h.position.line, hint_wait(h)) for h in hints]
 
 
 def _expected(a):
@@ -31,18 +31,18 @@ async def test_initial_settings_are_pulled_before_the_first_answer(bare_client):
     uri, text = lsp.open_file(DATA / "waves.stir")
     expected = _expected(core(text, DATA / "waves.stir", num_waves=1))
     assert expected != _expected(core(text, DATA / "waves.stir")), "numWaves must matter here"
-    got = [(line, label.split(" countFrom")[0]) for line, label in _labels(await lsp.hints(uri))]
+    got = [(line, label) for line, label in _labels(await lsp.hints(uri))]
     assert got == expected
 
 
 async def test_live_change_reanalyses_and_refreshes(lsp):
     uri, text = lsp.open_file(DATA / "diamond.s")
-    before = [(ln, lb.split(" countFrom")[0]) for ln, lb in _labels(await lsp.hints(uri))]
+    before = [(ln, lb) for ln, lb in _labels(await lsp.hints(uri))]
     assert before == _expected(core(text, DATA / "diamond.s"))
     lsp.client.set_configuration({"optimize": False}, section="stinkywait")
     lsp.client.workspace_did_change_configuration(T.DidChangeConfigurationParams(settings=None))
     await _until(lambda: lsp.refreshes >= 1, "workspace/inlayHint/refresh")
-    after = [(ln, lb.split(" countFrom")[0]) for ln, lb in _labels(await lsp.hints(uri))]
+    after = [(ln, lb) for ln, lb in _labels(await lsp.hints(uri))]
     expected = _expected(core(text, DATA / "diamond.s", optimize=False))
     assert expected != before, "ShallowPredPromotion must matter here"
     assert after == expected
@@ -58,7 +58,7 @@ async def test_num_waves_and_loop_carried_apply_live(nvim):
                                   section="stinkywait")
     nvim.client.workspace_did_change_configuration(T.DidChangeConfigurationParams(settings=None))
     await _until(lambda: nvim.refreshes >= 1, "refresh")
-    got = [(ln, lb.split(" countFrom")[0]) for ln, lb in _labels(await nvim.hints(uri))]
+    got = [(ln, lb) for ln, lb in _labels(await nvim.hints(uri))]
     assert got == _expected(core(text, DATA / "waves.stir", num_waves=1, enable_loop_carried_token_deps=True))
 
 
@@ -69,7 +69,7 @@ async def test_bad_setting_values_are_ignored(nvim):
     nvim.client.workspace_did_change_configuration(T.DidChangeConfigurationParams(settings=None))
     await _until(lambda: len(nvim.client.log_messages) >= 3, "warnings in the log")
     assert not nvim.client.messages, "no popups"
-    got = [(ln, lb.split(" countFrom")[0]) for ln, lb in _labels(await nvim.hints(uri))]
+    got = [(ln, lb) for ln, lb in _labels(await nvim.hints(uri))]
     assert got == _expected(core(text, DATA / "waves.stir"))
 
 
@@ -89,3 +89,20 @@ async def test_client_without_configuration_pull(bare_client):
                  == [(d.code, d.line - 1) for d in want], "diagnostics under the pushed settings")
     hover = await lsp.hover(uri, 4)
     assert hover is not None
+
+
+async def test_view_settings_apply_live(lsp):
+    """`hints.label` and `severity` change what is shown without a restart: hints are
+    re-queried (refresh) and diagnostics re-published with the new severities."""
+    uri, text = lsp.open_file(DATA / "checked.s")
+    before = await lsp.hints(uri)
+    assert any("←" in label_text(h) for h in before)
+    await lsp.diagnostics(uri)
+    lsp.client.set_configuration({"hints": {"label": "compact"}, "severity": {"missing": "warning"}},
+                                 section="stinkywait")
+    lsp.client.workspace_did_change_configuration(T.DidChangeConfigurationParams(settings=None))
+    await _until(lambda: lsp.refreshes >= 1, "workspace/inlayHint/refresh")
+    after = await lsp.hints(uri)
+    assert [label_text(h) for h in after] == [hint_wait(h) for h in before]
+    await _until(lambda: any(d.code == "missing-wait" and d.severity == T.DiagnosticSeverity.Warning
+                             for d in lsp.client.diagnostics.get(uri, ())), "re-published severities")

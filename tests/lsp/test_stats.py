@@ -11,7 +11,7 @@ import pytest_lsp
 from lsprotocol import types as T
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-from .conftest import (DATA, SERVER, TIMEOUT, Session, bench, core, initialize, label_text, make_client,
+from .conftest import (DATA, SERVER, TIMEOUT, Session, bench, core, hint_wait, initialize, make_client,
                        synthetic_kernel)
 
 STATS = "stinkywait/stats"
@@ -89,7 +89,7 @@ async def test_a_superseded_review_is_stopped_and_never_published(nvim):
     v = nvim.replace_range(uri, _at(8), "\tv_mul_f32_e32 v90, v0, v1\n")
     hints = await nvim.hints(uri, viewport)
     want = [w for w in core(nvim.text(uri), DATA / "review-superseded.s").waits() if w.line <= 81]
-    assert [(h.position.line, label_text(h).split(" countFrom")[0]) for h in hints] == \
+    assert [(h.position.line, hint_wait(h)) for h in hints] == \
         [(w.line - 1, w.instruction) for w in sorted(want, key=lambda w: w.line)]
     await nvim.diagnostics(uri, v)
     stats = await _stats(nvim)

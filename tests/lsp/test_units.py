@@ -85,3 +85,37 @@ def test_console_script_runs():
         pytest.skip("package not installed with its console scripts")
     out = subprocess.run([str(script), "--version"], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0 and "stinkywait-lsp" in out.stdout
+
+
+def test_relax_keeps_the_users_radix_and_spelling():
+    from stinkywait_lsp.actions import relaxed_text, spelled_like
+    assert spelled_like("0xa", 18) == "0x12" and spelled_like("0XA", 26) == "0X1A" and spelled_like("0x0", 4) == "0x4"
+    assert spelled_like("0b1", 2) == "0b10" and spelled_like("7", 9) == "9"
+    # a core that spells the count in decimal: the user's hex kept, the rest of the line too
+    assert relaxed_text("s_wait_dscnt 0xa", "s_wait_dscnt 18", 18) == "s_wait_dscnt 0x12"
+    assert relaxed_text("s_wait_dscnt 0xa // keep", "s_wait_dscnt 18", 18) == "s_wait_dscnt 0x12 // keep"
+    # the core's own spelling whenever it already keeps the radix, or the user wrote decimal
+    assert relaxed_text("s_wait_dscnt 0xa", "s_wait_dscnt 0x12", 18) == "s_wait_dscnt 0x12"
+    assert relaxed_text("s_wait_dscnt  10", "s_wait_dscnt 18", 18) == "s_wait_dscnt 18"
+    # combined waits (one immediate, several counts) and other mnemonics: never patched
+    assert relaxed_text("s_wait_loadcnt_dscnt 0x0", "s_wait_loadcnt_dscnt 0x3", 3) == "s_wait_loadcnt_dscnt 0x3"
+    assert relaxed_text("s_wait_loadcnt_dscnt 0x0", "s_wait_loadcnt_dscnt 259", 3) == "s_wait_loadcnt_dscnt 259"
+    assert relaxed_text("s_waitcnt lgkmcnt(0)", "s_wait_dscnt 4", 4) == "s_wait_dscnt 4"
+
+
+def test_text_of_a_range_in_client_units():
+    lm = LineMap.of("a🚀b s_wait_dscnt 0xa\n", "utf-16")
+    rng = T.Range(start=T.Position(line=0, character=5), end=T.Position(line=0, character=21))
+    assert lm.text_of(rng) == "s_wait_dscnt 0xa"
+    assert lm.text_of(T.Range(start=T.Position(line=0, character=0), end=T.Position(line=1, character=0))) == ""
+
+
+def test_view_settings_nested_dotted_and_bad():
+    s, problems = Settings().merged({"hints": {"label": "compact"}, "hints.position": "endOfPreviousLine",
+                                     "severity": {"unproven": "information", "redundant": "off"}})
+    assert not problems
+    assert s.view.hint_label == "compact" and s.view.hint_position == "endOfPreviousLine"
+    assert s.view.severities == {"missing": "error", "unproven": "info", "redundant": "off", "stricter": "hint"}
+    same, problems = s.merged({"hints": {"label": "loud"}, "severity": {"missing": "fatal", "bogus": "hint"}})
+    assert same == s and len(problems) == 3
+    assert Settings().merged({"severity": "error"})[1]

@@ -103,11 +103,13 @@ vsix_ok() {
   # the manifest must list what the extension needs at run time
   npx --no-install vsce ls --no-dependencies >"$logs/vsix-files.txt" || return 1
   for f in dist/extension.js syntaxes/amdgpu-asm.tmLanguage.json syntaxes/stir.tmLanguage.json \
-    language-configuration/amdgpu-asm.json language-configuration/stir.json LICENSE package.json; do
+    language-configuration/amdgpu-asm.json language-configuration/stir.json LICENSE package.json \
+    bundled/stinkywait_server.py bundled/libs/pygls/__init__.py bundled/libs/lsprotocol/types.py \
+    bundled/libs/lark/__init__.py bundled/tool/stinkywait_lsp/__main__.py bundled/tool/stinkywait_core/syntax/stir_grammar.lark; do
     grep -qx "$f" "$logs/vsix-files.txt" || { echo "missing from the .vsix: $f"; return 1; }
   done
-  if grep -E '^(src|node_modules|test)/' "$logs/vsix-files.txt"; then
-    echo "the .vsix ships sources or tests (see above)"
+  if grep -E '^(src|node_modules|test)/|__pycache__|\.pyc$' "$logs/vsix-files.txt"; then
+    echo "the .vsix ships sources, tests or byte code (see above)"
     return 1
   fi
 }

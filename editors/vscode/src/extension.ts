@@ -1,5 +1,6 @@
-// stinkywait VS Code client: starts the Python language server, owns the output channel,
-// the status bar item and the three commands (insert all waits, show the wait plan, restart).
+// stinkywait VS Code client: starts the language server (bundled in the .vsix, run with a
+// Python >= 3.11 it finds), owns the output channel, the status bar item and the commands
+// (insert all waits, show the wait plan, restart, show output).
 import * as vscode from 'vscode';
 import {
   CloseAction,
@@ -12,15 +13,18 @@ import {
   TransportKind,
 } from 'vscode-languageclient/node';
 import { detectAmdgpuAssembly } from './detect';
-import { describeLaunch, Launch, preflight, resolveLaunch } from './launch';
-import { PlanView } from './plan';
+import { describeLaunch, Launch, LaunchProblem, preflight, resolveLaunch } from './launch';
+import { LineLog } from './log';
+import { Plan, PlanView } from './plan';
 import { StatusBar } from './status';
-import { collectFixAll, countPlannedWaits } from './requests';
+import { collectFixAll, documentStatus, PLAN_REQUEST } from './requests';
 
 export const LANGUAGES = ['stir', 'amdgpu-asm'] as const;
 export const SECTION = 'stinkywait';
 /** Settings the server reads (the `stinkywait` section minus the client-only keys). */
 export const ANALYSIS_KEYS = ['numWaves', 'enableLoopCarriedTokenDeps', 'enableTensorDescriptorWar', 'optimize', 'arch'] as const;
+/** Settings that change how results are shown (the server re-renders; nothing restarts). */
+export const VIEW_KEYS = ['hints', 'severity'] as const;
 
 export function isKernelDocument(doc: vscode.TextDocument | undefined): doc is vscode.TextDocument {
   return !!doc && (LANGUAGES as readonly string[]).includes(doc.languageId);
@@ -29,7 +33,7 @@ export function isKernelDocument(doc: vscode.TextDocument | undefined): doc is v
 export function analysisSettings(): Record<string, unknown> {
   const config = vscode.workspace.getConfiguration(SECTION);
   const out: Record<string, unknown> = {};
-  for (const key of ANALYSIS_KEYS) {
+  for (const key of [...ANALYSIS_KEYS, ...VIEW_KEYS]) {
     const value = config.get(key);
     if (value !== undefined) {
       out[key] = value;
@@ -49,10 +53,15 @@ export class ServerManager implements vscode.Disposable {
   private everRunning = false;
   private starting: Promise<void> | undefined;
 
+  private readonly clientLog: LineLog;
+
   constructor(
     private readonly output: vscode.LogOutputChannel,
     private readonly status: StatusBar,
-  ) {}
+    private readonly extensionPath: string,
+  ) {
+    this.clientLog = new LineLog(output);
+  }
 
   /** Whether a start was attempted: the server starts with the first kernel, not with VS Code. */
   attempted = false;
@@ -69,19 +78,21 @@ export class ServerManager implements vscode.Disposable {
   }
 
   private async doStart(): Promise<void> {
-    const launch = resolveLaunch();
-    this.launch = launch;
-    this.output.info(`server command (${launch.source}): ${describeLaunch(launch)}`);
     this.status.setState('starting');
+    const resolved = await resolveLaunch(this.extensionPath, (m) => this.output.info(m));
+    if (isProblem(resolved)) {
+      this.reportProblem(resolved);
+      return;
+    }
+    const launch = resolved;
+    this.launch = launch;
+    const where = launch.python
+      ? `${launch.bundled ? 'the bundled server' : 'the installed stinkywait'} on Python ${launch.version ?? '?'} (${launch.python}, from ${launch.source})`
+      : `stinkywait.server.path`;
+    this.output.info(`server: ${where}: ${describeLaunch(launch)}`);
     const problem = await preflight(launch);
     if (problem) {
-      this.output.error(problem.message);
-      this.output.error(`fix: ${problem.fix}`);
-      if (problem.detail) {
-        this.output.error(problem.detail);
-      }
-      this.status.setState('failed', problem.message);
-      void this.showStartFailure(problem.message, problem.fix);
+      this.reportProblem(problem);
       return;
     }
     const serverOptions: ServerOptions = {
@@ -95,8 +106,8 @@ export class ServerManager implements vscode.Disposable {
         { scheme: 'file', language },
         { scheme: 'untitled', language },
       ]),
-      outputChannel: this.output,
-      traceOutputChannel: this.output,
+      outputChannel: this.clientLog,
+      traceOutputChannel: this.clientLog,
       revealOutputChannelOn: RevealOutputChannelOn.Never,
       initializationOptions: analysisSettings(),
       synchronize: { configurationSection: SECTION },
@@ -132,6 +143,16 @@ export class ServerManager implements vscode.Disposable {
       this.status.setState('failed', message);
       void this.showStartFailure(message, 'Open the stinkywait output for the server\'s error; check stinkywait.server.pythonPath / stinkywait.server.path.');
     }
+  }
+
+  private reportProblem(problem: LaunchProblem): void {
+    this.output.error(problem.message);
+    this.output.error(`fix: ${problem.fix}`);
+    if (problem.detail) {
+      this.output.error(problem.detail);
+    }
+    this.status.setState('failed', problem.message);
+    void this.showStartFailure(problem.message, problem.fix);
   }
 
   private serverLabel(): string {
@@ -235,13 +256,31 @@ let activeManager: ServerManager | undefined;
 export async function activate(context: vscode.ExtensionContext): Promise<{ manager: ServerManager }> {
   const output = vscode.window.createOutputChannel('stinkywait', { log: true });
   const status = new StatusBar();
-  const manager = new ServerManager(output, status);
+  const manager = new ServerManager(output, status, context.extensionPath);
   activeManager = manager;
-  const plan = new PlanView(output, () => manager.launch ?? resolveLaunch());
+  const plan = new PlanView(output, (doc) => fetchPlan(manager, doc));
   context.subscriptions.push(output, status, manager, plan);
 
+  // The status item belongs to every stir / amdgpu-asm editor. Anything that can change the
+  // active editor's language (switching editors, content detection, "Change Language Mode",
+  // which re-opens the document under its new language) re-checks it, now and once the
+  // editor has caught up with the event.
+  const updateVisibility = () => {
+    const shown = isKernelDocument(vscode.window.activeTextEditor?.document);
+    const was = status.shown;
+    status.setVisible(shown);
+    if (shown && !was) {
+      refreshStatus(0);
+    }
+  };
+  const recheckVisibility = () => {
+    updateVisibility();
+    setTimeout(updateVisibility, 0);
+    setTimeout(updateVisibility, 250);
+  };
+
   let countTimer: NodeJS.Timeout | undefined;
-  const refreshCount = (delay = 250) => {
+  const refreshStatus = (delay = 250) => {
     if (countTimer) {
       clearTimeout(countTimer);
     }
@@ -249,19 +288,19 @@ export async function activate(context: vscode.ExtensionContext): Promise<{ mana
       const doc = vscode.window.activeTextEditor?.document;
       const client = manager.runningClient();
       if (!isKernelDocument(doc)) {
-        status.setWaitCount(undefined);
+        status.setDocumentStatus(undefined);
         return;
       }
       if (!client) {
         return;
       }
       try {
-        const n = await countPlannedWaits(client, doc);
+        const st = await documentStatus(client, doc);
         if (vscode.window.activeTextEditor?.document === doc) {
-          status.setWaitCount(n, doc.uri);
+          status.setDocumentStatus(st, doc.uri);
         }
       } catch (err) {
-        output.debug(`counting waits: ${err instanceof Error ? err.message : String(err)}`);
+        output.debug(`document status: ${err instanceof Error ? err.message : String(err)}`);
       }
     }, delay);
   };
@@ -269,25 +308,27 @@ export async function activate(context: vscode.ExtensionContext): Promise<{ mana
   context.subscriptions.push(
     vscode.commands.registerCommand('stinkywait.restartServer', async () => {
       await manager.restart();
-      refreshCount(0);
+      refreshStatus(0);
     }),
     vscode.commands.registerCommand('stinkywait.insertAllWaits', () => insertAllWaits(manager, output)),
     vscode.commands.registerCommand('stinkywait.showWaitPlan', (uri?: vscode.Uri) => plan.show(uri)),
     vscode.commands.registerCommand('stinkywait.showOutput', () => output.show(true)),
-    vscode.window.onDidChangeActiveTextEditor((e) => {
-      status.setVisible(isKernelDocument(e?.document));
-      refreshCount(0);
+    vscode.window.onDidChangeActiveTextEditor(() => {
+      recheckVisibility();
+      refreshStatus(0);
     }),
+    vscode.window.onDidChangeVisibleTextEditors(() => recheckVisibility()),
+    vscode.workspace.onDidCloseTextDocument(() => recheckVisibility()),
     // The server publishes diagnostics once per analysed version: the right moment to recount.
     vscode.languages.onDidChangeDiagnostics((e) => {
       const doc = vscode.window.activeTextEditor?.document;
       if (doc && e.uris.some((u) => u.toString() === doc.uri.toString())) {
-        refreshCount();
+        refreshStatus();
       }
     }),
     vscode.workspace.onDidChangeTextDocument((e) => {
       if (e.document === vscode.window.activeTextEditor?.document && isKernelDocument(e.document)) {
-        refreshCount(800);
+        refreshStatus(800);
       }
     }),
     vscode.workspace.onDidChangeConfiguration(async (e) => {
@@ -295,9 +336,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<{ mana
         output.info('server settings changed');
         await manager.restart();
       }
-      if (ANALYSIS_KEYS.some((k) => e.affectsConfiguration(`${SECTION}.${k}`))) {
-        refreshCount(600);
-        plan.refresh();
+      if ([...ANALYSIS_KEYS, ...VIEW_KEYS].some((k) => e.affectsConfiguration(`${SECTION}.${k}`))) {
+        refreshStatus(600);
+        plan.refresh(600);
       }
     }),
   );
@@ -309,15 +350,34 @@ export async function activate(context: vscode.ExtensionContext): Promise<{ mana
     } catch (err) {
       output.warn(`language detection for ${doc.fileName}: ${err instanceof Error ? err.message : String(err)}`);
     }
+    recheckVisibility();
     if (isKernelDocument(current) && !manager.attempted) {
       await manager.start();
-      refreshCount(0);
+      refreshStatus(0);
     }
   };
   context.subscriptions.push(vscode.workspace.onDidOpenTextDocument((doc) => void onDocument(doc)));
-  status.setVisible(isKernelDocument(vscode.window.activeTextEditor?.document));
+  recheckVisibility();
   await Promise.all(vscode.workspace.textDocuments.map((doc) => onDocument(doc)));
   return { manager };
+}
+
+function isProblem(x: Launch | LaunchProblem): x is LaunchProblem {
+  return (x as LaunchProblem).fix !== undefined;
+}
+
+async function fetchPlan(manager: ServerManager, doc: vscode.TextDocument): Promise<Plan> {
+  const client = manager.runningClient();
+  if (!client) {
+    throw new Error('the language server is not running');
+  }
+  const plan = await client.sendRequest<Plan | null>(PLAN_REQUEST, {
+    textDocument: client.code2ProtocolConverter.asTextDocumentIdentifier(doc),
+  });
+  if (!plan || !Array.isArray(plan.functions)) {
+    throw new Error(`the server has no plan for ${doc.uri.toString()} (is it a stir / amdgpu-asm document?)`);
+  }
+  return plan;
 }
 
 export function deactivate(): Thenable<void> | undefined {

@@ -1,17 +1,9 @@
-// "Show Wait Plan": runs `stinkywait plan --json` on the current buffer (same interpreter as
-// the server) and explains every planned wait in a webview; line numbers jump to the source.
+// "Show Wait Plan": every planned wait of the current buffer in a webview, as the server
+// explains it (`stinkywait/plan`: the same words as the hints and the hover); line numbers
+// jump to the source; follows edits.
 import * as crypto from 'node:crypto';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { Launch, run } from './launch';
-
-export interface PlanDep {
-  line: number;
-  mnemonic: string;
-  block?: string;
-  pred?: string;
-  countFrom?: number;
-}
 
 export interface PlanWait {
   line: number;
@@ -21,8 +13,13 @@ export interface PlanWait {
   instruction: string;
   counter: string;
   count: number;
-  reason?: string;
-  deps?: PlanDep[];
+  rule?: string;
+  proven?: boolean;
+  label?: string;
+  /** the explanation, one sentence per entry (markdown: `code`, **bold**) */
+  summary?: string[];
+  producer?: { line: number; mnemonic: string; countFrom: number } | null;
+  others?: string[];
 }
 
 export interface PlanDiagnostic {
@@ -41,54 +38,15 @@ export interface PlanFunction {
 
 export interface Plan {
   file: string;
-  options?: Record<string, unknown>;
+  target?: string;
+  /** the analysis settings a user can change */
+  settings?: Record<string, unknown>;
   diagnostics?: PlanDiagnostic[];
   functions: PlanFunction[];
 }
 
-/** CLI flags for the analysis settings (same meaning as the server's settings). */
-export function planArgs(config: vscode.WorkspaceConfiguration): string[] {
-  const args: string[] = [];
-  const numWaves = config.get<number>('numWaves', 0);
-  if (numWaves > 0) {
-    args.push('--num-waves', String(numWaves));
-  }
-  const arch = config.get<string>('arch', '').trim();
-  if (arch) {
-    args.push('--arch', arch);
-  }
-  if (config.get<boolean>('enableLoopCarriedTokenDeps', false)) {
-    args.push('--loop-carried-token-deps');
-  }
-  if (config.get<boolean>('enableTensorDescriptorWar', false)) {
-    args.push('--tensor-descriptor-war');
-  }
-  if (!config.get<boolean>('optimize', true)) {
-    args.push('--no-optimize');
-  }
-  return args;
-}
-
-/** Run `stinkywait plan --json` on `text` (the unsaved buffer, fed on stdin). */
-export async function computePlan(python: string, languageId: string, text: string, cwd: string | undefined): Promise<Plan> {
-  const config = vscode.workspace.getConfiguration('stinkywait');
-  const language = languageId === 'stir' ? 'stir' : 'asm';
-  const args = ['-m', 'stinkywait_core.cli.main', 'plan', '-', '--json', '--language', language, ...planArgs(config)];
-  const result = await run(python, args, { cwd, timeoutMs: 60000, input: text });
-  if (result.spawnError) {
-    throw new Error(`cannot run ${python}: ${result.spawnError.message}`);
-  }
-  let parsed: Plan;
-  try {
-    parsed = JSON.parse(result.stdout) as Plan;
-  } catch {
-    throw new Error(`${python} ${args.join(' ')} exited with ${result.code}:\n${(result.stderr || result.stdout).trim().slice(0, 4000)}`);
-  }
-  if (!Array.isArray(parsed.functions)) {
-    throw new Error('stinkywait plan --json: no "functions" array in the output');
-  }
-  return parsed;
-}
+/** The settings worth a mention in the header: those that differ from their defaults. */
+const SETTING_DEFAULTS: Record<string, unknown> = { numWaves: 0, optimize: true, enableLoopCarriedTokenDeps: true, enableTensorDescriptorWar: false };
 
 function esc(s: unknown): string {
   return String(s ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
@@ -109,22 +67,35 @@ function renderDiagnostics(diags: PlanDiagnostic[] | undefined): string {
   return `<ul class="diags">${rows.join('')}</ul>`;
 }
 
+/** The server's markdown-lite sentences as HTML: `code` and **bold**, everything escaped. */
+function md(s: string): string {
+  return esc(s).replace(/\*\*([^*]+)\*\*/g, '<b>$1</b>').replace(/`([^`]+)`/g, '<code>$1</code>');
+}
+
 export function renderPlanHtml(plan: Plan, title: string, nonce: string, cspSource: string, sourceLine: (line: number) => string): string {
   const total = plan.functions.reduce((n, f) => n + f.waits.length, 0);
-  const options = plan.options ? Object.entries(plan.options).map(([k, v]) => `<code>${esc(k)}=${esc(JSON.stringify(v))}</code>`).join(' ') : '';
+  const changed = Object.entries(plan.settings ?? {}).filter(([k, v]) => k in SETTING_DEFAULTS && SETTING_DEFAULTS[k] !== v);
+  const settings = changed.length ? ` · ${changed.map(([k, v]) => `<code>${esc(k)}: ${esc(JSON.stringify(v))}</code>`).join(' ')}` : '';
   const sections = plan.functions.map((f) => {
     const rows = f.waits.map((w) => {
-      const deps = (w.deps ?? []).map((d) => `<li>${lineLink(d.line)} <code>${esc(d.mnemonic)}</code>${d.block ? ` in ^${esc(d.block)}` : ''}${d.pred ? ` via ^${esc(d.pred)}` : ''}${d.countFrom !== undefined && d.countFrom !== null ? `, countFrom ${esc(d.countFrom)}` : ''}</li>`);
-      return `<tr>
-        <td>${lineLink(w.line, w.column)}</td>
+      const why = [
+        `<b>${esc(w.rule ?? '')}</b>${w.proven === false ? ' <span class="tag">disjointness not proved</span>' : ''}`,
+        ...(w.summary ?? []).map((s) => md(s)),
+        ...(w.others && w.others.length ? [`also drains ${w.others.map((o) => md(o)).join(', ')}`] : []),
+      ];
+      // the explanation gets a row of its own, as wide as the table: it reads well however
+      // narrow the panel is (a fifth column would leave it a few characters wide)
+      return `<tr class="wait-row">
+        <td class="num">${lineLink(w.line, w.column)}</td>
         <td><code class="wait">${esc(w.instruction)}</code></td>
-        <td>${w.block ? `^${esc(w.block)}` : ''}${w.placement ? ` <span class="muted">(${esc(w.placement)})</span>` : ''}</td>
-        <td><code>${esc(sourceLine(w.line))}</code></td>
-        <td>${esc(w.reason ?? '')}${deps.length ? `<ul class="deps">${deps.join('')}</ul>` : ''}</td>
-      </tr>`;
+        <td>${md(w.block ?? '')}${w.placement === 'after' ? ' <span class="muted">(at its end)</span>' : ''}</td>
+        <td class="src"><code title="${esc(sourceLine(w.line))}">${esc(sourceLine(w.line))}</code></td>
+      </tr>
+      <tr class="why-row"><td></td><td class="why" colspan="3">${why.map((p) => `<div>${p}</div>`).join('')}</td></tr>`;
     });
     const table = rows.length
-      ? `<table><thead><tr><th>Line</th><th>Wait</th><th>Block</th><th>Placed at</th><th>Why</th></tr></thead><tbody>${rows.join('')}</tbody></table>`
+      ? `<table><colgroup><col class="c-line"><col class="c-wait"><col class="c-block"><col class="c-src"></colgroup>
+         <thead><tr><th>Line</th><th>Wait</th><th>Block</th><th>Before</th></tr></thead><tbody>${rows.join('')}</tbody></table>`
       : '<p class="muted">No waits needed.</p>';
     return `<section><h2>${esc(f.name || '(file)')} <span class="muted">${f.waits.length} wait${f.waits.length === 1 ? '' : 's'}</span></h2>${table}${renderDiagnostics(f.diagnostics)}</section>`;
   });
@@ -134,19 +105,25 @@ export function renderPlanHtml(plan: Plan, title: string, nonce: string, cspSour
 <title>${esc(title)}</title>
 <style nonce="${nonce}">
   body { font-family: var(--vscode-font-family); color: var(--vscode-foreground); padding: 0 1em 2em; }
-  table { border-collapse: collapse; width: 100%; margin: .5em 0 1em; }
-  th, td { text-align: left; vertical-align: top; padding: 3px 8px; border-bottom: 1px solid var(--vscode-editorGroup-border); }
+  table { border-collapse: collapse; width: 100%; margin: .5em 0 1em; table-layout: fixed; }
+  col.c-line { width: 4.5em; } col.c-wait { width: 13em; } col.c-block { width: 9em; }
+  th, td { text-align: left; vertical-align: top; padding: 3px 8px; }
+  th, tr.why-row td { border-bottom: 1px solid var(--vscode-editorGroup-border); }
+  tr.wait-row td { padding-top: 6px; }
   th { font-weight: 600; }
   code { font-family: var(--vscode-editor-font-family); line-height: 1.5; }
   code.wait { color: var(--vscode-charts-orange, #d18616); white-space: nowrap; }
+  td.src code { display: block; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
+  td.why { white-space: normal; overflow-wrap: break-word; line-height: 1.45; padding-bottom: 6px; }
+  td.why div + div { margin-top: .15em; }
+  .tag { font-size: .85em; padding: 0 .4em; border-radius: 3px; background: var(--vscode-badge-background); color: var(--vscode-badge-foreground); }
   .muted { opacity: .7; font-weight: normal; font-size: .9em; }
-  ul.deps { margin: .2em 0 0; padding-left: 1.2em; }
   a.line { font-family: var(--vscode-editor-font-family); }
   .sev-error { color: var(--vscode-errorForeground); }
 </style></head>
 <body>
 <h1>${esc(title)}</h1>
-<p id="summary"><b>${total}</b> planned wait${total === 1 ? '' : 's'} in ${plan.functions.length} function${plan.functions.length === 1 ? '' : 's'}. ${options}</p>
+<p id="summary"><b>${total}</b> planned wait${total === 1 ? '' : 's'} in ${plan.functions.length} function${plan.functions.length === 1 ? '' : 's'}${plan.target ? ` · target <code>${esc(plan.target)}</code>` : ''}${settings}</p>
 ${renderDiagnostics(plan.diagnostics)}
 ${sections.join('\n')}
 <script nonce="${nonce}">
@@ -166,7 +143,7 @@ function renderError(title: string, message: string, nonce: string): string {
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'nonce-${nonce}';">
 <style nonce="${nonce}">body{font-family:var(--vscode-font-family);color:var(--vscode-foreground)} pre{white-space:pre-wrap;color:var(--vscode-errorForeground)}</style>
 </head><body><h1>${esc(title)}</h1><p>The wait plan could not be computed.</p><pre>${esc(message)}</pre>
-<p>Check <code>stinkywait.server.pythonPath</code>: the plan view runs <code>stinkywait plan --json</code> with that interpreter.</p></body></html>`;
+<p>The plan comes from the language server: see the <i>stinkywait</i> output, or run <i>stinkywait: Restart Language Server</i>.</p></body></html>`;
 }
 
 export class PlanView implements vscode.Disposable {
@@ -178,7 +155,7 @@ export class PlanView implements vscode.Disposable {
 
   constructor(
     private readonly output: vscode.LogOutputChannel,
-    private readonly launch: () => Launch,
+    private readonly fetch: (doc: vscode.TextDocument) => Promise<Plan>,
   ) {
     this.disposables.push(
       vscode.workspace.onDidChangeTextDocument((e) => {
@@ -233,11 +210,9 @@ export class PlanView implements vscode.Disposable {
     const title = `Wait plan: ${path.basename(source.fsPath || source.path)}`;
     panel.title = title;
     const nonce = crypto.randomBytes(16).toString('base64');
-    const launch = this.launch();
-    const python = launch.python ?? 'python3';
     try {
       const started = Date.now();
-      const plan = await computePlan(python, doc.languageId, doc.getText(), launch.cwd);
+      const plan = await this.fetch(doc);
       if (generation !== this.generation || this.panel !== panel) {
         return;
       }

@@ -1,6 +1,7 @@
-// Requests the client sends on its own behalf: the whole-file inlay hints (status bar count)
-// and the whole-file fix (the "Insert All Waits" command).
+// Requests the client sends on its own behalf: the document status (status bar), the plan
+// (plan view) and the whole-file fix (the "Insert All Waits" command).
 import * as vscode from 'vscode';
+import type { DocumentStatus } from './status';
 import {
   CodeAction,
   CodeActionRequest,
@@ -30,6 +31,27 @@ export async function countPlannedWaits(client: LanguageClient, doc: vscode.Text
     range: client.code2ProtocolConverter.asRange(wholeDocument(doc)),
   });
   return (hints ?? []).filter((h) => /s_wait_?\w*/.test(hintText(h))).length;
+}
+
+export const STATUS_REQUEST = 'stinkywait/status';
+export const PLAN_REQUEST = 'stinkywait/plan';
+
+/** Waits, target and findings of a document (`stinkywait/status`); a server without that
+ *  request (an older one started through stinkywait.server.path) is asked for its hints. */
+export async function documentStatus(client: LanguageClient, doc: vscode.TextDocument): Promise<DocumentStatus> {
+  try {
+    const status = await client.sendRequest<DocumentStatus | null>(STATUS_REQUEST, {
+      textDocument: client.code2ProtocolConverter.asTextDocumentIdentifier(doc),
+    });
+    if (status) {
+      return status;
+    }
+  } catch (err) {
+    if (!/Unhandled method|MethodNotFound|-32601/.test(String(err instanceof Error ? err.message : err))) {
+      throw err;
+    }
+  }
+  return { waits: await countPlannedWaits(client, doc) };
 }
 
 function isCommand(x: Command | CodeAction): x is Command {

