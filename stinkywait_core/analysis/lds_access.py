@@ -274,5 +274,7 @@ def _tensor(inst: Instruction, flow: ValueFlow) -> LdsAccess:
         interval = 4 << (_field_min(g1[0], 22, 3) + 1)
         pad = 4 * (_field_max(g1[0], 25, 7) + 1)
         nbytes += -(-nbytes // interval) * pad
-    start = v_and(flow.operand(inst, 0, 1), const_val(I.MASK32 & ~(_TDM_ALIGN - 1)))
-    return LdsAccess(inst, kind, TENSOR, (Piece(start, nbytes + _TDM_ALIGN - 1),))
+    lds = flow.operand(inst, 0, 1)
+    start = v_and(lds, const_val(I.MASK32 & ~(_TDM_ALIGN - 1)))
+    slack = 0 if start == lds else _TDM_ALIGN - 1  # no slack when the address is aligned
+    return LdsAccess(inst, kind, TENSOR, (Piece(start, nbytes + slack),))

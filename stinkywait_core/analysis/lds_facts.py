@@ -47,6 +47,7 @@ class LdsFacts:
         self.regions = regions or []
         self.diagnostics = diagnostics if diagnostics is not None else []
         self._acc: dict = {}
+        self._untrusted: str | None = None
 
     # --- accesses ------------------------------------------------------------------------------
     def access(self, inst: Instruction) -> LdsAccess | None:
@@ -56,10 +57,25 @@ class LdsFacts:
         except KeyError:
             pass
         acc = access_of(inst, self.flow, self.launch)
+        if acc is not None and acc.pieces is not None:
+            why = self._distrust(inst)
+            if why:
+                acc.pieces, acc.unknown = None, why
         if acc is not None and self.regions:
             self._apply_region(acc)
         self._acc[inst] = acc
         return acc
+
+    def _distrust(self, inst: Instruction) -> str | None:
+        """Why no range of `inst` can be trusted: its block is not reachable in the CFG, or
+        the function jumps to computed addresses."""
+        if self._untrusted is None:
+            self._untrusted = self.flow.untrusted() or ""
+        if self._untrusted:
+            return self._untrusted
+        if inst.block is None or inst.block not in self.flow.cfg.rpo_index:
+            return f"line {inst.line} is not reachable in the CFG"
+        return None
 
     def accesses(self) -> list[LdsAccess]:
         """Every LDS access of the function, in program order."""
@@ -205,14 +221,15 @@ def _meets(d: I.SI, lo: int, hi: int) -> bool:
     return first <= min(dhi, hi)
 
 
-def _variant_free(x: Lin) -> Lin:
-    """A form with loop-defined symbols replaced by their ranges (another trip's instance)."""
-    if not any(a.variant for a, _ in x[0]):
+def _variant_free(x: Lin, level: int) -> Lin:
+    """A form with the symbols that may be another instance (`Atom.variant` >= level)
+    replaced by their ranges."""
+    if not any(a.variant >= level for a, _ in x[0]):
         return x
     kept = []
     s = x[1]
     for a, c in x[0]:
-        if a.variant:
+        if a.variant >= level:
             s = I.add(s, I.mul_const(a.range, c))
         else:
             kept.append((a, c))
@@ -230,9 +247,9 @@ def _pieces_meet(pa: Piece, pb: Piece, same_trip: bool) -> bool:
         pairs = [(va.lins[k % p], vb.lins[k % q]) for k in range(n)]
     else:
         pairs = [(x, y) for x in va.lins for y in vb.lins]
+    level = 2 if same_trip else 1
     for la, lb in pairs:
-        if not same_trip:
-            la, lb = _variant_free(la), _variant_free(lb)
+        la, lb = _variant_free(la, level), _variant_free(lb, level)
         d = _diff_range(la, lb)
         if d is None or _meets(d, 1 - pa.size, pb.size - 1):
             return True
@@ -266,8 +283,8 @@ def lds_facts(func: Function, module: Module | None = None, arch: str | None = N
     if regions is None and text and module is not None:
         per, diags = parse_regions(text, module.functions)
         regions = per.get(func, [])
-    flow = ValueFlow(func, cfg if cfg is not None else compute_cfg(func), launch if kernel else None, chains)
-    flow.text_hint = text or None
+    flow = ValueFlow(func, cfg if cfg is not None else compute_cfg(func), launch if kernel else None, chains,
+                     text or None)
     return LdsFacts(func, flow, launch, regions, diags)
 
 
@@ -281,8 +298,7 @@ def module_facts(module: Module, arch: str | None = None) -> dict[Function, LdsF
         la = infos.get(f.name)
         kernel = la is not None
         la = la or LaunchInfo(arch or target_of(text))
-        flow = ValueFlow(f, compute_cfg(f), la if kernel else None)
-        flow.text_hint = text
+        flow = ValueFlow(f, compute_cfg(f), la if kernel else None, None, text)
         out[f] = LdsFacts(f, flow, la, per.get(f, []), diags if i == 0 else [])
     return out
 

@@ -36,10 +36,11 @@ import re
 
 from ..ir import Block, FloatImm, Function, Imm, Instruction, Reg
 from . import intervals as I
+from .calls import CALLS, call_info
 from .cfg import CfgInfo
 from .launch import LaunchInfo
 from .value_ops import base_mnemonic, semantics
-from .values import (Atom, Val, atom_val, collapse_phase, join_vals, lin_add, lin_atom, lin_mul_const, si_val,
+from .values import (BOTTOM, Atom, Val, atom_val, collapse_phase, join_vals, lin_add, lin_atom, lin_mul_const, si_val,
                      top_val)
 
 TYPE_CHECKING = False
@@ -52,6 +53,15 @@ Key = tuple
 
 #: reaching definition "the value the register had when the function started"
 ENTRY = object()
+
+
+class CalleeEntry:
+    """Reaching definition "the state at the entry of a subroutine this function calls"."""
+
+    __slots__ = ("block",)
+
+    def __init__(self, block: Block) -> None:
+        self.block = block
 _PENDING = object()
 #: trips simulated when looking for a period; longest chain of nested evaluations
 _TRIPS = 4
@@ -76,33 +86,258 @@ class VPhi:
         return f"<vphi {self.key} @{self.block.name}>"
 
 
-class _Restart(Exception):
-    """A loop at `header` needs `phi` bound too: solve again with it."""
-
-    def __init__(self, header: Block, phi: Any) -> None:
-        super().__init__()
-        self.header = header
-        self.phi = phi
-
-
 class _Ctx:
-    """One simulated trip of the loop at `header`: its joins bound to `binds`; the loop
-    `body`'s instructions evaluated into `memo`."""
+    """One simulated trip of the loop at `header`: its joins bound by `solver` (trip `k`, or
+    the range iteration when k is None); the loop `body`'s instructions evaluated into
+    `memo`."""
 
-    __slots__ = ("header", "binds", "memo", "body", "parent")
+    __slots__ = ("header", "solver", "k", "memo", "body", "parent")
 
-    def __init__(self, header: Block, binds: dict, body: frozenset, parent: "_Ctx | None") -> None:
+    def __init__(self, header: Block, solver: "_LoopSolver", k: int | None, body: frozenset,
+                 parent: "_Ctx | None") -> None:
         self.header = header
-        self.binds = binds
+        self.solver = solver
+        self.k = k
         self.memo: dict = {}
         self.body = body
         self.parent = parent
 
     def bind(self, phi: Any) -> Val:
-        v = self.binds.get(phi)
+        return self.solver.bind(phi, self.k)
+
+
+class _LoopSolver:
+    """The joins of one loop header, solved together; a join met while evaluating a trip
+    joins the group then (its earlier trips are filled in on demand).
+
+    An irreducible cycle (a header that does not dominate its back edges) is solved as one
+    region: its strongly connected component, with the joins at all its headers in one group
+    and only the range iteration (a "trip" has no single start there)."""
+
+    def __init__(self, flow: "ValueFlow", h: Block, scope: "_Ctx | None", finals: dict) -> None:
+        self.flow = flow
+        self.h = h
+        self.scope = scope
+        self.finals = finals
+        self.body, self.headers = flow._region(h)
+        self.periodic = len(self.headers) == 1 and not flow._is_irreducible(h)
+        self.group: list = []
+        self.fwd: dict = {}
+        self.back: dict = {}
+        self.states: list = []
+        self.ctxs: list = []
+        self.mode = "trips"
+        self.binds: dict = {}
+        self.uni: dict = {}
+        self.rng: dict = {}
+        self.atoms: dict = {}
+        self.period = 1
+        for v in finals.values():
+            if v.phase is not None and v.phase[0] is h:
+                self.period = self.period * v.phase[1] // _gcd(self.period, v.phase[1])
+
+    def join(self, phi: Any) -> None:
+        """Add a join to the group: its operands and its trip-0 value."""
+        fl = self.flow
+        key = fl._phi_key(phi)
+        ops = fl._phi_ops(phi)
+        self.group.append(phi)
+        fl._memo_of(self.scope)[phi] = _PENDING
+        body = self.body
+        self.back[phi] = [d for p, d in ops if p is not None and p in body]
+        fvals = [fl._def_val(d, key, self.scope) for p, d in ops if p is None or p not in body]
+        # no operand from outside the region: the join only ever holds values made inside it
+        self.fwd[phi] = join_vals(fvals) if fvals else None
+        if self.mode == "ranges":
+            self._range_member(phi)
+
+    def ctx(self, k: int | None) -> _Ctx:
+        if k is None:
+            return _Ctx(self.h, self, None, self.body, self.scope)
+        while len(self.ctxs) <= k:
+            self.ctxs.append(_Ctx(self.h, self, len(self.ctxs), self.body, self.scope))
+        return self.ctxs[k]
+
+    def back_value(self, phi: Any, ctx: _Ctx) -> Val:
+        key = self.flow._phi_key(phi)
+        return join_vals([self.flow._def_val(d, key, ctx) for d in self.back[phi]])
+
+    def bind(self, phi: Any, k: int | None) -> Val:
+        f = self.finals.get(phi)
+        if f is not None:
+            return self.flow._final_bind(f, self.h, k)
+        if phi not in self.fwd:
+            self.join(phi)
+        if k is None:
+            return self.binds[phi]
+        while len(self.states) <= k:
+            self.states.append({})
+        st = self.states[k]
+        v = st.get(phi)
         if v is None:
-            raise _Restart(self.header, phi)
+            v = self.fwd[phi] if k == 0 else self.back_value(phi, self.ctx(k - 1))
+            if v is None:  # only reducible single-header loops simulate trips: always entered
+                v = self.flow._entry_value(self.flow._phi_key(phi))
+            st[phi] = v
         return v
+
+    def solve(self, phi0: Any) -> dict:
+        self.join(phi0)
+        # 1. periodic trips
+        for p in range(1, (max(_TRIPS, self.period) if self.periodic else 0) + 1):
+            if p % self.period:
+                continue
+            while True:  # the group may grow while a trip is evaluated: check it all again
+                n = len(self.group)
+                same = all(self.bind(phi, p) == self.bind(phi, 0) for phi in list(self.group))
+                if len(self.group) == n:
+                    break
+            if same:
+                return {phi: self.flow._phased(self.h, [self.bind(phi, j) for j in range(p)])
+                        for phi in self.group}
+        # 2. a symbol per trip, its range by widening, then narrowed
+        self.mode = "ranges"
+        for phi in self.group:
+            self._range_member(phi)
+        return self._ranges()
+
+    def _range_member(self, phi: Any) -> None:
+        f = self.fwd[phi]
+        if f is None:  # nothing from outside: no value until a trip gives it one
+            self.uni[phi] = True
+            self.rng[phi] = None
+        else:
+            f = collapse_phase(f)
+            self.uni[phi] = f.uniform
+            self.rng[phi] = f.concrete()
+        key = self.flow._phi_key(phi)
+        self.atoms[phi] = self.flow.new_atom(self.rng[phi] or I.FULL32, max(1, self.flow.variant(self.h)),
+                                             f"{_reg_name(key)} at the loop header {self.h.name}")
+        self._set_bind(phi)
+
+    def _set_bind(self, phi: Any) -> None:
+        if self.rng[phi] is None:
+            self.binds[phi] = BOTTOM
+        elif self.uni[phi]:
+            self.atoms[phi].range = self.rng[phi]
+            self.binds[phi] = atom_val(self.atoms[phi])
+        else:
+            self.binds[phi] = si_val(self.rng[phi], False)
+
+    def _trip(self) -> dict:
+        """One trip with every join bound to its current range: the back-edge values."""
+        for phi in self.group:
+            self._set_bind(phi)
+        ctx = self.ctx(None)
+        out = {}
+        i = 0
+        while i < len(self.group):  # the group may grow while evaluating
+            phi = self.group[i]
+            out[phi] = collapse_phase(self.back_value(phi, ctx))
+            i += 1
+        return out
+
+    def _widen(self) -> bool:
+        """Iterate the ranges (widening after a few rounds) to a post-fixpoint."""
+        rounds: dict = {}
+        for _ in range(16):
+            back = self._trip()
+            changed = False
+            for phi in self.group:
+                b = back.get(phi)
+                if b is None:
+                    changed = True
+                    continue
+                if b.bottom:
+                    continue
+                if self.uni[phi] and not b.uniform:
+                    self.uni[phi] = False
+                    changed = True
+                cur = self.rng[phi]
+                if cur is None:
+                    self.rng[phi] = b.concrete()
+                    changed = True
+                    continue
+                new = I.join(cur, b.concrete())
+                if new != cur:
+                    n = rounds[phi] = rounds.get(phi, 0) + 1
+                    if n > 5:  # any value, but the bits no version changes stay known
+                        new = _widen(I.FULL32, I.bits(0, I.MASK32, 1, I.known_zeros(new), I.known_ones(new))
+                                     if I.in_u32(new) else I.FULL32)
+                    elif n > 2:
+                        new = _widen(cur, new)
+                    self.rng[phi] = new
+                    changed = True
+            if not changed:
+                return True
+        return False
+
+    def _narrow(self) -> None:
+        """The entry values joined with one trip from an invariant is an invariant too, when
+        the trip from it stays inside it (checked by `_invariant` afterwards)."""
+        for _ in range(2):
+            back = self._trip()
+            if any(phi not in back or back[phi].bottom or self.rng[phi] is None
+                   or (self.uni[phi] and not back[phi].uniform) for phi in self.group):
+                return
+            cand = {phi: (I.join(collapse_phase(self.fwd[phi]).concrete(), back[phi].concrete())
+                          if self.fwd[phi] is not None else back[phi].concrete()) for phi in self.group}
+            if all(cand[phi] == self.rng[phi] for phi in self.group) or \
+                    not all(I.subset(cand[phi], self.rng[phi]) for phi in self.group):
+                return
+            old = dict(self.rng)
+            self.rng.update(cand)
+            if not self._invariant():
+                self.rng = old
+                return
+
+    def _invariant(self) -> bool:
+        """Every range holds its entry values and one trip's back-edge values from the ranges."""
+        n = len(self.group)
+        back = self._trip()
+        if len(self.group) != n:
+            return False
+        for phi in self.group:
+            b = back.get(phi)
+            if b is None:
+                return False
+            if self.rng[phi] is None or b.bottom:
+                if self.rng[phi] is None and b.bottom:
+                    continue  # still no value from anywhere
+                if b.bottom:
+                    continue
+                return False
+            if self.uni[phi] and not b.uniform:
+                return False
+            f = self.fwd[phi]
+            if not ((f is None or I.subset(collapse_phase(f).concrete(), self.rng[phi]))
+                    and I.subset(b.concrete(), self.rng[phi])):
+                return False
+        return True
+
+    def _ranges(self) -> dict:
+        for _ in range(4):
+            if self._widen():
+                self._narrow()
+            if self._invariant():
+                break
+        else:
+            for phi in self.group:
+                self.rng[phi] = I.FULL32
+                self.uni[phi] = False
+        out = {}
+        for phi in self.group:
+            key = self.flow._phi_key(phi)
+            rng = self.rng[phi] if self.rng[phi] is not None else I.FULL32
+            why = None
+            if I.size(rng) > 1 << 24:
+                why = f"{_reg_name(key)} changes every trip of the loop at {self.h.name} without a bound"
+            if self.uni[phi]:
+                self.atoms[phi].range = rng
+                out[phi] = Val((lin_atom(self.atoms[phi]),), True, None, why)
+            else:
+                out[phi] = si_val(rng, False, why)
+        return out
 
 
 def _reg_name(key: Key) -> str:
@@ -211,11 +446,15 @@ class ValueFlow:
     """
 
     def __init__(self, func: Function, cfg: CfgInfo, launch: LaunchInfo | None,
-                 chains: UseDefChains | None = None) -> None:
+                 chains: UseDefChains | None = None, text_hint: str | None = None) -> None:
         self.func = func
         self.cfg = cfg
         self.launch = launch
-        self.chains = chains if chains is not None and chains.src_defs else None
+        #: the file's text, when known (cheap tests for EXEC writes and calls)
+        self.text_hint = text_hint
+        self.calls = call_info(func, text_hint)
+        # the pass's SSA knows nothing of calls: with calls, reaching definitions are found here
+        self.chains = chains if chains is not None and chains.src_defs and self.calls is None else None
         self.entry_block = func.blocks[0] if func.blocks else None
         self.memo: dict = {}
         self.depth = 0
@@ -229,9 +468,10 @@ class ValueFlow:
         self._exec: dict | None = None
         self._exec_inside: dict = {}
         self._exec_events: dict = {}
-        #: the file's text, when known: no "exec" in it means nothing writes EXEC
-        self.text_hint: str | None = None
         self._v0: Val | None = None
+        self._irreducible: dict = {}
+        self._sources: dict = {}
+        self._regions: dict = {}
 
     # --- public --------------------------------------------------------------------------------
     def value_at(self, inst: Instruction, key: Key, ctx: _Ctx | None = None) -> Val:
@@ -242,9 +482,48 @@ class ValueFlow:
         """The value of unit `unit` of source operand `i` of `inst`."""
         return self._operands(inst, None).src_unit(i, unit)
 
-    def new_atom(self, rng: I.SI, variant: bool, origin: str) -> Atom:
+    def new_atom(self, rng: I.SI, variant: int, origin: str) -> Atom:
         self._natoms += 1
-        return Atom(self._natoms, rng, variant, origin)
+        return Atom(self._natoms, rng, int(variant), origin)
+
+    def variant(self, block: Block | None) -> int:
+        """How often a symbol defined in `block` takes a new value: 0 once, 1 each loop trip,
+        2 at every execution (code of a subroutine the function calls)."""
+        if block is None:
+            return 2
+        if self.calls is not None and block in self.calls.region:
+            return 2
+        return 1 if self.in_loop(block) else 0
+
+    def untrusted(self) -> str | None:
+        """Why the CFG cannot be trusted at all (an indirect jump to a computed address), or
+        None.  A return whose address came from a call of this function (or, outside a
+        kernel, from the caller) is not such a jump."""
+        if self.calls is None:
+            return None
+        for r in self.calls.returns:
+            for op in r.srcs:
+                if type(op) is not Reg:
+                    continue
+                for u in range(op.lo, op.hi + 1):
+                    if not self._return_address(self._before(r, (op.kind, u)), (op.kind, u), set()):
+                        return f"{r.mnemonic} at line {r.line} jumps to a computed address: the CFG misses its targets"
+        return None
+
+    def _return_address(self, d: Any, key: Key, seen: set) -> bool:
+        while type(d) is VPhi and d.forward is not None:
+            d = d.forward
+        if id(d) in seen:
+            return True
+        seen.add(id(d))
+        if d is ENTRY:
+            return self.launch is None
+        if type(d) is CalleeEntry:  # every call of this subroutine leaves its return address here
+            return all(any(type(op) is Reg and op.kind == key[0] and op.lo <= key[1] <= op.hi for op in c.dsts)
+                       for c in self.calls.entries[d.block])
+        if type(d) is VPhi:
+            return all(self._return_address(x, key, seen) for _, x in d.ops)
+        return d.mnemonic.startswith(CALLS)
 
     def in_loop(self, block: Block) -> bool:
         if self._in_loops is None:
@@ -274,25 +553,40 @@ class ValueFlow:
                         defs[k] = [i]
                     elif lst[-1] != i:
                         lst.append(i)
-            bd = self._bdefs[b] = (pos, defs, instrs)
+            calls = []
+            if self.calls is not None:
+                calls = [(i, self.calls.clobbers.get(inst)) for i, inst in enumerate(instrs)
+                         if inst in self.calls.clobbers]
+            bd = self._bdefs[b] = (pos, defs, instrs, calls)
         return bd
+
+    def _last_def(self, b: Block, key: Key, stop: int) -> Any:
+        """The last definition of `key` in `b` before position `stop` (a call that may
+        clobber it counts), or None."""
+        _, defs, instrs, calls = self._block_defs(b)
+        lst = defs.get(key)
+        best = -1
+        if lst:
+            j = bisect_left(lst, stop) - 1
+            if j >= 0:
+                best = lst[j]
+        for i, clob in reversed(calls):
+            if i < stop:
+                if i > best and (clob is None or key in clob):
+                    best = i
+                    break
+                if i < best:
+                    break
+        return instrs[best] if best >= 0 else None
 
     def _before(self, inst: Instruction, key: Key) -> Any:
         b = inst.block
-        pos, defs, instrs = self._block_defs(b)
-        lst = defs.get(key)
-        if lst:
-            j = bisect_left(lst, pos.get(inst, 0)) - 1
-            if j >= 0:
-                return instrs[lst[j]]
-        return self._start_def(b, key)
+        d = self._last_def(b, key, self._block_defs(b)[0].get(inst, 0))
+        return d if d is not None else self._start_def(b, key)
 
     def _end_def(self, b: Block, key: Key) -> Any:
-        _, defs, instrs = self._block_defs(b)
-        lst = defs.get(key)
-        if lst:
-            return instrs[lst[-1]]
-        return self._start_def(b, key)
+        d = self._last_def(b, key, len(b.instrs))
+        return d if d is not None else self._start_def(b, key)
 
     def _preds(self, b: Block) -> list:
         idx = self.cfg.rpo_index
@@ -306,6 +600,9 @@ class ValueFlow:
             d = memo.get((cur, key))
             if d is not None:
                 break
+            if self.calls is not None and cur in self.calls.entries:
+                d = CalleeEntry(cur)
+                break
             preds = self._preds(cur)
             entry = cur is self.entry_block
             if not preds:
@@ -314,10 +611,8 @@ class ValueFlow:
             if len(preds) == 1 and not entry and preds[0] is not cur and preds[0] not in chain:
                 chain.append(cur)
                 p = preds[0]
-                _, defs, instrs = self._block_defs(p)
-                lst = defs.get(key)
-                if lst:
-                    d = instrs[lst[-1]]
+                d = self._last_def(p, key, len(p.instrs))
+                if d is not None:
                     break
                 cur = p
                 continue
@@ -342,6 +637,38 @@ class ValueFlow:
         for c in chain:
             memo[(c, key)] = d
         return d
+
+    def _single_source(self, phi: Any) -> Any:
+        """The one definition every operand of a web of joins comes from (a register no path
+        changes around a loop), or None."""
+        memo = self._sources
+        got = memo.get(phi, False)
+        if got is not False:
+            return got
+        leaf = None
+        seen = {id(phi)}
+        web = [phi]
+        stack = [phi]
+        while stack:
+            x = stack.pop()
+            for _, d in self._phi_ops(x):
+                while type(d) is VPhi and d.forward is not None:
+                    d = d.forward
+                if type(d) is VPhi or (type(d) is Instruction and d.is_phi):
+                    if id(d) not in seen:
+                        seen.add(id(d))
+                        web.append(d)
+                        stack.append(d)
+                    continue
+                if leaf is None:
+                    leaf = d
+                elif d is not leaf:
+                    for w in web:
+                        memo[w] = None
+                    return None
+        for w in web:
+            memo[w] = leaf
+        return leaf
 
     def _operand_defs(self, inst: Instruction) -> list:
         """Per source operand: the reaching definition of each of its units (None: not a
@@ -384,8 +711,15 @@ class ValueFlow:
             d = d.forward
         if d is ENTRY:
             return self._entry_value(key)
+        if type(d) is CalleeEntry:
+            return self._clobbered(None, key)
         if type(d) is VPhi or d.is_phi:
-            return self._phi_val(d, key, ctx)
+            leaf = self._single_source(d)
+            if leaf is None:
+                return self._phi_val(d, key, ctx)
+            return self._def_val(leaf, key, ctx)
+        if self.calls is not None and d in self.calls.clobbers:
+            return self._clobbered(d, key)
         scope = self._scope(d.block, ctx)
         memo = scope.memo if scope is not None else self.memo
         vals = memo.get(d)
@@ -449,14 +783,30 @@ class ValueFlow:
             res.update(f(Operands(self, d, ctx, name, list(srcs), list(dfs), [d.dsts[half]], text)))
         return res
 
+    def _clobbered(self, call: Instruction | None, key: Key) -> Val:
+        """A unit after a call that may change it, or at a subroutine's entry."""
+        why = (f"{_reg_name(key)} may be changed by the call at line {call.line}" if call is not None
+               else f"{_reg_name(key)} at the entry of a subroutine (its callers' state)")
+        memo = self.memo
+        v = memo.get(("clobber", id(call), key))
+        if v is None:
+            if key[0] in _SCALAR:
+                v = Val((lin_atom(self.new_atom(I.FULL32, 2, why)),), True, None, why)
+            else:
+                v = top_val(False, why)
+            memo[("clobber", id(call), key)] = v
+        return v
+
     def _unknown(self, d: Instruction, key: Key) -> Val:
         why = f"{_reg_name(key)} from {d.mnemonic} at line {d.line}"
         if key[0] in _SCALAR:
-            a = self.new_atom(I.FULL32, self.in_loop(d.block) if d.block is not None else True, why)
+            a = self.new_atom(I.FULL32, self.variant(d.block), why)
             return Val((lin_atom(a),), True, None, why + " (not a modelled address computation)")
         return top_val(False, why + " (not a modelled address computation)")
 
     def _finish(self, d: Instruction, key: Key, v: Val, ctx: _Ctx | None) -> Val:
+        if v.bottom:
+            return v
         kind = key[0]
         if kind in _SCALAR:
             if not v.uniform:
@@ -474,7 +824,7 @@ class ValueFlow:
         if all(x[1][2] == 0 for x in v.lins):
             return v
         origin = f"{_reg_name(key)} from {d.mnemonic} at line {d.line}"
-        variant = self.in_loop(d.block) if d.block is not None else True
+        variant = self.variant(d.block)
         lins = []
         for terms, s in v.lins:
             if s[2] == 0:
@@ -506,7 +856,7 @@ class ValueFlow:
         if kind in _SCALAR:
             a = self._entry_atoms.get(key)
             if a is None:
-                a = self._entry_atoms[key] = self.new_atom(I.FULL32, False, f"{_reg_name(key)} at kernel entry")
+                a = self._entry_atoms[key] = self.new_atom(I.FULL32, 0, f"{_reg_name(key)} at kernel entry")
             return atom_val(a)
         return top_val(True, f"{_reg_name(key)} at entry")
 
@@ -518,9 +868,9 @@ class ValueFlow:
         v = self._entry_atoms.get(("ttmp", 8))
         if v is None:
             la = self.launch
-            wave = self.new_atom(I.make(0, la.waves_per_group - 1, 1), False, "the wave's index (TTMP8[29:25])")
-            low = self.new_atom(I.make(0, (1 << 25) - 1, 1), False, "TTMP8[24:0] at kernel entry")
-            high = self.new_atom(I.make(0, 3, 1), False, "TTMP8[31:30] at kernel entry")
+            wave = self.new_atom(I.make(0, la.waves_per_group - 1, 1), 0, "the wave's index (TTMP8[29:25])")
+            low = self.new_atom(I.make(0, (1 << 25) - 1, 1), 0, "TTMP8[24:0] at kernel entry")
+            high = self.new_atom(I.make(0, 3, 1), 0, "TTMP8[31:30] at kernel entry")
             form = lin_add(lin_add(lin_atom(low), lin_mul_const(lin_atom(wave), 1 << 25)),
                            lin_mul_const(lin_atom(high), 1 << 30))
             v = self._entry_atoms[("ttmp", 8)] = Val((form,), True)
@@ -531,7 +881,7 @@ class ValueFlow:
         w = la.wave_size
         if la.one_dimensional() and (la.workitem_id == 0 or la.packed_ids):
             waves = la.reqd[0] // w
-            a = self.new_atom(I.make(0, waves - 1, 1), False, "the wave's index in its workgroup")
+            a = self.new_atom(I.make(0, waves - 1, 1), 0, "the wave's index in its workgroup")
             return Val(((((a, w),), I.make(0, w - 1, 1)),), False)
         r = la.reqd
         x = (r[0] if r else la.max_flat) - 1
@@ -563,7 +913,7 @@ class ValueFlow:
         h = phi.block
         c = ctx
         while c is not None:
-            if c.header is h:
+            if h in c.solver.headers:
                 return c.bind(phi)
             c = c.parent
         scope = self._scope(h, ctx)
@@ -574,6 +924,12 @@ class ValueFlow:
         if v is not None:
             return v
         ops = self._phi_ops(phi)
+        if scope is not None and any(self._is_back(p, h) for p, _ in ops) and not self._nestable(h, scope):
+            # a loop inside a simulated trip of another loop that it is not properly nested
+            # in, or too deep: unknown (solving it once per trip of each enclosing loop costs
+            # a product of the trip counts)
+            v = memo[phi] = self._cyclic(h, key)
+            return v
         if not any(self._is_back(p, h) for p, _ in ops):
             vals = [self._def_val(d, key, scope) for _, d in ops]
             v = join_vals(vals) if vals else self._entry_value(key)
@@ -583,8 +939,70 @@ class ValueFlow:
             return v
         return self._resolve(h, phi, memo, scope)
 
+    def _nestable(self, h: Block, scope: _Ctx) -> bool:
+        depth = 0
+        c = scope
+        while c is not None:
+            depth += 1
+            c = c.parent
+        return depth < 2 and self._region(h)[0] < scope.body
+
+    def _region(self, h: Block) -> tuple[frozenset, frozenset]:
+        """(blocks, headers) solved with the joins at `h`: its natural loop, or for an
+        irreducible header its strongly connected component and every header in it."""
+        got = self._regions.get(h)
+        if got is None:
+            if not self._is_irreducible(h):
+                got = (self._body(h), frozenset((h,)))
+            else:
+                comp = self._scc(h)
+                heads = frozenset(b for b in comp if any(p in comp and self.cfg.is_back_edge(p, b) for p in b.preds))
+                got = (comp, heads)
+                for b in heads:
+                    self._regions[b] = got
+            self._regions[h] = got
+        return got
+
+    def _scc(self, h: Block) -> frozenset:
+        """The strongly connected component of `h` in the reachable CFG."""
+        idx = self.cfg.rpo_index
+        fwd = {h}
+        work = [h]
+        while work:
+            b = work.pop()
+            for s in b.succs:
+                if s in idx and s not in fwd:
+                    fwd.add(s)
+                    work.append(s)
+        comp = {h}
+        work = [h]
+        while work:
+            b = work.pop()
+            for p in b.preds:
+                if p in fwd and p not in comp:
+                    comp.add(p)
+                    work.append(p)
+        return frozenset(comp)
+
+    def _is_irreducible(self, h: Block) -> bool:
+        """Some back edge into `h` comes from a block `h` does not dominate."""
+        got = self._irreducible.get(h)
+        if got is None:
+            idom = self.cfg.idom
+            got = False
+            for p in h.preds:
+                if p in self.cfg.rpo_index and self.cfg.is_back_edge(p, h):
+                    x = p
+                    while x is not None and x is not h:
+                        x = idom.get(x)
+                    if x is None:
+                        got = True
+                        break
+            self._irreducible[h] = got
+        return got
+
     def _atomize_join(self, v: Val, h: Block, key: Key) -> Val:
-        if all(x[1][2] == 0 for x in v.lins):
+        if v.bottom or all(x[1][2] == 0 for x in v.lins):
             return v
         origin = f"{_reg_name(key)} after the join at {h.name}"
         lins = []
@@ -592,13 +1010,13 @@ class ValueFlow:
             if s[2] == 0:
                 lins.append((terms, s))
             else:
-                lins.append(lin_add((terms, (0, 0, 0)), lin_atom(self.new_atom(s, self.in_loop(h), origin))))
+                lins.append(lin_add((terms, (0, 0, 0)), lin_atom(self.new_atom(s, self.variant(h), origin))))
         return Val(tuple(lins), True, v.phase, v.why)
 
     def _cyclic(self, h: Block, key: Key) -> Val:
-        why = f"{_reg_name(key)} depends on itself around the loop at {h.name} through another loop"
+        why = f"{_reg_name(key)} is carried around the loop at {h.name} inside another loop (not analysed)"
         if key[0] in _SCALAR:
-            return Val((lin_atom(self.new_atom(I.FULL32, True, why)),), True, None, why)
+            return Val((lin_atom(self.new_atom(I.FULL32, max(1, self.variant(h)), why)),), True, None, why)
         return top_val(False, why)
 
     def _body(self, h: Block) -> frozenset:
@@ -616,29 +1034,22 @@ class ValueFlow:
             body = self._bodies[h] = frozenset(seen)
         return body
 
+    def _memo_of(self, scope: _Ctx | None) -> dict:
+        return scope.memo if scope is not None else self.memo
+
     def _resolve(self, h: Block, phi: Any, memo: dict, scope: _Ctx | None) -> Val:
-        finals = memo.setdefault(("finals", h), {})
-        group = [phi]
-        while True:
-            for x in group:
-                memo[x] = _PENDING
-            try:
-                res = self._solve(h, group, finals, scope)
-            except _Restart as r:
-                for x in group:
-                    memo.pop(x, None)
-                if r.header is not h or r.phi in group:
-                    raise
-                group.append(r.phi)
-                continue
-            except BaseException:
-                for x in group:
-                    memo.pop(x, None)
-                raise
-            for x, v in res.items():
-                memo[x] = v
-                finals[x] = v
-            return res[phi]
+        finals = memo.setdefault(("finals", self._region(h)[1]), {})
+        solver = _LoopSolver(self, h, scope, finals)
+        try:
+            res = solver.solve(phi)
+        except BaseException:
+            for x in solver.group:
+                memo.pop(x, None)
+            raise
+        for x, v in res.items():
+            memo[x] = v
+            finals[x] = v
+        return res[phi]
 
     def _final_bind(self, v: Val, h: Block, k: int | None) -> Val:
         if v.phase is not None and v.phase[0] is h:
@@ -646,89 +1057,6 @@ class ValueFlow:
                 return collapse_phase(v)
             return Val((v.lins[k % v.phase[1]],), v.uniform, None, v.why)
         return v
-
-    def _solve(self, h: Block, group: list, finals: dict, scope: _Ctx | None) -> dict:
-        body = self._body(h)
-        fwd: dict = {}
-        back_ops: dict = {}
-        for phi in group:
-            key = self._phi_key(phi)
-            ops = self._phi_ops(phi)
-            fvals = [self._def_val(d, key, scope) for p, d in ops if not self._is_back(p, h)]
-            fwd[phi] = join_vals(fvals) if fvals else self._entry_value(key)
-            back_ops[phi] = [d for p, d in ops if self._is_back(p, h)]
-        period = 1
-        for v in finals.values():
-            if v.phase is not None and v.phase[0] is h:
-                period = period * v.phase[1] // _gcd(period, v.phase[1])
-        # 1. periodic trips
-        states = [fwd]
-        for k in range(max(_TRIPS, period)):
-            binds = dict(states[k])
-            for f, v in finals.items():
-                binds[f] = self._final_bind(v, h, k)
-            ctx = _Ctx(h, binds, body, scope)
-            nxt = {}
-            for phi in group:
-                key = self._phi_key(phi)
-                nxt[phi] = join_vals([self._def_val(d, key, ctx) for d in back_ops[phi]])
-            states.append(nxt)
-            p = k + 1
-            if p % period == 0 and all(nxt[phi] == states[0][phi] for phi in group):
-                return {phi: self._phased(h, [states[j][phi] for j in range(p)]) for phi in group}
-        # 2. a symbol per trip, its range by widening
-        uni = {}
-        rng = {}
-        atoms = {}
-        for phi in group:
-            f = collapse_phase(fwd[phi])
-            uni[phi] = f.uniform
-            rng[phi] = f.concrete()
-            key = self._phi_key(phi)
-            atoms[phi] = self.new_atom(rng[phi], True, f"{_reg_name(key)} at the loop header {h.name}")
-        for rnd in range(8):
-            binds = {}
-            for phi in group:
-                if uni[phi]:
-                    atoms[phi].range = rng[phi]
-                    binds[phi] = atom_val(atoms[phi])
-                else:
-                    binds[phi] = si_val(rng[phi], False)
-            for f, v in finals.items():
-                binds[f] = self._final_bind(v, h, None)
-            ctx = _Ctx(h, binds, body, scope)
-            changed = False
-            for phi in group:
-                key = self._phi_key(phi)
-                b = collapse_phase(join_vals([self._def_val(d, key, ctx) for d in back_ops[phi]]))
-                if uni[phi] and not b.uniform:
-                    uni[phi] = False
-                    changed = True
-                new = I.join(rng[phi], b.concrete())
-                if new != rng[phi]:
-                    if rnd >= 5:
-                        new = I.FULL32
-                    elif rnd >= 2:
-                        new = _widen(rng[phi], new)
-                    rng[phi] = new
-                    changed = True
-            if not changed:
-                break
-        else:
-            for phi in group:
-                rng[phi] = I.FULL32
-        out = {}
-        for phi in group:
-            key = self._phi_key(phi)
-            why = None
-            if I.size(rng[phi]) > 1 << 24:
-                why = f"{_reg_name(key)} changes every trip of the loop at {h.name} without a bound"
-            if uni[phi]:
-                atoms[phi].range = rng[phi]
-                out[phi] = Val((lin_atom(atoms[phi]),), True, None, why)
-            else:
-                out[phi] = si_val(rng[phi], False, why)
-        return out
 
     def _phased(self, h: Block, seq: list) -> Val:
         lins = tuple(collapse_phase(v).lins[0] for v in seq)
@@ -749,7 +1077,7 @@ class ValueFlow:
         per = self._exec_inside.get(b)
         if per is None:
             per = self._exec_inside[b] = self._block_exec(b, self._exec.get(b, False))
-        pos, _, _ = self._block_defs(b)
+        pos = self._block_defs(b)[0]
         i = pos.get(inst, 0)
         return not per[1][bisect_left(per[0], i + 1) - 1] if per[0] else not per[1][0]
 
@@ -841,7 +1169,7 @@ class ValueFlow:
                                                  and d.srcs[0].kind == "exec")
             if not saves or not d.dsts or type(d.dsts[0]) is not Reg or d.dsts[0].kind != "s":
                 return False
-            pos, _, _ = self._block_defs(d.block)
+            pos = self._block_defs(d.block)[0]
             if not self._state_before(d.block, pos.get(d, 0)):
                 return False
         return True
@@ -854,6 +1182,11 @@ def _gcd(a: int, b: int) -> int:
 
 
 def _widen(old: I.SI, new: I.SI) -> I.SI:
+    """Bounds that moved jump to the 32-bit limits; the step and the known bits (which can
+    only be lost, finitely often) are kept."""
     lo = old[0] if new[0] >= old[0] else 0
     hi = old[1] if new[1] <= old[1] else I.MASK32
-    return I.make(lo, hi, _gcd(old[2], new[2]) if (old[2] or new[2]) else 1)
+    st = _gcd(old[2], new[2]) if (old[2] or new[2]) else 1
+    if I.in_u32(new):
+        return I.bits(lo, hi, st, I.known_zeros(new), I.known_ones(new))
+    return I.make(lo, hi, st)

@@ -49,14 +49,16 @@ def _coeff(c: int) -> int:
 class Atom:
     """A wave-uniform unknown with a range (a strided interval of its integer values).
 
-    `variant`: the atom is defined inside a loop and may take a new value each trip (two
-    accesses in different trips see different instances).  `origin`: what defined it, for
-    explanations ("s_load_b32 at line 40").  Compared by identity; `id` orders terms.
+    `variant`: 0 when defined once per wave (outside loops); 1 when defined inside a loop
+    (a new instance each trip: accesses in different trips see different instances); 2 when
+    it may take a new value at every execution even within one trip (code of a subroutine
+    the function calls).  `origin`: what defined it, for explanations ("s_load_b32 at line
+    40").  Compared by identity; `id` orders terms.
     """
 
     __slots__ = ("id", "range", "variant", "origin")
 
-    def __init__(self, ident: int, rng: I.SI, variant: bool, origin: str) -> None:
+    def __init__(self, ident: int, rng: I.SI, variant: int, origin: str) -> None:
         self.id = ident
         self.range = rng
         self.variant = variant
@@ -129,10 +131,30 @@ def lin_int_range(x: Lin) -> I.SI:
 
 
 def lin_concrete(x: Lin) -> I.SI:
-    """The 32-bit values the form can take (a superset)."""
+    """The 32-bit values the form can take (a superset).  A form whose parts never share a
+    bit (see `_bit_parts`) keeps the parts' known bits."""
     if not x[0]:
         return I.norm32(x[1])
-    return I.norm32(lin_int_range(x))
+    if len(x[0]) == 1 and x[0][0][1] == 1 and x[1] == (0, 0, 0):
+        return I.norm32(x[0][0][0].range)  # a lone symbol: its range as it is
+    r = I.norm32(lin_int_range(x))
+    if r[2] and I.in_u32(r) and _bit_parts(x) is not None:
+        kz, ko = I.known_zeros(x[1]), I.known_ones(x[1])
+        for a, c in x[0]:
+            pz, po = _part_masks(a.range, c)
+            kz &= pz
+            ko |= po
+        return I.bits(r[0], r[1], r[2], kz, ko)
+    return r
+
+
+def _part_masks(r: I.SI, c: int) -> tuple[int, int]:
+    """Known zeros and ones of ``c * member`` for a part that stays inside [0, 2^32)."""
+    if c & (c - 1) == 0 and c > 0 and I.in_u32(r):
+        k = c.bit_length() - 1
+        return ((I.known_zeros(r) << k) | ((1 << k) - 1)) & I.MASK32, (I.known_ones(r) << k) & I.MASK32
+    p = I.mul_const(r, c)
+    return I.known_zeros(p), I.known_ones(p)
 
 
 def lin_window(x: Lin) -> int | None:
@@ -185,6 +207,8 @@ class Val:
     """
 
     __slots__ = ("phase", "lins", "uniform", "why")
+    #: `BOTTOM` only: no value yet (a loop join before anything reached it)
+    bottom = False
 
     def __init__(self, lins: tuple, uniform: bool, phase: tuple | None = None, why: str | None = None) -> None:
         self.lins = lins
@@ -223,6 +247,19 @@ class Val:
     def is_top(self) -> bool:
         c = self.concrete()
         return c[0] == 0 and c[1] == I.MASK32 and c[2] <= 1
+
+
+class _Bottom(Val):
+    __slots__ = ()
+    bottom = True
+
+    def __repr__(self) -> str:
+        return "BOTTOM"
+
+
+#: "no value": what a loop join holds before any value reached it; every operation on it
+#: gives BOTTOM again and a join ignores it
+BOTTOM = _Bottom((((), (0, 0, 0)),), True)
 
 
 def const_val(c: int) -> Val:
@@ -304,6 +341,9 @@ def align(vals: tuple) -> tuple[tuple | None, list[tuple]]:
 
 def lift(f: Callable[..., Lin], *vals: Val, uniform: bool | None = None, why: str | None = None) -> Val:
     """Apply a form operation residue by residue."""
+    for v in vals:
+        if v.bottom:
+            return BOTTOM
     if len(vals) == 1 and vals[0].phase is None:
         v = vals[0]
         res = f(v.lins[0])
@@ -323,6 +363,10 @@ def _simplify(v: Val) -> Val:
 
 def join_vals(vals: list[Val]) -> Val:
     """Join (a value that is one of these): shared terms kept, else concrete ranges."""
+    if any(v.bottom for v in vals):
+        vals = [v for v in vals if not v.bottom]
+        if not vals:
+            return BOTTOM
     first = vals[0]
     if all(v == first for v in vals[1:]):
         return first
@@ -381,11 +425,54 @@ def v_lshr(a: Val, k: int) -> Val:
     return lift(lambda x: _lin_lshr(x, k), a)
 
 
+def _bit_parts(x: Lin) -> list | None:
+    """The bits each term of a form can set, when the terms and the interval part never share
+    a bit (the sum is then an OR and bitwise operations with constants distribute over it);
+    None otherwise."""
+    if not x[0] or lin_window(x) != 0 or not I.in_u32(x[1]):
+        return None
+    seen = I.may_one(x[1])
+    out = []
+    for a, c in x[0]:
+        r = I.mul_const(a.range, c)
+        if r[0] < 0 or r[1] > I.MASK32:
+            return None
+        m = I.may_one(r)
+        if m & seen:
+            return None
+        seen |= m
+        out.append(m)
+    return out
+
+
+def _bitwise_const(x: Lin, c: int, op: str) -> Lin | None:
+    """``x op c`` term by term for a form made of bit-disjoint parts (see `_bit_parts`)."""
+    parts = _bit_parts(x)
+    if parts is None:
+        return None
+    kept = []
+    for (a, k), m in zip(x[0], parts):
+        if op == "and":
+            if m & ~c & I.MASK32 == 0:
+                kept.append((a, k))
+            elif m & c:
+                return None
+        elif m & c:
+            return None
+        else:
+            kept.append((a, k))
+    s = {"and": I.and_, "or": I.or_, "xor": I.xor}[op](x[1], I.const(c))
+    return (tuple(kept), s) if kept else ((), s)
+
+
 def _lin_and_const(x: Lin, m: int) -> Lin:
     m &= I.MASK32
     c = lin_concrete(x)
     if I.may_one(c) & ~m & I.MASK32 == 0:
         return x  # the mask keeps every bit that can be set
+    got = _bitwise_const(x, m, "and")
+    if got is not None:
+        return got
     if x[0]:
         # terms whose coefficient is a multiple of 2^t (t = the mask's width) do not reach
         # the mask's bits: (2^t*M + R) & m == R & m
@@ -409,6 +496,11 @@ def v_and(a: Val, b: Val) -> Val:
 
 
 def _lin_or(x: Lin, y: Lin) -> Lin:
+    for a, b in ((x, y), (y, x)):
+        if lin_is_const(b) and a[0]:
+            got = _bitwise_const(a, b[1][0], "or")
+            if got is not None:
+                return got
     cx, cy = lin_concrete(x), lin_concrete(y)
     if I.disjoint_bits(cx, cy) and lin_window(x) is not None and lin_window(y) is not None:
         return lin_add(x, y)
@@ -424,6 +516,11 @@ def v_or(a: Val, b: Val) -> Val:
 
 
 def _lin_xor(x: Lin, y: Lin) -> Lin:
+    for a, b in ((x, y), (y, x)):
+        if lin_is_const(b) and a[0]:
+            got = _bitwise_const(a, b[1][0], "xor")
+            if got is not None:
+                return got
     cx, cy = lin_concrete(x), lin_concrete(y)
     if lin_window(x) is not None and lin_window(y) is not None:
         if I.disjoint_bits(cx, cy):
