@@ -114,15 +114,15 @@ def directive_blocks(src: str) -> str:
 
 
 def code_object_directives(obj: str, names: list[str]) -> str:
-    """Kernel descriptors (as `.amdhsa_*` directives) and the metadata note of a code object."""
+    """Kernel descriptors (as `.amdhsa_*` directives, from ``llvm-objdump -D`` of the ``.kd``
+    symbol) and the metadata note of a code object."""
     out = []
     for n in names:
-        kd = run([OBJDUMP, "-d", "--mcpu=gfx1250", f"--disassemble-symbols={n}.kd", obj])
+        kd = run([OBJDUMP, "-D", "--mcpu=gfx1250", f"--disassemble-symbols={n}.kd", obj])
         body = [ln.strip() for ln in kd.splitlines() if ln.strip().startswith(".amdhsa_")]
         if body:
-            out.append(f".rodata\n.p2align 6\n.amdhsa_kernel {n}\n" + "\n".join("\t" + b for b in body
-                       if not b.startswith((".amdhsa_reserve_", ".amdhsa_next_free"))) +
-                       f"\n\t.amdhsa_next_free_vgpr 1024\n\t.amdhsa_next_free_sgpr 106\n.end_amdhsa_kernel")
+            out.append(".rodata\n.p2align 6\n" + "\n".join(("" if b.startswith((".amdhsa_kernel", ".end_")) else "\t") + b
+                                                        for b in body))
     notes = run([READELF, "--notes", obj])
     m = re.search(r'(amdhsa\.kernels:.*?)(?:\n\s*\.\.\.|\Z)', notes, re.S)
     if m:

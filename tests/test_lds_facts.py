@@ -497,3 +497,42 @@ def test_interval_helpers():
     assert I.and_((0, 1023, 1), (31, 31, 0)) == (0, 31, 1)
     assert I.or_((0, 0x1f0, 16), (0x200, 0x200, 0)) == (0x200, 0x3f0, 16)
     assert I.known_ones((0x4000, 0x7ff0, 16)) == 0x4000
+
+
+# --- aiter's hand-written gfx1250 kernels (tests/data/aiter_gfx1250) ----------------------------------
+
+HANDWRITTEN = os.path.join(HERE, "data", "aiter_gfx1250")
+
+
+def _load(name: str):
+    import gzip
+    with gzip.open(os.path.join(HANDWRITTEN, name), "rt") as fh:
+        text = fh.read()
+    m = parse_asm(text, name)
+    assert not [d for d in m.diagnostics if d.severity == "error"]
+    return m
+
+
+def test_f4gemm_prologue_fills():
+    """f4gemm (hand-written, aiter): the three prologue fills of 256 rows x 128 bytes, each row
+    padded by 16 bytes (D#1: pad every 32 dwords by 4), at LDS 0, 0x9000 and 0x14000; the
+    kernel reads them back with a 0x90 row stride (v_mul_u32_u24 v72, v4, 0x90)."""
+    m = _load("f4gemm_mxfp4_256x256_apre0.s.gz")
+    f = m.functions[0]
+    facts = lds_facts(f, m)
+    by = {i.line: i for b in f.blocks for i in b.instrs}
+    assert [rng(facts, by[ln]) for ln in (426, 441, 456)] == [(0, 0x9000), (0x9000, 0x12000), (0x14000, 0x1d000)]
+    assert not facts.may_overlap(by[426], by[441]) and not facts.may_overlap(by[441], by[456])
+    assert facts.flow.calls is not None and facts.flow.untrusted() is None  # s_call_i64 / s_set_pc_i64 pairs
+
+
+@pytest.mark.parametrize("name", sorted(n for n in os.listdir(HANDWRITTEN) if n.endswith(".s.gz")))
+def test_handwritten_kernels_analyse(name):
+    m = _load(name)
+    for f in m.functions:
+        facts = lds_facts(f, m)
+        accs = facts.accesses()
+        assert accs
+        for a in accs:
+            assert a.pieces is not None or a.unknown
+            assert "internal analysis error" not in (a.unknown or "")

@@ -26,7 +26,7 @@ from ..ir import Block, Function, Instruction, Reg, Str
 
 CALLS = ("s_call_b64", "s_call_i64", "s_swappc_b64", "s_swap_pc_i64")
 RETURNS = ("s_setpc_b64", "s_set_pc_i64")
-_WORDS = ("s_call", "swappc", "swap_pc", "setpc", "set_pc")
+_ANY = CALLS + RETURNS
 
 
 class CallInfo:
@@ -58,19 +58,18 @@ def _units(inst: Instruction) -> set:
     return out
 
 
-def call_info(func: Function, text_hint: str | None = None) -> CallInfo | None:
+def call_info(func: Function) -> CallInfo | None:
     """The calls and returns of `func`, or None when it has neither."""
-    if text_hint is not None and not any(w in text_hint for w in _WORDS):
-        return None
     calls: list = []
     info = CallInfo()
     for b in func.blocks:
         for inst in b.instrs:
             mn = inst.mnemonic
-            if mn.startswith(CALLS):
-                calls.append(inst)
-            elif mn.startswith(RETURNS):
-                info.returns.append(inst)
+            if mn.startswith(_ANY):
+                if mn.startswith(CALLS):
+                    calls.append(inst)
+                else:
+                    info.returns.append(inst)
     if not calls and not info.returns:
         return None
     by_label = {b.label: b for b in func.blocks if b.label}

@@ -56,7 +56,13 @@ class LdsFacts:
             return self._acc[inst]
         except KeyError:
             pass
-        acc = access_of(inst, self.flow, self.launch)
+        try:
+            acc = access_of(inst, self.flow, self.launch)
+        except (RecursionError, ArithmeticError, LookupError, TypeError, ValueError, AttributeError) as e:
+            # an analysis bug must cost precision, never the pass: the access is unknown
+            self.flow.depth = 0
+            acc = LdsAccess(inst, "rw", "ds", None, f"{inst.mnemonic} at line {inst.line}: internal analysis error "
+                                                     f"({type(e).__name__})")
         if acc is not None and acc.pieces is not None:
             why = self._distrust(inst)
             if why:

@@ -64,7 +64,7 @@ class CalleeEntry:
         self.block = block
 _PENDING = object()
 #: trips simulated when looking for a period; longest chain of nested evaluations
-_TRIPS = 4
+_TRIPS = 6
 _MAX_DEPTH = 400
 _SCALAR = ("s", "ttmp", "m")
 _SHUFFLE = re.compile(r'row_|quad_perm|dpp|bound_ctrl|_sel:|fi:|wave_shr|wave_ror|row_bcast')
@@ -344,7 +344,7 @@ def _reg_name(key: Key) -> str:
     return f"{key[0]}{key[1]}" if key[0] != "m" else "m0"
 
 
-_NO_VALUE = frozenset(("null", "SCC", "LDS"))
+_NO_VALUE = frozenset(("null", "LDS"))
 
 
 def _dst_keys(inst: Instruction) -> list:
@@ -452,7 +452,7 @@ class ValueFlow:
         self.launch = launch
         #: the file's text, when known (cheap tests for EXEC writes and calls)
         self.text_hint = text_hint
-        self.calls = call_info(func, text_hint)
+        self.calls = call_info(func)
         # the pass's SSA knows nothing of calls: with calls, reaching definitions are found here
         self.chains = chains if chains is not None and chains.src_defs and self.calls is None else None
         self.entry_block = func.blocks[0] if func.blocks else None
@@ -798,6 +798,8 @@ class ValueFlow:
         return v
 
     def _unknown(self, d: Instruction, key: Key) -> Val:
+        if key[0] == "SCC":
+            return si_val((0, 1, 1), True)
         why = f"{_reg_name(key)} from {d.mnemonic} at line {d.line}"
         if key[0] in _SCALAR:
             a = self.new_atom(I.FULL32, self.variant(d.block), why)
@@ -815,7 +817,7 @@ class ValueFlow:
             old = self.value_at(d, key, ctx)
             j = join_vals([v, old])
             v = Val(j.lins, False, j.phase, j.why or f"{_reg_name(key)} written under a partial EXEC at line {d.line}")
-        if v.uniform:
+        if v.uniform and kind != "SCC":
             v = self._atomize(v, d, key)
         return v
 
@@ -851,6 +853,8 @@ class ValueFlow:
                 n = (la.reqd[idx] if la.reqd else la.max_flat)
                 return si_val(I.make(0, n - 1, 1), False)
             return top_val(False, f"v{idx} at kernel entry")
+        if kind == "SCC":
+            return si_val((0, 1, 1), True)
         if key == ("ttmp", 8) and self.launch is not None and self.launch.arch.startswith("gfx12"):
             return self._ttmp8()
         if kind in _SCALAR:

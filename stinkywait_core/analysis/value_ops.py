@@ -79,9 +79,41 @@ def _mov64(ops):
     return {ops.dst_key(0): ops.src_unit(0, 0), ops.dst_key(1): ops.src_unit(0, 1)}
 
 
+@_op("v_swap_b32")
+def _swap(ops):
+    if len(ops.dsts) != 2:
+        return {}
+    a, b = ops.src(0), ops.src(1)
+    return {ops.dst_key(0): b, (ops.dsts[1].kind, ops.dsts[1].lo): a}
+
+
+def _scc(ops) -> int | None:
+    """The SCC an ``s_cselect`` reads, when known."""
+    return ops.src(2).const() if ops.nsrc > 2 else None
+
+
+_CMP = {"eq": lambda a, b: a == b, "lg": lambda a, b: a != b, "lt": lambda a, b: a < b,
+        "le": lambda a, b: a <= b, "gt": lambda a, b: a > b, "ge": lambda a, b: a >= b}
+
+
+@_op(*(f"s_cmp_{c}_{t}" for c in _CMP for t in ("u32", "i32")))
+def _cmp(ops):
+    c, t = ops.mnemonic.split("_")[2:4]
+    a, b = ops.src(0).const(), ops.src(1).const()
+    if a is None or b is None:
+        return {}
+    if t == "i32":
+        a, b = (a - (1 << 32) if a >> 31 else a), (b - (1 << 32) if b >> 31 else b)
+    return _one(ops, const_val(int(_CMP[c](a, b))))
+
+
 @_op("s_cselect_b32", "v_cndmask_b32")
 def _select(ops):
     a, b = ops.src(0), ops.src(1)
+    if ops.mnemonic == "s_cselect_b32":
+        scc = _scc(ops)
+        if scc is not None:
+            return _one(ops, a if scc else b)
     v = join_vals([a, b])
     if ops.mnemonic.startswith("v_") and a != b:
         v = Val(v.lins, False, v.phase, v.why)  # a per-lane condition mixes the two
@@ -90,6 +122,10 @@ def _select(ops):
 
 @_op("s_cselect_b64")
 def _select64(ops):
+    scc = _scc(ops)
+    if scc is not None:
+        i = 0 if scc else 1
+        return {ops.dst_key(0): ops.src_unit(i, 0), ops.dst_key(1): ops.src_unit(i, 1)}
     return {ops.dst_key(0): join_vals([ops.src_unit(0, 0), ops.src_unit(1, 0)]),
             ops.dst_key(1): join_vals([ops.src_unit(0, 1), ops.src_unit(1, 1)])}
 
@@ -109,7 +145,7 @@ def _cmov(ops):
 # --- adds and subtracts ---------------------------------------------------------------------
 
 @_op("s_add_u32", "s_add_i32", "s_add_co_u32", "s_add_co_i32", "v_add_u32", "v_add_nc_u32", "v_add_co_u32",
-     "v_add_i32", "s_add_nc_u32")
+     "v_add_i32", "s_add_nc_u32", "v_add_nc_i32")
 def _add(ops):
     if ops.clamped():
         return {}
@@ -126,8 +162,17 @@ def _addk(ops):
     return _one(ops, v_add(ops.old(ops.dst_key(0)), const_val(c)))
 
 
+@_op("s_mulk_i32")
+def _mulk(ops):
+    c = ops.const(0)
+    if c is None:
+        return {}
+    c &= 0xFFFF
+    return _one(ops, v_mul(ops.old(ops.dst_key(0)), const_val(c | 0xFFFF0000 if c & 0x8000 else c)))
+
+
 @_op("s_sub_u32", "s_sub_i32", "s_sub_co_u32", "s_sub_co_i32", "v_sub_u32", "v_sub_nc_u32", "v_sub_co_u32",
-     "v_sub_i32")
+     "v_sub_i32", "v_sub_nc_i32")
 def _sub(ops):
     if ops.clamped():
         return {}
@@ -518,6 +563,14 @@ def _pack_hh(ops):
 @_op("s_mul_i32", "v_mul_lo_u32", "v_mul_lo_i32", "s_mul_u32")
 def _mul(ops):
     return _one(ops, v_mul(ops.src(0), ops.src(1)))
+
+
+@_op("v_mul_i32_i24")
+def _mul_i24(ops):
+    a, b = ops.src(0), ops.src(1)
+    if a.concrete()[1] < 1 << 23 and b.concrete()[1] < 1 << 23:  # non-negative 24-bit fields
+        return _one(ops, v_mul(a, b))
+    return {}
 
 
 @_op("v_mul_u32_u24", "s_mul_u32_u24")
