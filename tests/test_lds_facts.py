@@ -536,3 +536,33 @@ def test_handwritten_kernels_analyse(name):
         for a in accs:
             assert a.pieces is not None or a.unknown
             assert "internal analysis error" not in (a.unknown or "")
+
+
+def test_declared_workgroup_size_bounds_the_wave_index():
+    body = """
+        s_bfe_u32 s4, ttmp8, 0x50019
+        s_lshl_b32 s4, s4, 14
+        v_mov_b32 v1, s4
+        ds_store_b32 v1, v2          // @perwave
+        v_mov_b32 v3, 0x40000
+        ds_load_b32 v4, v3           // @high
+    """
+    meta = ("\t.amdgpu_metadata\n---\namdhsa.kernels:\n  - .name: k\n    .symbol: k.kd\n"
+            "    .max_flat_workgroup_size: 1024\n    .wavefront_size: 32\n...\n\t.end_amdgpu_metadata\n")
+    for decl, proven in (("", False), ("// stinkywait: workgroup-size 256\n", True)):
+        text = decl + "k:\n" + textwrap.indent(textwrap.dedent(body).strip("\n"), "  ") + "\n  s_endpgm\n" + meta
+        m = parse_asm(text, "t.s")
+        f = m.functions[0]
+        facts = lds_facts(f, m)
+        # 32 waves reach 0x7c000 + 4 (past 0x40000); 8 waves stop at 0x1c004
+        assert facts.may_overlap(at(f, "perwave"), at(f, "high")) is not proven
+        if proven:
+            assert "workgroup size declared at line 1" in facts.why_not_proven(at(f, "perwave"), at(f, "high"))
+
+
+def test_malformed_workgroup_size():
+    text = "// stinkywait: workgroup-size 2048\nk:\n  s_endpgm\n"
+    m = parse_asm(text, "t.s")
+    from stinkywait_core.analysis.lds_regions import parse_workgroup_sizes
+    sizes, diags = parse_workgroup_sizes(text, m.functions)
+    assert sizes == {} and [d.code for d in diags] == ["lds-workgroup-syntax"]

@@ -220,6 +220,20 @@ def programs(draw):
             g.emit("tensor_load_to_lds s[20:23], s[24:31]", True)
     for _ in range(draw(st.integers(2, 14))):
         g.op()
+    if draw(st.integers(0, 3)) == 0:
+        # some lanes off: VALU writes keep the old value in them
+        g.emit(f"v_cmp_gt_u32 vcc_lo, {g.const()}, {g.v_src()}")
+        g.emit("s_and_saveexec_b32 s2, vcc_lo")
+        for _ in range(draw(st.integers(1, 3))):
+            k = draw(st.integers(0, 2))
+            if k == 0:
+                g.emit(f"v_mov_b32 {g.v_dst()}, {g.any_src()}")
+            elif k == 1:
+                a, b = g.any_src(), g.v_src()
+                g.emit(f"v_add_nc_u32 {g.v_dst()}, {a}, {b}")
+            else:
+                g.access()
+        g.emit("s_or_b32 exec_lo, exec_lo, s2")
     if draw(st.booleans()):
         g.emit(f"s_cmp_lt_u32 {draw(st.sampled_from(g.sdef))}, {g.const()}")
         g.emit("s_cbranch_scc1 .Lskip")
@@ -228,8 +242,12 @@ def programs(draw):
         g.emit(".Lskip:")
         g.access()
     if loop:
-        kind = draw(st.integers(0, 2))
-        if kind == 0:
+        kind = draw(st.integers(0, 3))
+        if kind == 3:  # a ring index: pp = pp + 1 == n ? 0 : pp + 1
+            g.emit(f"s_add_co_u32 {pp}, {pp}, 1")
+            g.emit(f"s_cmp_eq_u32 {pp}, {draw(st.integers(2, 5))}")
+            g.emit(f"s_cselect_b32 {pp}, 0, {pp}")
+        elif kind == 0:
             g.emit(f"s_xor_b32 {pp}, {pp}, {hex(toggle) if draw(st.booleans()) else g.const()}")
         elif kind == 1:
             g.emit(f"s_add_co_u32 {pp}, {pp}, {hex(toggle) if draw(st.booleans()) else g.const()}")
@@ -257,6 +275,7 @@ class Wave:
         self.v = {"v0": [wave * LANES + i for i in range(LANES)], "v11": [0] * LANES, "v14": [0] * LANES}
         self.scc = 0
         self.vcc = [0] * LANES
+        self.exec = [1] * LANES
         self.seed = seed
 
     def sval(self, t: str) -> int:
@@ -272,7 +291,8 @@ class Wave:
         return self.sval(t)
 
     def setv(self, d: str, f) -> None:
-        self.v[d] = [f(i) & M for i in range(LANES)]
+        old = self.v.get(d, [self.seed * 0x27D4EB2F & M] * LANES)  # a VGPR nobody wrote: some value
+        self.v[d] = [f(i) & M if self.exec[i] else old[i] for i in range(LANES)]
 
     def run(self, lines: list[str], accesses: set[int], out: dict) -> None:
         labels = {ln.strip()[:-1]: n for n, ln in enumerate(lines) if ln.strip().endswith(":")}
@@ -307,22 +327,23 @@ class Wave:
                     return int(part.split(":")[1], 0)
             return 0
         got: set = set()
+        on = [i for i in range(LANES) if self.exec[i]]
         if mn.startswith("ds_"):
             addr = ops[1].split()[0] if mn.startswith("ds_load") else ops[0]
             if "2addr" in mn:
                 scale = 4 * (64 if "stride64" in mn else 1)
-                for i in range(LANES):
+                for i in on:
                     for o in (off("offset0"), off("offset1")):
                         base = (self.lane(addr, i) + o * scale) & M
                         got.update(range(base, base + 4))
                 return got
             size = {"b32": 4, "b64": 8, "b128": 16, "u8": 1}[mn.split("_")[-1]]
-            for i in range(LANES):
+            for i in on:
                 base = (self.lane(addr, i) + off("offset")) & M
                 got.update(range(base, base + size))
             return got
         if mn.startswith("global_load_async"):
-            for i in range(LANES):
+            for i in on:
                 base = (self.lane(ops[0], i) + off("offset")) & M
                 got.update(range(base, base + 4))
             return got
@@ -360,7 +381,7 @@ class Wave:
             self.s[d] = (s(ops[1]) << (s(ops[2]) & 31)) & M
         elif mn == "s_lshr_b32":
             self.s[d] = s(ops[1]) >> (s(ops[2]) & 31)
-        elif mn in ("s_and_b32", "s_or_b32", "s_xor_b32"):
+        elif mn in ("s_and_b32", "s_or_b32", "s_xor_b32") and d != "exec_lo":
             a, b = s(ops[1]), s(ops[2])
             self.s[d] = a & b if "and" in mn else a | b if "_or" in mn else a ^ b
         elif mn == "s_mul_i32":
@@ -373,6 +394,14 @@ class Wave:
             self.scc = int(s(ops[0]) < s(ops[1]))
         elif mn == "s_cmp_lg_u32":
             self.scc = int(s(ops[0]) != s(ops[1]))
+        elif mn == "s_cmp_eq_u32":
+            self.scc = int(s(ops[0]) == s(ops[1]))
+        elif mn == "s_and_saveexec_b32":
+            self.s[d] = sum(b << i for i, b in enumerate(self.exec))
+            self.exec = [e & v for e, v in zip(self.exec, self.vcc)]
+        elif mn == "s_or_b32" and d == "exec_lo":
+            m = s(ops[2])
+            self.exec = [e | (m >> i & 1) for i, e in enumerate(self.exec)]
         elif mn == "s_cselect_b32":
             self.s[d] = s(ops[1]) if self.scc else s(ops[2])
         elif mn == "s_load_b32":
@@ -403,9 +432,10 @@ class Wave:
         elif mn == "v_lshl_add_u32":
             self.setv(d, lambda i: (self.lane(ops[1], i) << (self.lane(ops[2], i) & 31)) + self.lane(ops[3], i))
         elif mn == "v_readfirstlane_b32":
-            self.s[d] = self.lane(ops[1], 0)
-        elif mn == "v_cmp_gt_u32":
-            self.vcc = [int(self.lane(ops[1], i) > self.lane(ops[2], i)) for i in range(LANES)]
+            first = next((i for i in range(LANES) if self.exec[i]), 0)
+            self.s[d] = self.lane(ops[1], first)
+        elif mn == "v_cmp_gt_u32":  # inactive lanes read as 0
+            self.vcc = [int(self.lane(ops[1], i) > self.lane(ops[2], i)) & self.exec[i] for i in range(LANES)]
         elif mn == "v_cndmask_b32":
             self.setv(d, lambda i: self.lane(ops[2], i) if self.vcc[i] else self.lane(ops[1], i))
         elif mn == "v_or3_b32":
@@ -419,7 +449,8 @@ class Wave:
             y = [o.strip() for o in rest[1].strip().split(" ", 1)[1].split(",")]
             xv = [(self.lane(x[2], i) << (self.lane(x[1], i) & 31)) & M for i in range(LANES)]
             yv = [self.lane(y[1], i) & self.lane(y[2], i) for i in range(LANES)]
-            self.v[x[0]], self.v[y[0]] = xv, yv
+            self.setv(x[0], lambda i: xv[i])
+            self.setv(y[0], lambda i: yv[i])
         else:
             raise AssertionError(f"interpreter lacks {mn}")
 

@@ -23,7 +23,7 @@ from . import intervals as I
 from .cfg import CfgInfo, compute_cfg
 from .launch import LaunchInfo, launch_infos, target_of
 from .lds_access import LdsAccess, Piece, access_of
-from .lds_regions import Region, instruction_tag, parse_regions, tie
+from .lds_regions import Region, instruction_tag, parse_regions, parse_workgroup_sizes, tie
 from .value_flow import ValueFlow
 from .values import Atom, Lin, Val, const_val, lin_window
 
@@ -48,6 +48,8 @@ class LdsFacts:
         self.diagnostics = diagnostics if diagnostics is not None else []
         self._acc: dict = {}
         self._untrusted: str | None = None
+        #: the line of a trusted `workgroup-size` declaration, when the launch comes from one
+        self.declared_size: int | None = None
 
     # --- accesses ------------------------------------------------------------------------------
     def access(self, inst: Instruction) -> LdsAccess | None:
@@ -165,6 +167,8 @@ class LdsFacts:
                     return True, msg
         trust = self.trusted_by(a, b)
         basis = "; ".join(f"trusted from the declaration of {r.describe()}" for r in trust)
+        if self.declared_size is not None:
+            basis += ("; " if basis else "") + f"trusting the workgroup size declared at line {self.declared_size}"
         msg = f"{na} touches {_bytes(aa)} and {nb} touches {_bytes(ab)}: disjoint"
         if not same_trip:
             msg += " in every trip"
@@ -279,19 +283,35 @@ def lds_facts(func: Function, module: Module | None = None, arch: str | None = N
     definitions are found on demand, without touching the IR).
     """
     text = module.text if module is not None else ""
+    diags: list[Diagnostic] = []
+    declared = None
     if launch is None:
         infos = launch_infos(text, arch or target_of(text)) if text else {}
         launch = infos.get(func.name)
+        if launch is not None and module is not None:
+            sizes, diags = parse_workgroup_sizes(text, module.functions)
+            declared = sizes.get(func)
+            if declared is not None:
+                launch = _declared_launch(launch, declared[0])
     kernel = launch is not None
     if launch is None:
         launch = LaunchInfo(arch or (target_of(text) if text else "gfx1250"))
-    diags: list[Diagnostic] = []
     if regions is None and text and module is not None:
-        per, diags = parse_regions(text, module.functions)
+        per, more = parse_regions(text, module.functions)
+        diags += more
         regions = per.get(func, [])
     flow = ValueFlow(func, cfg if cfg is not None else compute_cfg(func), launch if kernel else None, chains,
                      text or None)
-    return LdsFacts(func, flow, launch, regions, diags)
+    facts = LdsFacts(func, flow, launch, regions, diags)
+    facts.declared_size = declared[1] if declared is not None else None
+    return facts
+
+
+def _declared_launch(la: LaunchInfo, size: tuple) -> LaunchInfo:
+    """The launch facts with a declared workgroup size (`lds_regions.parse_workgroup_sizes`)."""
+    if len(size) == 3:
+        return LaunchInfo(la.arch, la.wave_size, la.workitem_id, size[0] * size[1] * size[2], size, la.lds_limit)
+    return LaunchInfo(la.arch, la.wave_size, la.workitem_id, min(la.max_flat, size[0]), la.reqd, la.lds_limit)
 
 
 def module_facts(module: Module, arch: str | None = None) -> dict[Function, LdsFacts]:
@@ -299,13 +319,18 @@ def module_facts(module: Module, arch: str | None = None) -> dict[Function, LdsF
     text = module.text
     infos = launch_infos(text, arch or target_of(text))
     per, diags = parse_regions(text, module.functions)
+    sizes, more = parse_workgroup_sizes(text, module.functions)
+    diags += more
     out = {}
     for i, f in enumerate(module.functions):
         la = infos.get(f.name)
+        if la is not None and f in sizes:
+            la = _declared_launch(la, sizes[f][0])
         kernel = la is not None
         la = la or LaunchInfo(arch or target_of(text))
         flow = ValueFlow(f, compute_cfg(f), la if kernel else None, None, text)
         out[f] = LdsFacts(f, flow, la, per.get(f, []), diags if i == 0 else [])
+        out[f].declared_size = sizes[f][1] if f in sizes and kernel else None
     return out
 
 

@@ -20,6 +20,15 @@ The tool trusts a tie: the access touches only bytes of its region.  It uses the
 where its own analysis has no range for the access, and warns where the two disagree (a
 proven range outside the declared region); explanations say when a result rests on a
 declaration.
+
+A second declaration, scoped the same way, bounds the launch when the metadata does not::
+
+    // stinkywait: workgroup-size <n>            (at most n work-items per workgroup)
+    // stinkywait: workgroup-size <x> <y> <z>    (exactly x*y*z, as ``.reqd_workgroup_size``)
+
+It bounds the wave index and the work-item ids (without it: the metadata's
+``.max_flat_workgroup_size``, else 1024); a kernel launched larger would be analysed wrongly,
+and explanations say the size is the user's word.
 """
 
 from __future__ import annotations
@@ -30,6 +39,7 @@ from ..diagnostics import ERROR, WARNING, Diagnostic
 from ..ir import Function, Instruction, Reg
 
 _DECL = re.compile(r'(?://|;)[ \t]*stinkywait:[ \t]*lds-region\b([^\n]*)')
+_WGS = re.compile(r'(?://|;)[ \t]*stinkywait:[ \t]*workgroup-size\b([^\n]*)')
 _TAG = re.compile(r'\blds-region:[ \t]*([A-Za-z_][\w.]*)')
 _NAME = re.compile(r'[A-Za-z_][\w.]*$')
 _REG = re.compile(r'(v|s|a|ttmp)(\d+)$|(v|s|a|ttmp)\[(\d+):(\d+)\]$|(m0)$')
@@ -121,6 +131,37 @@ def parse_regions(text: str, functions: list[Function]) -> tuple[dict, list[Diag
         if regs:
             out[f] = regs
     return out, diags
+
+
+def parse_workgroup_sizes(text: str, functions: list[Function]) -> tuple[dict, list[Diagnostic]]:
+    """Declared workgroup sizes by function: ((x, y, z) or (n,), line); and diagnostics."""
+    diags: list[Diagnostic] = []
+    if "workgroup-size" not in text:
+        return {}, diags
+    spans = [(f.span.line, f.span.end_line, f) for f in functions if f.span is not None]
+    per: dict = {}
+    file_level = None
+    line, last = 1, 0
+    for m in _WGS.finditer(text):
+        line += text.count("\n", last, m.start())
+        last = m.start()
+        col = m.start() - text.rfind("\n", 0, m.start())
+        nums = [_int(t) for t in m.group(1).split()]
+        if len(nums) not in (1, 3) or any(n is None or n < 1 or n > 1024 for n in nums) or \
+                (len(nums) == 3 and nums[0] * nums[1] * nums[2] > 1024):
+            diags.append(Diagnostic(ERROR, "lds-workgroup-syntax",
+                                    "expected `stinkywait: workgroup-size <n>` or `... <x> <y> <z>` "
+                                    "(1 to 1024 work-items)", line, col))
+            continue
+        owner = next((f for lo, hi, f in spans if lo <= line <= hi), None)
+        if owner is None:
+            file_level = (tuple(nums), line)
+        else:
+            per[owner] = (tuple(nums), line)
+    if file_level is not None:
+        for f in functions:
+            per.setdefault(f, file_level)
+    return per, diags
 
 
 def _parse_decl(toks: list, line: int, col: int, diags: list) -> Region | None:
