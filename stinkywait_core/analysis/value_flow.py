@@ -969,24 +969,8 @@ class ValueFlow:
 
     def _scc(self, h: Block) -> frozenset:
         """The strongly connected component of `h` in the reachable CFG."""
-        idx = self.cfg.rpo_index
-        fwd = {h}
-        work = [h]
-        while work:
-            b = work.pop()
-            for s in b.succs:
-                if s in idx and s not in fwd:
-                    fwd.add(s)
-                    work.append(s)
-        comp = {h}
-        work = [h]
-        while work:
-            b = work.pop()
-            for p in b.preds:
-                if p in fwd and p not in comp:
-                    comp.add(p)
-                    work.append(p)
-        return frozenset(comp)
+        forward = _reach(h, lambda b: b.succs, self.cfg.rpo_index)
+        return frozenset(_reach(h, lambda b: b.preds, forward))
 
     def _is_irreducible(self, h: Block) -> bool:
         """Some back edge into `h` comes from a block `h` does not dominate."""
@@ -1177,6 +1161,18 @@ class ValueFlow:
             if not self._state_before(d.block, pos.get(d, 0)):
                 return False
         return True
+
+
+def _reach(start: Block, step, within) -> set:
+    """Blocks reachable from `start` along `step` edges, staying inside `within`."""
+    seen = {start}
+    work = [start]
+    while work:
+        for n in step(work.pop()):
+            if n in within and n not in seen:
+                seen.add(n)
+                work.append(n)
+    return seen
 
 
 def _gcd(a: int, b: int) -> int:

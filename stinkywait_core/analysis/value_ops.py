@@ -204,11 +204,6 @@ def _subbrev(ops):
     return _one(ops, join_vals([s, v_sub(s, const_val(1))]))
 
 
-@_op("v_add3_u32")
-def _add3(ops):
-    return _one(ops, v_add(v_add(ops.src(0), ops.src(1)), ops.src(2)))
-
-
 @_op("s_add_nc_u64", "s_add_u64", "v_add_nc_u64", "v_add_u64", "v_lshl_add_u64", "s_sub_nc_u64", "v_sub_nc_u64")
 def _add64(ops):
     mn = ops.mnemonic
@@ -239,28 +234,17 @@ def _exact_hi64(ops, f, idx: tuple) -> Val:
 
 # --- shifts -------------------------------------------------------------------------------------
 
-@_op("s_lshl_b32", "v_lshl_b32")
-def _shl(ops):
-    k = _shift_amount(ops, 1)
-    return {} if k is None else _one(ops, v_shl(ops.src(0), k))
+#: 32-bit logical shifts: (operation, operand holding the amount); the "rev" forms take the
+#: amount first
+_SHIFTS = {"s_lshl_b32": (v_shl, 1), "v_lshl_b32": (v_shl, 1), "v_lshlrev_b32": (v_shl, 0),
+           "s_lshr_b32": (v_lshr, 1), "v_lshr_b32": (v_lshr, 1), "v_lshrrev_b32": (v_lshr, 0)}
 
 
-@_op("v_lshlrev_b32")
-def _shlrev(ops):
-    k = _shift_amount(ops, 0)
-    return {} if k is None else _one(ops, v_shl(ops.src(1), k))
-
-
-@_op("s_lshr_b32", "v_lshr_b32")
-def _shr(ops):
-    k = _shift_amount(ops, 1)
-    return {} if k is None else _one(ops, v_lshr(ops.src(0), k))
-
-
-@_op("v_lshrrev_b32")
-def _shrrev(ops):
-    k = _shift_amount(ops, 0)
-    return {} if k is None else _one(ops, v_lshr(ops.src(1), k))
+@_op(*_SHIFTS)
+def _shift(ops):
+    f, amount = _SHIFTS[base_mnemonic(ops.mnemonic)]
+    k = _shift_amount(ops, amount)
+    return {} if k is None else _one(ops, f(ops.src(1 - amount), k))
 
 
 def _ashr(ops, v: Val, k: int | None) -> dict:
@@ -306,14 +290,22 @@ def _lshl_or(ops):
     return {} if k is None else _one(ops, v_or(v_shl(ops.src(0), k), ops.src(2)))
 
 
-@_op("s_lshl_b64", "v_lshlrev_b64", "v_lshl_b64")
-def _shl64(ops):
-    rev = ops.mnemonic == "v_lshlrev_b64"
+def _shift64_operands(ops) -> tuple | None:
+    """(amount, low unit, high unit) of a 64-bit shift (the "rev" forms take the amount first)."""
+    rev = "rev" in base_mnemonic(ops.mnemonic)
     k = _shift_amount(ops, 0 if rev else 1, 64)
     if k is None:
-        return {}
+        return None
     v = 1 if rev else 0
-    lo, hi = ops.src_unit(v, 0), ops.src_unit(v, 1)
+    return k, ops.src_unit(v, 0), ops.src_unit(v, 1)
+
+
+@_op("s_lshl_b64", "v_lshlrev_b64", "v_lshl_b64")
+def _shl64(ops):
+    got = _shift64_operands(ops)
+    if got is None:
+        return {}
+    k, lo, hi = got
     if k >= 32:
         return {ops.dst_key(0): const_val(0), ops.dst_key(1): v_shl(lo, k - 32)}
     out_hi = v_or(v_shl(hi, k), v_lshr(lo, 32 - k)) if k else hi
@@ -322,12 +314,10 @@ def _shl64(ops):
 
 @_op("s_lshr_b64", "v_lshrrev_b64", "v_lshr_b64")
 def _shr64(ops):
-    rev = ops.mnemonic == "v_lshrrev_b64"
-    k = _shift_amount(ops, 0 if rev else 1, 64)
-    if k is None:
+    got = _shift64_operands(ops)
+    if got is None:
         return {}
-    v = 1 if rev else 0
-    lo, hi = ops.src_unit(v, 0), ops.src_unit(v, 1)
+    k, lo, hi = got
     if k >= 32:
         return {ops.dst_key(0): v_lshr(hi, k - 32), ops.dst_key(1): const_val(0)}
     out_lo = v_or(v_lshr(lo, k), v_shl(hi, 32 - k)) if k else lo
@@ -381,24 +371,15 @@ def _not(ops):
     return {} if n is None else _one(ops, n)
 
 
-@_op("v_or3_b32")
-def _or3(ops):
-    return _one(ops, v_or(v_or(ops.src(0), ops.src(1)), ops.src(2)))
+#: three-operand forms ``second(first(a, b), c)``
+_TERNARY = {"v_or3_b32": (v_or, v_or), "v_xor3_b32": (v_xor, v_xor), "v_and_or_b32": (v_and, v_or),
+            "v_xad_u32": (v_xor, v_add), "v_add3_u32": (v_add, v_add)}
 
 
-@_op("v_xor3_b32")
-def _xor3(ops):
-    return _one(ops, v_xor(v_xor(ops.src(0), ops.src(1)), ops.src(2)))
-
-
-@_op("v_and_or_b32")
-def _and_or(ops):
-    return _one(ops, v_or(v_and(ops.src(0), ops.src(1)), ops.src(2)))
-
-
-@_op("v_xad_u32")
-def _xad(ops):
-    return _one(ops, v_add(v_xor(ops.src(0), ops.src(1)), ops.src(2)))
+@_op(*_TERNARY)
+def _ternary(ops):
+    first, second = _TERNARY[base_mnemonic(ops.mnemonic)]
+    return _one(ops, second(first(ops.src(0), ops.src(1)), ops.src(2)))
 
 
 @_op("v_bfi_b32")
