@@ -1,0 +1,337 @@
+"""The LDS disjointness facts of one function: what the wait pass asks before a fallback drain.
+
+`lds_facts(func, ...)` returns an `LdsFacts`; nothing is computed until asked.  For two LDS
+operations of the same wave, `may_overlap(a, b, same_trip)` is False only when no byte one of
+them touches (on any lane, in any trip allowed by `same_trip`) is touched by the other, and
+`why_not_proven(a, b, same_trip)` says in a sentence why the two could not be separated.
+
+`same_trip=True` is the caller's promise that no loop back edge (an RPO back edge) is taken
+between the two executions (the pass's queue entries with ``trips == 0``); then symbols
+defined inside loops are the same instance for both, and a ping-pong base is on the same
+trip residue for both.  `same_trip=False` allows any number of trips in between.
+
+Addresses must fall below the target's LDS size to be compared (below it every address is a
+distinct byte, so no wrap or alias can make two different addresses meet); any access
+reaching beyond it is treated as touching everything.
+"""
+
+from __future__ import annotations
+
+from ..diagnostics import WARNING, Diagnostic
+from ..ir import Function, Instruction, Module
+from . import intervals as I
+from .cfg import CfgInfo, compute_cfg
+from .launch import LaunchInfo, launch_infos, target_of
+from .lds_access import LdsAccess, Piece, access_of
+from .lds_regions import Region, instruction_tag, parse_regions, parse_workgroup_sizes, tie
+from .value_flow import ValueFlow
+from .values import Atom, Lin, Val, const_val, lin_window
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .ssa import UseDefChains
+
+
+class LdsFacts:
+    """LDS accesses of one function and the pairwise disjointness queries (lazy, memoised).
+
+    `regions`: the declared regions that apply to this function; `diagnostics`: declaration
+    problems and disagreements between a declaration and a proven range (found so far).
+    """
+
+    def __init__(self, func: Function, flow: ValueFlow, launch: LaunchInfo, regions: list[Region] | None = None,
+                 diagnostics: list[Diagnostic] | None = None) -> None:
+        self.func = func
+        self.flow = flow
+        self.launch = launch
+        self.regions = regions or []
+        self.diagnostics = diagnostics if diagnostics is not None else []
+        self._acc: dict = {}
+        self._untrusted: str | None = None
+        #: the line of a trusted `workgroup-size` declaration, when the launch comes from one
+        self.declared_size: int | None = None
+
+    # --- accesses ------------------------------------------------------------------------------
+    def access(self, inst: Instruction) -> LdsAccess | None:
+        """The LDS access of `inst` (None: it touches no LDS memory)."""
+        try:
+            return self._acc[inst]
+        except KeyError:
+            pass
+        try:
+            acc = access_of(inst, self.flow, self.launch)
+        except (RecursionError, ArithmeticError, LookupError, TypeError, ValueError, AttributeError) as e:
+            # an analysis bug must cost precision, never the pass: the access is unknown
+            self.flow.depth = 0
+            acc = LdsAccess(inst, "rw", "ds", None, f"{inst.mnemonic} at line {inst.line}: internal analysis error "
+                                                     f"({type(e).__name__})")
+        if acc is not None and acc.pieces is not None:
+            why = self._distrust(inst)
+            if why:
+                acc.pieces, acc.unknown = None, why
+        if acc is not None and self.regions:
+            self._apply_region(acc)
+        self._acc[inst] = acc
+        return acc
+
+    def _distrust(self, inst: Instruction) -> str | None:
+        """Why no range of `inst` can be trusted: its block is not reachable in the CFG, or
+        the function jumps to computed addresses."""
+        if self._untrusted is None:
+            self._untrusted = self.flow.untrusted() or ""
+        if self._untrusted:
+            return self._untrusted
+        if inst.block is None or inst.block not in self.flow.cfg.rpo_index:
+            return f"line {inst.line} is not reachable in the CFG"
+        return None
+
+    def accesses(self) -> list[LdsAccess]:
+        """Every LDS access of the function, in program order."""
+        out = []
+        for b in self.func.blocks:
+            for inst in b.instrs:
+                if inst.is_label or inst.is_phi:
+                    continue
+                a = self.access(inst)
+                if a is not None:
+                    out.append(a)
+        return out
+
+    def _apply_region(self, acc: LdsAccess) -> None:
+        inst = acc.inst
+        tag = instruction_tag(inst)
+        region = tie(inst, self.regions)
+        if tag is not None and region is None:
+            self.diagnostics.append(Diagnostic(WARNING, "lds-region-unknown",
+                                               f"lds-region: {tag} names no declared region", inst.line, 1))
+            return
+        if region is None:
+            return
+        if acc.pieces is not None and self._inside(acc, region.start, region.end):
+            return  # proven, and consistent with the declaration
+        if acc.pieces is not None and not self._unbounded(acc):
+            r = acc.byte_range()
+            self.diagnostics.append(Diagnostic(
+                WARNING, "lds-region-conflict",
+                f"{inst.mnemonic} is tied to {region.describe()}, but its addresses are "
+                f"{I.fmt(r) if r else 'unknown'}: the declaration is not used for it", inst.line, 1))
+            return
+        acc.pieces = (Piece(const_val(region.start), region.end - region.start),)
+        acc.unknown = None
+        acc.trusted = region
+
+    def _inside(self, acc: LdsAccess, lo: int, hi: int) -> bool:
+        r = acc.byte_range()
+        return r is not None and r[0] >= lo and r[1] < hi
+
+    def _unbounded(self, acc: LdsAccess) -> bool:
+        return not self._inside(acc, 0, self.launch.lds_limit)
+
+    # --- pairs ----------------------------------------------------------------------------------
+    def may_overlap(self, a: Instruction, b: Instruction, same_trip: bool = False) -> bool:
+        """Might `a` and `b` touch a common LDS byte (same wave)?  Instructions that touch no
+        LDS memory overlap nothing; an instruction that is not an access we understand
+        overlaps everything."""
+        return self._verdict(a, b, same_trip)[0]
+
+    def why_not_proven(self, a: Instruction, b: Instruction, same_trip: bool = False) -> str:
+        """Why `may_overlap` is True (a sentence naming both instructions), or why it is not."""
+        return self._verdict(a, b, same_trip)[1]
+
+    def trusted_by(self, a: Instruction, b: Instruction) -> list[Region]:
+        """The declarations a disjointness result of this pair rests on."""
+        out = []
+        for x in (a, b):
+            acc = self.access(x)
+            if acc is not None and acc.trusted is not None:
+                out.append(acc.trusted)
+        return out
+
+    def _verdict(self, a: Instruction, b: Instruction, same_trip: bool) -> tuple[bool, str]:
+        na, nb = _name(a), _name(b)
+        aa, ab = self.access(a), self.access(b)
+        if aa is None or ab is None:
+            which = na if aa is None else nb
+            return False, f"{which} touches no LDS memory"
+        for acc, n in ((aa, na), (ab, nb)):
+            if acc.pieces is None:
+                return True, f"{n}: {acc.unknown or 'its LDS range is unknown'}"
+            bad = self._unbounded_why(acc)
+            if bad:
+                return True, f"{n}: {bad}"
+        for pa in aa.pieces:
+            for pb in ab.pieces:
+                if _pieces_meet(pa, pb, same_trip):
+                    msg = (f"{na} touches {_bytes(aa)} and {nb} touches {_bytes(ab)}: "
+                           f"these may overlap{_trip_note(pa, pb, same_trip)}")
+                    return True, msg
+        trust = self.trusted_by(a, b)
+        basis = "; ".join(f"trusted from the declaration of {r.describe()}" for r in trust)
+        if self.declared_size is not None:
+            basis += ("; " if basis else "") + f"trusting the workgroup size declared at line {self.declared_size}"
+        msg = f"{na} touches {_bytes(aa)} and {nb} touches {_bytes(ab)}: disjoint"
+        if not same_trip:
+            msg += " in every trip"
+        return False, msg + (f" ({basis})" if basis else "")
+
+    def _unbounded_why(self, acc: LdsAccess) -> str | None:
+        lim = self.launch.lds_limit
+        for p in acc.pieces:
+            c = p.span()
+            if c[0] < 0 or c[1] + p.size > lim:
+                why = p.addr.why
+                rng = "any address" if c[1] - c[0] >= I.MASK32 >> 1 else I.fmt(c)
+                base = f"its address ({rng}) is not known to stay inside the {lim:#x}-byte LDS"
+                return base + (f": {why}" if why else "")
+        return None
+
+
+def _name(inst: Instruction) -> str:
+    return f"{inst.mnemonic} at line {inst.line}"
+
+
+def _bytes(acc: LdsAccess) -> str:
+    r = acc.byte_range()
+    if r is None:
+        return "unknown bytes"
+    return f"bytes [{r[0]:#x}, {r[1] + 1:#x})"
+
+
+def _trip_note(pa: Piece, pb: Piece, same_trip: bool) -> str:
+    if not same_trip and not _pieces_meet(pa, pb, True):
+        return " across loop trips (they are disjoint within one trip)"
+    return ""
+
+
+def _diff_range(la: Lin, lb: Lin) -> I.SI | None:
+    """All values of (value of a) - (value of b), or None when either may wrap."""
+    ka, kb = lin_window(la), lin_window(lb)
+    if ka is None or kb is None:
+        return None
+    coeff: dict = {}
+    for atom, c in la[0]:
+        coeff[atom] = c
+    for atom, c in lb[0]:
+        coeff[atom] = coeff.get(atom, 0) - c
+    s = I.sub(la[1], lb[1])
+    for atom, c in coeff.items():
+        if c:
+            s = I.add(s, I.mul_const(atom.range, c))
+    return I.shift(s, -((ka - kb) << 32))
+
+
+def _meets(d: I.SI, lo: int, hi: int) -> bool:
+    """Does the strided interval `d` have a member in [lo, hi]?"""
+    dlo, dhi, st = d
+    if dhi < lo or dlo > hi:
+        return False
+    if st == 0:
+        return True
+    first = dlo if dlo >= lo else dlo + -(-(lo - dlo) // st) * st
+    return first <= min(dhi, hi)
+
+
+def _variant_free(x: Lin, level: int) -> Lin:
+    """A form with the symbols that may be another instance (`Atom.variant` >= level)
+    replaced by their ranges."""
+    if not any(a.variant >= level for a, _ in x[0]):
+        return x
+    kept = []
+    s = x[1]
+    for a, c in x[0]:
+        if a.variant >= level:
+            s = I.add(s, I.mul_const(a.range, c))
+        else:
+            kept.append((a, c))
+    return (tuple(kept), s)
+
+
+def _pieces_meet(pa: Piece, pb: Piece, same_trip: bool) -> bool:
+    ca, cb = pa.span(), pb.span()
+    if ca[1] + pa.size <= cb[0] or cb[1] + pb.size <= ca[0]:
+        return False  # apart over every lane and trip
+    va, vb = pa.addr, pb.addr
+    if same_trip and va.phase is not None and vb.phase is not None and va.phase[0] is vb.phase[0]:
+        p, q = va.phase[1], vb.phase[1]
+        n = p * q // _gcd(p, q)
+        pairs = [(va.lins[k % p], vb.lins[k % q]) for k in range(n)]
+    else:
+        pairs = [(x, y) for x in va.lins for y in vb.lins]
+    level = 2 if same_trip else 1
+    for la, lb in pairs:
+        la, lb = _variant_free(la, level), _variant_free(lb, level)
+        d = _diff_range(la, lb)
+        if d is None or _meets(d, 1 - pa.size, pb.size - 1):
+            return True
+    return False
+
+
+def _gcd(a: int, b: int) -> int:
+    while b:
+        a, b = b, a % b
+    return a
+
+
+def lds_facts(func: Function, module: Module | None = None, arch: str | None = None,
+              cfg: CfgInfo | None = None, chains: UseDefChains | None = None,
+              launch: LaunchInfo | None = None, regions: list[Region] | None = None) -> LdsFacts:
+    """The (lazy) LDS facts of `func`.
+
+    `module` gives the file's text (kernel launch facts, region declarations); `arch` the
+    target when the text names none; `cfg`/`chains` the pass's CFG and SSA of this function
+    when it has them (reused as they are; otherwise the CFG is computed and reaching
+    definitions are found on demand, without touching the IR).
+    """
+    text = module.text if module is not None else ""
+    diags: list[Diagnostic] = []
+    declared = None
+    if launch is None:
+        infos = launch_infos(text, arch or target_of(text)) if text else {}
+        launch = infos.get(func.name)
+        if launch is not None and module is not None:
+            sizes, diags = parse_workgroup_sizes(text, module.functions)
+            declared = sizes.get(func)
+            if declared is not None:
+                launch = _declared_launch(launch, declared[0])
+    kernel = launch is not None
+    if launch is None:
+        launch = LaunchInfo(arch or (target_of(text) if text else "gfx1250"))
+    if regions is None and text and module is not None:
+        per, more = parse_regions(text, module.functions)
+        diags += more
+        regions = per.get(func, [])
+    flow = ValueFlow(func, cfg if cfg is not None else compute_cfg(func), launch if kernel else None, chains,
+                     text or None)
+    facts = LdsFacts(func, flow, launch, regions, diags)
+    facts.declared_size = declared[1] if declared is not None else None
+    return facts
+
+
+def _declared_launch(la: LaunchInfo, size: tuple) -> LaunchInfo:
+    """The launch facts with a declared workgroup size (`lds_regions.parse_workgroup_sizes`)."""
+    if len(size) == 3:
+        return LaunchInfo(la.arch, la.wave_size, la.workitem_id, size[0] * size[1] * size[2], size, la.lds_limit)
+    return LaunchInfo(la.arch, la.wave_size, la.workitem_id, min(la.max_flat, size[0]), la.reqd, la.lds_limit)
+
+
+def module_facts(module: Module, arch: str | None = None) -> dict[Function, LdsFacts]:
+    """`lds_facts` of every function of a module (declarations parsed once)."""
+    text = module.text
+    infos = launch_infos(text, arch or target_of(text))
+    per, diags = parse_regions(text, module.functions)
+    sizes, more = parse_workgroup_sizes(text, module.functions)
+    diags += more
+    out = {}
+    for i, f in enumerate(module.functions):
+        la = infos.get(f.name)
+        if la is not None and f in sizes:
+            la = _declared_launch(la, sizes[f][0])
+        kernel = la is not None
+        la = la or LaunchInfo(arch or target_of(text))
+        flow = ValueFlow(f, compute_cfg(f), la if kernel else None, None, text)
+        out[f] = LdsFacts(f, flow, la, per.get(f, []), diags if i == 0 else [])
+        out[f].declared_size = sizes[f][1] if f in sizes and kernel else None
+    return out
+
+
+__all__ = ["LdsFacts", "lds_facts", "module_facts", "Atom", "Val"]

@@ -1,0 +1,1192 @@
+"""The value analysis over a function's CFG: what each register unit holds where it is read.
+
+Demand driven and sparse: asking for the value a register unit has at an instruction walks
+to its reaching definition and evaluates only the instructions the value depends on (the
+address slice), each once.  Reaching definitions come from the pass's SSA when it is given
+(`UseDefChains.src_defs`, no extra cost) and otherwise from an on-demand walk of the CFG that
+creates join nodes (`VPhi`) only where a value is asked for.  Either way a join is evaluated
+as the join of its operands, and a join at a loop header (an RPO back edge reaches it) is
+resolved as a loop:
+
+1. *Periodic trips.*  The header's values are computed for trip 0 (the forward operands),
+   then trip k+1 from trip k (the back-edge operands evaluated with trip k's values bound),
+   up to a few trips.  When trip P equals trip 0 the register is periodic (a ping-pong base
+   toggled by an ``s_xor``/``v_xor``/``s_add`` each trip) and its value is a phased `Val`:
+   one form per trip residue.  All registers of one header share the residue, so two
+   accesses in the same trip compare residue by residue.
+2. *Otherwise* a wave-uniform register becomes a loop `Atom` (one instance per trip) whose
+   range is found by iteration with widening; a lane-varying one becomes its range.
+
+Soundness of symbols (why one atom may stand for one value in two places): an atom is
+created where a value is defined (an instruction, or a join of differing values), and two
+reads of it on a path that crosses no RPO back edge see the same instance; across trips every
+atom defined in a loop is treated as a fresh instance (`Atom.variant`).
+
+Writes under a partial EXEC mask keep the old value in the inactive lanes, so a VALU
+definition that may run with some lanes off is joined with the register's previous value.
+EXEC is tracked as "the launch mask" or "maybe partial" (saves by ``s_*_saveexec`` and their
+restores are recognised; ``exec = -1`` counts as the launch mask: kernels are assumed to be
+launched with whole waves).
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+import re
+
+from ..ir import Block, FloatImm, Function, Imm, Instruction, Reg
+from . import intervals as I
+from .calls import CALLS, call_info
+from .cfg import CfgInfo
+from .launch import LaunchInfo
+from .value_ops import base_mnemonic, semantics
+from .values import (BOTTOM, Atom, Val, atom_val, collapse_phase, join_vals, lin_add, lin_atom, lin_mul_const, si_val,
+                     top_val)
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from .ssa import UseDefChains
+
+Key = tuple
+
+#: reaching definition "the value the register had when the function started"
+ENTRY = object()
+
+
+class CalleeEntry:
+    """Reaching definition "the state at the entry of a subroutine this function calls"."""
+
+    __slots__ = ("block",)
+
+    def __init__(self, block: Block) -> None:
+        self.block = block
+_PENDING = object()
+#: trips simulated when looking for a period; longest chain of nested evaluations
+_TRIPS = 6
+_MAX_DEPTH = 400
+_SCALAR = ("s", "ttmp", "m")
+_SHUFFLE = re.compile(r'row_|quad_perm|dpp|bound_ctrl|_sel:|fi:|wave_shr|wave_ror|row_bcast')
+
+
+class VPhi:
+    """A join made by the on-demand walk: the block, the unit, (pred, def) operands
+    (pred None: the function's entry edge); `forward` when all operands were one def."""
+
+    __slots__ = ("block", "key", "ops", "forward")
+
+    def __init__(self, block: Block, key: Key) -> None:
+        self.block = block
+        self.key = key
+        self.ops: list = []
+        self.forward: Any = None
+
+    def __repr__(self) -> str:
+        return f"<vphi {self.key} @{self.block.name}>"
+
+
+class _Ctx:
+    """One simulated trip of the loop at `header`: its joins bound by `solver` (trip `k`, or
+    the range iteration when k is None); the loop `body`'s instructions evaluated into
+    `memo`."""
+
+    __slots__ = ("header", "solver", "k", "memo", "body", "parent")
+
+    def __init__(self, header: Block, solver: "_LoopSolver", k: int | None, body: frozenset,
+                 parent: "_Ctx | None") -> None:
+        self.header = header
+        self.solver = solver
+        self.k = k
+        self.memo: dict = {}
+        self.body = body
+        self.parent = parent
+
+    def bind(self, phi: Any) -> Val:
+        return self.solver.bind(phi, self.k)
+
+
+class _LoopSolver:
+    """The joins of one loop header, solved together; a join met while evaluating a trip
+    joins the group then (its earlier trips are filled in on demand).
+
+    An irreducible cycle (a header that does not dominate its back edges) is solved as one
+    region: its strongly connected component, with the joins at all its headers in one group
+    and only the range iteration (a "trip" has no single start there)."""
+
+    def __init__(self, flow: "ValueFlow", h: Block, scope: "_Ctx | None", finals: dict) -> None:
+        self.flow = flow
+        self.h = h
+        self.scope = scope
+        self.finals = finals
+        self.body, self.headers = flow._region(h)
+        self.periodic = len(self.headers) == 1 and not flow._is_irreducible(h)
+        self.group: list = []
+        self.fwd: dict = {}
+        self.back: dict = {}
+        self.states: list = []
+        self.ctxs: list = []
+        self.mode = "trips"
+        self.binds: dict = {}
+        self.uni: dict = {}
+        self.rng: dict = {}
+        self.atoms: dict = {}
+        self.period = 1
+        for v in finals.values():
+            if v.phase is not None and v.phase[0] is h:
+                self.period = self.period * v.phase[1] // _gcd(self.period, v.phase[1])
+
+    def join(self, phi: Any) -> None:
+        """Add a join to the group: its operands and its trip-0 value."""
+        fl = self.flow
+        key = fl._phi_key(phi)
+        ops = fl._phi_ops(phi)
+        self.group.append(phi)
+        fl._memo_of(self.scope)[phi] = _PENDING
+        body = self.body
+        self.back[phi] = [d for p, d in ops if p is not None and p in body]
+        fvals = [fl._def_val(d, key, self.scope) for p, d in ops if p is None or p not in body]
+        # no operand from outside the region: the join only ever holds values made inside it
+        self.fwd[phi] = join_vals(fvals) if fvals else None
+        if self.mode == "ranges":
+            self._range_member(phi)
+
+    def ctx(self, k: int | None) -> _Ctx:
+        if k is None:
+            return _Ctx(self.h, self, None, self.body, self.scope)
+        while len(self.ctxs) <= k:
+            self.ctxs.append(_Ctx(self.h, self, len(self.ctxs), self.body, self.scope))
+        return self.ctxs[k]
+
+    def back_value(self, phi: Any, ctx: _Ctx) -> Val:
+        key = self.flow._phi_key(phi)
+        return join_vals([self.flow._def_val(d, key, ctx) for d in self.back[phi]])
+
+    def bind(self, phi: Any, k: int | None) -> Val:
+        f = self.finals.get(phi)
+        if f is not None:
+            return self.flow._final_bind(f, self.h, k)
+        if phi not in self.fwd:
+            self.join(phi)
+        if k is None:
+            return self.binds[phi]
+        while len(self.states) <= k:
+            self.states.append({})
+        st = self.states[k]
+        v = st.get(phi)
+        if v is None:
+            v = self.fwd[phi] if k == 0 else self.back_value(phi, self.ctx(k - 1))
+            if v is None:  # only reducible single-header loops simulate trips: always entered
+                v = self.flow._entry_value(self.flow._phi_key(phi))
+            st[phi] = v
+        return v
+
+    def solve(self, phi0: Any) -> dict:
+        self.join(phi0)
+        # 1. periodic trips
+        for p in range(1, (max(_TRIPS, self.period) if self.periodic else 0) + 1):
+            if p % self.period:
+                continue
+            while True:  # the group may grow while a trip is evaluated: check it all again
+                n = len(self.group)
+                same = all(self.bind(phi, p) == self.bind(phi, 0) for phi in list(self.group))
+                if len(self.group) == n:
+                    break
+            if same:
+                return {phi: self.flow._phased(self.h, [self.bind(phi, j) for j in range(p)])
+                        for phi in self.group}
+        # 2. a symbol per trip, its range by widening, then narrowed
+        self.mode = "ranges"
+        for phi in self.group:
+            self._range_member(phi)
+        return self._ranges()
+
+    def _range_member(self, phi: Any) -> None:
+        f = self.fwd[phi]
+        if f is None:  # nothing from outside: no value until a trip gives it one
+            self.uni[phi] = True
+            self.rng[phi] = None
+        else:
+            f = collapse_phase(f)
+            self.uni[phi] = f.uniform
+            self.rng[phi] = f.concrete()
+        key = self.flow._phi_key(phi)
+        self.atoms[phi] = self.flow.new_atom(self.rng[phi] or I.FULL32, max(1, self.flow.variant(self.h)),
+                                             f"{_reg_name(key)} at the loop header {self.h.name}")
+        self._set_bind(phi)
+
+    def _set_bind(self, phi: Any) -> None:
+        if self.rng[phi] is None:
+            self.binds[phi] = BOTTOM
+        elif self.uni[phi]:
+            self.atoms[phi].range = self.rng[phi]
+            self.binds[phi] = atom_val(self.atoms[phi])
+        else:
+            self.binds[phi] = si_val(self.rng[phi], False)
+
+    def _trip(self) -> dict:
+        """One trip with every join bound to its current range: the back-edge values."""
+        for phi in self.group:
+            self._set_bind(phi)
+        ctx = self.ctx(None)
+        out = {}
+        i = 0
+        while i < len(self.group):  # the group may grow while evaluating
+            phi = self.group[i]
+            out[phi] = collapse_phase(self.back_value(phi, ctx))
+            i += 1
+        return out
+
+    def _widen(self) -> bool:
+        """Iterate the ranges (widening after a few rounds) to a post-fixpoint."""
+        rounds: dict = {}
+        for _ in range(16):
+            back = self._trip()
+            changed = False
+            for phi in self.group:
+                b = back.get(phi)
+                if b is None:
+                    changed = True
+                    continue
+                if b.bottom:
+                    continue
+                if self.uni[phi] and not b.uniform:
+                    self.uni[phi] = False
+                    changed = True
+                cur = self.rng[phi]
+                if cur is None:
+                    self.rng[phi] = b.concrete()
+                    changed = True
+                    continue
+                new = I.join(cur, b.concrete())
+                if new != cur:
+                    n = rounds[phi] = rounds.get(phi, 0) + 1
+                    if n > 5:  # any value, but the bits no version changes stay known
+                        new = _widen(I.FULL32, I.bits(0, I.MASK32, 1, I.known_zeros(new), I.known_ones(new))
+                                     if I.in_u32(new) else I.FULL32)
+                    elif n > 2:
+                        new = _widen(cur, new)
+                    self.rng[phi] = new
+                    changed = True
+            if not changed:
+                return True
+        return False
+
+    def _narrow(self) -> None:
+        """The entry values joined with one trip from an invariant is an invariant too, when
+        the trip from it stays inside it (checked by `_invariant` afterwards)."""
+        for _ in range(2):
+            back = self._trip()
+            if any(phi not in back or back[phi].bottom or self.rng[phi] is None
+                   or (self.uni[phi] and not back[phi].uniform) for phi in self.group):
+                return
+            cand = {phi: (I.join(collapse_phase(self.fwd[phi]).concrete(), back[phi].concrete())
+                          if self.fwd[phi] is not None else back[phi].concrete()) for phi in self.group}
+            if all(cand[phi] == self.rng[phi] for phi in self.group) or \
+                    not all(I.subset(cand[phi], self.rng[phi]) for phi in self.group):
+                return
+            old = dict(self.rng)
+            self.rng.update(cand)
+            if not self._invariant():
+                self.rng = old
+                return
+
+    def _invariant(self) -> bool:
+        """Every range holds its entry values and one trip's back-edge values from the ranges."""
+        n = len(self.group)
+        back = self._trip()
+        if len(self.group) != n:
+            return False
+        for phi in self.group:
+            b = back.get(phi)
+            if b is None:
+                return False
+            if self.rng[phi] is None or b.bottom:
+                if self.rng[phi] is None and b.bottom:
+                    continue  # still no value from anywhere
+                if b.bottom:
+                    continue
+                return False
+            if self.uni[phi] and not b.uniform:
+                return False
+            f = self.fwd[phi]
+            if not ((f is None or I.subset(collapse_phase(f).concrete(), self.rng[phi]))
+                    and I.subset(b.concrete(), self.rng[phi])):
+                return False
+        return True
+
+    def _ranges(self) -> dict:
+        for _ in range(4):
+            if self._widen():
+                self._narrow()
+            if self._invariant():
+                break
+        else:
+            for phi in self.group:
+                self.rng[phi] = I.FULL32
+                self.uni[phi] = False
+        out = {}
+        for phi in self.group:
+            key = self.flow._phi_key(phi)
+            rng = self.rng[phi] if self.rng[phi] is not None else I.FULL32
+            why = None
+            if I.size(rng) > 1 << 24:
+                why = f"{_reg_name(key)} changes every trip of the loop at {self.h.name} without a bound"
+            if self.uni[phi]:
+                self.atoms[phi].range = rng
+                out[phi] = Val((lin_atom(self.atoms[phi]),), True, None, why)
+            else:
+                out[phi] = si_val(rng, False, why)
+        return out
+
+
+def _reg_name(key: Key) -> str:
+    return f"{key[0]}{key[1]}" if key[0] != "m" else "m0"
+
+
+_NO_VALUE = frozenset(("null", "LDS"))
+
+
+def _dst_keys(inst: Instruction) -> list:
+    out = []
+    for op in inst.dsts:
+        if type(op) is Reg:
+            kind = op.kind
+            if kind in _NO_VALUE:
+                continue
+            lo = op.lo
+            if lo == op.hi:
+                out.append((kind, lo))
+            else:
+                out.extend((kind, u) for u in range(lo, op.hi + 1))
+    return out
+
+
+class Operands:
+    """One instruction's (or one VOPD half's) operands, as `value_ops` reads them."""
+
+    __slots__ = ("flow", "inst", "ctx", "mnemonic", "srcs", "defs", "dsts", "suffix")
+
+    def __init__(self, flow: "ValueFlow", inst: Instruction, ctx: _Ctx | None, mnemonic: str, srcs: list,
+                 defs: list, dsts: list, suffix: str) -> None:
+        self.flow = flow
+        self.inst = inst
+        self.ctx = ctx
+        self.mnemonic = mnemonic
+        self.srcs = srcs
+        self.defs = defs
+        self.dsts = dsts
+        self.suffix = suffix
+
+    @property
+    def nsrc(self) -> int:
+        return len(self.srcs)
+
+    def dst_key(self, n: int) -> Key:
+        for op in self.dsts:
+            if type(op) is Reg:
+                return (op.kind, op.lo + n)
+        return ("none", n)
+
+    def src(self, i: int) -> Val:
+        return self.src_unit(i, 0)
+
+    def src_unit(self, i: int, j: int) -> Val:
+        if i >= len(self.srcs):
+            return top_val(True, f"{self.mnemonic}: missing operand")
+        op = self.srcs[i]
+        t = type(op)
+        if t is Imm:
+            v = op.value
+            if j == 1 and 0x80000000 <= v <= 0xFFFFFFFF:
+                return top_val(True, None)  # zero- or sign-extended: not needed for addresses
+            return Val((((), I.const((v >> (32 * j)) & I.MASK32)),), True)
+        if t is Reg:
+            if op.kind == "null":
+                return Val((((), (0, 0, 0)),), True)
+            if op.neg or j > op.hi - op.lo:
+                return top_val(False, f"{op.text()} in {self.mnemonic} at line {self.inst.line}")
+            d = self.defs[i]
+            if d is None:
+                return top_val(False, None)
+            return self.flow._def_val(d[j], (op.kind, op.lo + j), self.ctx)
+        if t is FloatImm:
+            return top_val(True, None)
+        return top_val(False, f"operand {op.text()} of {self.mnemonic} at line {self.inst.line}")
+
+    def const(self, i: int) -> int | None:
+        return self.src(i).const()
+
+    def old(self, key: Key) -> Val:
+        return self.flow.value_at(self.inst, key, self.ctx)
+
+    def uniform_of(self, v: Val) -> Val:
+        """What a lane read returns: one lane's value, the same in every lane."""
+        return Val(v.lins, True, v.phase, v.why)
+
+    def unknown(self, what: str) -> Val:
+        return top_val(self.dst_key(0)[0] in _SCALAR, f"{what} ({self.mnemonic} at line {self.inst.line})")
+
+    def clamped(self) -> bool:
+        return "clamp" in self.suffix
+
+    def has_op_sel(self) -> bool:
+        return "op_sel" in self.suffix
+
+    def modifier_int(self, name: str) -> int | None:
+        m = re.search(name + r':\s*(0x[0-9a-fA-F]+|\d+)', self.suffix)
+        return int(m.group(1), 0) if m else None
+
+
+class ValueFlow:
+    """Abstract values of register units at instructions of one function.
+
+    `launch` (None for a function that is not a kernel: v0 is then unknown); `chains`: the
+    pass's SSA of this function, when built (its reaching definitions are used as they are).
+    """
+
+    def __init__(self, func: Function, cfg: CfgInfo, launch: LaunchInfo | None,
+                 chains: UseDefChains | None = None, text_hint: str | None = None) -> None:
+        self.func = func
+        self.cfg = cfg
+        self.launch = launch
+        #: the file's text, when known (cheap tests for EXEC writes and calls)
+        self.text_hint = text_hint
+        self.calls = call_info(func)
+        # the pass's SSA knows nothing of calls: with calls, reaching definitions are found here
+        self.chains = chains if chains is not None and chains.src_defs and self.calls is None else None
+        self.entry_block = func.blocks[0] if func.blocks else None
+        self.memo: dict = {}
+        self.depth = 0
+        self._natoms = 0
+        self._entry_atoms: dict = {}
+        self._bdefs: dict = {}
+        self._start: dict = {}
+        self._opdefs: dict = {}
+        self._bodies: dict = {}
+        self._in_loops: set | None = None
+        self._exec: dict | None = None
+        self._exec_inside: dict = {}
+        self._exec_events: dict = {}
+        self._v0: Val | None = None
+        self._irreducible: dict = {}
+        self._sources: dict = {}
+        self._regions: dict = {}
+
+    # --- public --------------------------------------------------------------------------------
+    def value_at(self, inst: Instruction, key: Key, ctx: _Ctx | None = None) -> Val:
+        """The value unit `key` holds just before `inst` runs."""
+        return self._def_val(self._before(inst, key), key, ctx)
+
+    def operand(self, inst: Instruction, i: int, unit: int = 0) -> Val:
+        """The value of unit `unit` of source operand `i` of `inst`."""
+        return self._operands(inst, None).src_unit(i, unit)
+
+    def new_atom(self, rng: I.SI, variant: int, origin: str) -> Atom:
+        self._natoms += 1
+        return Atom(self._natoms, rng, int(variant), origin)
+
+    def variant(self, block: Block | None) -> int:
+        """How often a symbol defined in `block` takes a new value: 0 once, 1 each loop trip,
+        2 at every execution (code of a subroutine the function calls)."""
+        if block is None:
+            return 2
+        if self.calls is not None and block in self.calls.region:
+            return 2
+        return 1 if self.in_loop(block) else 0
+
+    def untrusted(self) -> str | None:
+        """Why the CFG cannot be trusted at all (an indirect jump to a computed address), or
+        None.  A return whose address came from a call of this function (or, outside a
+        kernel, from the caller) is not such a jump."""
+        if self.calls is None:
+            return None
+        for r in self.calls.returns:
+            for op in r.srcs:
+                if type(op) is not Reg:
+                    continue
+                for u in range(op.lo, op.hi + 1):
+                    if not self._return_address(self._before(r, (op.kind, u)), (op.kind, u), set()):
+                        return f"{r.mnemonic} at line {r.line} jumps to a computed address: the CFG misses its targets"
+        return None
+
+    def _return_address(self, d: Any, key: Key, seen: set) -> bool:
+        while type(d) is VPhi and d.forward is not None:
+            d = d.forward
+        if id(d) in seen:
+            return True
+        seen.add(id(d))
+        if d is ENTRY:
+            return self.launch is None
+        if type(d) is CalleeEntry:  # every call of this subroutine leaves its return address here
+            return all(any(type(op) is Reg and op.kind == key[0] and op.lo <= key[1] <= op.hi for op in c.dsts)
+                       for c in self.calls.entries[d.block])
+        if type(d) is VPhi:
+            return all(self._return_address(x, key, seen) for _, x in d.ops)
+        return d.mnemonic.startswith(CALLS)
+
+    def in_loop(self, block: Block) -> bool:
+        if self._in_loops is None:
+            s: set = set()
+            for h in self.cfg.rpo:
+                if any(self.cfg.is_back_edge(p, h) for p in h.preds if p in self.cfg.rpo_index):
+                    s |= self._body(h)
+            self._in_loops = s
+        return block in self._in_loops
+
+    # --- reaching definitions ------------------------------------------------------------------
+    def _block_defs(self, b: Block) -> tuple:
+        bd = self._bdefs.get(b)
+        if bd is None:
+            pos: dict = {}
+            defs: dict = {}
+            units = self.chains.units if self.chains is not None else None
+            instrs = b.instrs
+            for i, inst in enumerate(instrs):
+                if inst.is_label or inst.is_phi:
+                    continue
+                pos[inst] = i
+                u = units.get(inst) if units is not None else None
+                for k in (u[1] if u is not None else _dst_keys(inst)):
+                    lst = defs.get(k)
+                    if lst is None:
+                        defs[k] = [i]
+                    elif lst[-1] != i:
+                        lst.append(i)
+            calls = []
+            if self.calls is not None:
+                calls = [(i, self.calls.clobbers.get(inst)) for i, inst in enumerate(instrs)
+                         if inst in self.calls.clobbers]
+            bd = self._bdefs[b] = (pos, defs, instrs, calls)
+        return bd
+
+    def _last_def(self, b: Block, key: Key, stop: int) -> Any:
+        """The last definition of `key` in `b` before position `stop` (a call that may
+        clobber it counts), or None."""
+        _, defs, instrs, calls = self._block_defs(b)
+        lst = defs.get(key)
+        best = -1
+        if lst:
+            j = bisect_left(lst, stop) - 1
+            if j >= 0:
+                best = lst[j]
+        for i, clob in reversed(calls):
+            if i < stop:
+                if i > best and (clob is None or key in clob):
+                    best = i
+                    break
+                if i < best:
+                    break
+        return instrs[best] if best >= 0 else None
+
+    def _before(self, inst: Instruction, key: Key) -> Any:
+        b = inst.block
+        d = self._last_def(b, key, self._block_defs(b)[0].get(inst, 0))
+        return d if d is not None else self._start_def(b, key)
+
+    def _end_def(self, b: Block, key: Key) -> Any:
+        d = self._last_def(b, key, len(b.instrs))
+        return d if d is not None else self._start_def(b, key)
+
+    def _preds(self, b: Block) -> list:
+        idx = self.cfg.rpo_index
+        return [p for p in b.preds if p in idx]
+
+    def _start_def(self, b: Block, key: Key) -> Any:
+        memo = self._start
+        chain = []
+        cur = b
+        while True:
+            d = memo.get((cur, key))
+            if d is not None:
+                break
+            if self.calls is not None and cur in self.calls.entries:
+                d = CalleeEntry(cur)
+                break
+            preds = self._preds(cur)
+            entry = cur is self.entry_block
+            if not preds:
+                d = ENTRY
+                break
+            if len(preds) == 1 and not entry and preds[0] is not cur and preds[0] not in chain:
+                chain.append(cur)
+                p = preds[0]
+                d = self._last_def(p, key, len(p.instrs))
+                if d is not None:
+                    break
+                cur = p
+                continue
+            phi = VPhi(cur, key)
+            memo[(cur, key)] = phi
+            if self.depth > _MAX_DEPTH:
+                phi.ops = [(None, ENTRY)]
+            else:
+                self.depth += 1
+                try:
+                    phi.ops = [(p, self._end_def(p, key)) for p in preds] + ([(None, ENTRY)] if entry else [])
+                finally:
+                    self.depth -= 1
+            distinct = {id(x): x for _, x in phi.ops if x is not phi}
+            if len(distinct) == 1:
+                phi.forward = next(iter(distinct.values()))
+                d = phi.forward
+                memo[(cur, key)] = d
+            else:
+                d = phi
+            break
+        for c in chain:
+            memo[(c, key)] = d
+        return d
+
+    def _single_source(self, phi: Any) -> Any:
+        """The one definition every operand of a web of joins comes from (a register no path
+        changes around a loop), or None."""
+        memo = self._sources
+        got = memo.get(phi, False)
+        if got is not False:
+            return got
+        leaf = None
+        seen = {id(phi)}
+        web = [phi]
+        stack = [phi]
+        while stack:
+            x = stack.pop()
+            for _, d in self._phi_ops(x):
+                while type(d) is VPhi and d.forward is not None:
+                    d = d.forward
+                if type(d) is VPhi or (type(d) is Instruction and d.is_phi):
+                    if id(d) not in seen:
+                        seen.add(id(d))
+                        web.append(d)
+                        stack.append(d)
+                    continue
+                if leaf is None:
+                    leaf = d
+                elif d is not leaf:
+                    for w in web:
+                        memo[w] = None
+                    return None
+        for w in web:
+            memo[w] = leaf
+        return leaf
+
+    def _operand_defs(self, inst: Instruction) -> list:
+        """Per source operand: the reaching definition of each of its units (None: not a
+        register)."""
+        got = self._opdefs.get(inst)
+        if got is not None:
+            return got
+        out: list = []
+        ch = self.chains
+        row = ch.src_defs.get(inst) if ch is not None else None
+        if row is not None:
+            n = 0
+            for op in inst.srcs:
+                if type(op) is Reg and op.kind != "null":
+                    w = op.hi - op.lo + 1
+                    out.append(tuple(ENTRY if d is None else d for d in row[n:n + w]))
+                    n += w
+                else:
+                    out.append(None)
+        else:
+            for op in inst.srcs:
+                if type(op) is Reg and op.kind != "null":
+                    out.append(tuple(self._before(inst, (op.kind, u)) for u in range(op.lo, op.hi + 1)))
+                else:
+                    out.append(None)
+        self._opdefs[inst] = out
+        return out
+
+    # --- evaluation --------------------------------------------------------------------------------
+    def _scope(self, block: Block | None, ctx: _Ctx | None) -> _Ctx | None:
+        c = ctx
+        while c is not None:
+            if block in c.body:
+                return c
+            c = c.parent
+        return None
+
+    def _def_val(self, d: Any, key: Key, ctx: _Ctx | None) -> Val:
+        while type(d) is VPhi and d.forward is not None:
+            d = d.forward
+        if d is ENTRY:
+            return self._entry_value(key)
+        if type(d) is CalleeEntry:
+            return self._clobbered(None, key)
+        if type(d) is VPhi or d.is_phi:
+            leaf = self._single_source(d)
+            if leaf is None:
+                return self._phi_val(d, key, ctx)
+            return self._def_val(leaf, key, ctx)
+        if self.calls is not None and d in self.calls.clobbers:
+            return self._clobbered(d, key)
+        scope = self._scope(d.block, ctx)
+        memo = scope.memo if scope is not None else self.memo
+        vals = memo.get(d)
+        if vals is None:
+            if self.depth > _MAX_DEPTH:
+                return top_val(key[0] in _SCALAR, f"address computation deeper than {_MAX_DEPTH} steps")
+            self.depth += 1
+            try:
+                vals = self._evaluate(d, scope)
+            finally:
+                self.depth -= 1
+            memo[d] = vals
+        v = vals.get(key)
+        return v if v is not None else self._unknown(d, key)
+
+    def _operands(self, inst: Instruction, ctx: _Ctx | None) -> Operands:
+        return Operands(self, inst, ctx, inst.mnemonic, inst.srcs, self._operand_defs(inst), inst.dsts, inst.suffix)
+
+    def _evaluate(self, d: Instruction, ctx: _Ctx | None) -> dict:
+        keys = _dst_keys(d)
+        if not keys:
+            return {}
+        mn = d.mnemonic
+        res: dict = {}
+        if mn.startswith("v_dual_"):
+            res = self._vopd(d, ctx)
+        elif not (mn.endswith(("_dpp", "_sdwa")) or (d.suffix and _SHUFFLE.search(d.suffix))):
+            f = semantics(mn)
+            if f is not None:
+                res = f(self._operands(d, ctx))
+        out = {}
+        for k in keys:
+            v = res.get(k)
+            out[k] = self._unknown(d, k) if v is None else self._finish(d, k, v, ctx)
+        return out
+
+    def _vopd(self, d: Instruction, ctx: _Ctx | None) -> dict:
+        """A VOPD pair: both halves read their sources before either writes."""
+        code = d.text
+        for c in ("//", ";"):
+            cut = code.find(c)
+            if cut >= 0:
+                code = code[:cut]
+        halves = code.split("::")
+        if len(halves) != 2 or len(d.dsts) != 2:
+            return {}
+        parts = []
+        for h in halves:
+            h = h.strip()
+            sp = h.find(" ")
+            parts.append((h[:sp] if sp > 0 else h, h[sp + 1:] if sp > 0 else ""))
+        nleft = parts[0][1].count(",")
+        defs = self._operand_defs(d)
+        res: dict = {}
+        for half, (mn, text), srcs, dfs in ((0, parts[0], d.srcs[:nleft], defs[:nleft]),
+                                            (1, parts[1], d.srcs[nleft:], defs[nleft:])):
+            name = "v_" + mn[len("v_dual_"):] if mn.startswith("v_dual_") else mn
+            f = semantics(name)
+            if f is None or _SHUFFLE.search(text):
+                continue
+            res.update(f(Operands(self, d, ctx, name, list(srcs), list(dfs), [d.dsts[half]], text)))
+        return res
+
+    def _clobbered(self, call: Instruction | None, key: Key) -> Val:
+        """A unit after a call that may change it, or at a subroutine's entry."""
+        why = (f"{_reg_name(key)} may be changed by the call at line {call.line}" if call is not None
+               else f"{_reg_name(key)} at the entry of a subroutine (its callers' state)")
+        memo = self.memo
+        v = memo.get(("clobber", id(call), key))
+        if v is None:
+            if key[0] in _SCALAR:
+                v = Val((lin_atom(self.new_atom(I.FULL32, 2, why)),), True, None, why)
+            else:
+                v = top_val(False, why)
+            memo[("clobber", id(call), key)] = v
+        return v
+
+    def _unknown(self, d: Instruction, key: Key) -> Val:
+        if key[0] == "SCC":
+            return si_val((0, 1, 1), True)
+        why = f"{_reg_name(key)} from {d.mnemonic} at line {d.line}"
+        if key[0] in _SCALAR:
+            a = self.new_atom(I.FULL32, self.variant(d.block), why)
+            return Val((lin_atom(a),), True, None, why + " (not a modelled address computation)")
+        return top_val(False, why + " (not a modelled address computation)")
+
+    def _finish(self, d: Instruction, key: Key, v: Val, ctx: _Ctx | None) -> Val:
+        if v.bottom:
+            return v
+        kind = key[0]
+        if kind in _SCALAR:
+            if not v.uniform:
+                v = Val(v.lins, True, v.phase, v.why)
+        elif kind in ("v", "a") and self._exec_partial(d):
+            old = self.value_at(d, key, ctx)
+            j = join_vals([v, old])
+            v = Val(j.lins, False, j.phase, j.why or f"{_reg_name(key)} written under a partial EXEC at line {d.line}")
+        if v.uniform and kind != "SCC":
+            v = self._atomize(v, d, key)
+        return v
+
+    def _atomize(self, v: Val, d: Instruction, key: Key) -> Val:
+        """Name the unknown part of a wave-uniform value, so that later uses correlate."""
+        if all(x[1][2] == 0 for x in v.lins):
+            return v
+        origin = f"{_reg_name(key)} from {d.mnemonic} at line {d.line}"
+        variant = self.variant(d.block)
+        lins = []
+        for terms, s in v.lins:
+            if s[2] == 0:
+                lins.append((terms, s))
+            else:
+                a = self.new_atom(s, variant, origin)
+                lins.append(lin_add((terms, (0, 0, 0)), lin_atom(a)))
+        why = v.why
+        if why is None and any(I.size(s) > 1 << 24 for _, s in v.lins):
+            why = origin
+        return Val(tuple(lins), True, v.phase, why)
+
+    def _entry_value(self, key: Key) -> Val:
+        kind, idx = key
+        if kind == "v":
+            la = self.launch
+            if la is None:
+                return top_val(False, f"v{idx} at function entry (not a kernel: no work-item id)")
+            if idx == 0:
+                if self._v0 is None:
+                    self._v0 = self._workitem_v0(la)
+                return self._v0
+            if idx in (1, 2) and not la.packed_ids and la.workitem_id >= idx:
+                n = (la.reqd[idx] if la.reqd else la.max_flat)
+                return si_val(I.make(0, n - 1, 1), False)
+            return top_val(False, f"v{idx} at kernel entry")
+        if kind == "SCC":
+            return si_val((0, 1, 1), True)
+        if key == ("ttmp", 8) and self.launch is not None and self.launch.arch.startswith("gfx12"):
+            return self._ttmp8()
+        if kind in _SCALAR:
+            a = self._entry_atoms.get(key)
+            if a is None:
+                a = self._entry_atoms[key] = self.new_atom(I.FULL32, 0, f"{_reg_name(key)} at kernel entry")
+            return atom_val(a)
+        return top_val(True, f"{_reg_name(key)} at entry")
+
+    def _ttmp8(self) -> Val:
+        """TTMP8 on gfx12/gfx1250 (architected SGPRs): bits 29:25 are the wave's index in its
+        workgroup, what LLVM lowers ``llvm.amdgcn.wave.id`` to (``s_bfe_u32 s, ttmp8,
+        0x50019``; llvm/llvm-project PR 79689), so below the waves per workgroup; the other
+        bits are unknown."""
+        v = self._entry_atoms.get(("ttmp", 8))
+        if v is None:
+            la = self.launch
+            wave = self.new_atom(I.make(0, la.waves_per_group - 1, 1), 0, "the wave's index (TTMP8[29:25])")
+            low = self.new_atom(I.make(0, (1 << 25) - 1, 1), 0, "TTMP8[24:0] at kernel entry")
+            high = self.new_atom(I.make(0, 3, 1), 0, "TTMP8[31:30] at kernel entry")
+            form = lin_add(lin_add(lin_atom(low), lin_mul_const(lin_atom(wave), 1 << 25)),
+                           lin_mul_const(lin_atom(high), 1 << 30))
+            v = self._entry_atoms[("ttmp", 8)] = Val((form,), True)
+        return v
+
+    def _workitem_v0(self, la: LaunchInfo) -> Val:
+        """v0 per wave: work-item x (and y, z when packed into it)."""
+        w = la.wave_size
+        if la.one_dimensional() and (la.workitem_id == 0 or la.packed_ids):
+            waves = la.reqd[0] // w
+            a = self.new_atom(I.make(0, waves - 1, 1), 0, "the wave's index in its workgroup")
+            return Val(((((a, w),), I.make(0, w - 1, 1)),), False)
+        r = la.reqd
+        x = (r[0] if r else la.max_flat) - 1
+        if la.packed_ids and la.workitem_id >= 1:
+            y = (r[1] if r else la.max_flat) - 1
+            z = (r[2] if r else la.max_flat) - 1 if la.workitem_id >= 2 else 0
+            hi = x | (y << 10) | (z << 20)
+            return si_val(I.make(0, (1 << hi.bit_length()) - 1, 1), False)
+        return si_val(I.make(0, x, 1), False)
+
+    # --- joins and loops -----------------------------------------------------------------------
+    def _phi_key(self, phi: Any) -> Key:
+        return phi.key if type(phi) is VPhi else phi.phi_key
+
+    def _phi_ops(self, phi: Any) -> list:
+        if type(phi) is VPhi:
+            return phi.ops
+        b = phi.block
+        idx = self.cfg.rpo_index
+        ops = [(p, ENTRY if d is None else d) for p, d in zip(b.preds, phi.sources) if p in idx]
+        if b is self.entry_block:
+            ops.append((None, ENTRY))
+        return ops
+
+    def _is_back(self, p: Block | None, h: Block) -> bool:
+        return p is not None and self.cfg.is_back_edge(p, h)
+
+    def _phi_val(self, phi: Any, key: Key, ctx: _Ctx | None) -> Val:
+        h = phi.block
+        c = ctx
+        while c is not None:
+            if h in c.solver.headers:
+                return c.bind(phi)
+            c = c.parent
+        scope = self._scope(h, ctx)
+        memo = scope.memo if scope is not None else self.memo
+        v = memo.get(phi)
+        if v is _PENDING:
+            return self._cyclic(h, key)
+        if v is not None:
+            return v
+        ops = self._phi_ops(phi)
+        if scope is not None and any(self._is_back(p, h) for p, _ in ops) and not self._nestable(h, scope):
+            # a loop inside a simulated trip of another loop that it is not properly nested
+            # in, or too deep: unknown (solving it once per trip of each enclosing loop costs
+            # a product of the trip counts)
+            v = memo[phi] = self._cyclic(h, key)
+            return v
+        if not any(self._is_back(p, h) for p, _ in ops):
+            vals = [self._def_val(d, key, scope) for _, d in ops]
+            v = join_vals(vals) if vals else self._entry_value(key)
+            if v.uniform and len(vals) > 1:
+                v = self._atomize_join(v, h, key)
+            memo[phi] = v
+            return v
+        return self._resolve(h, phi, memo, scope)
+
+    def _nestable(self, h: Block, scope: _Ctx) -> bool:
+        depth = 0
+        c = scope
+        while c is not None:
+            depth += 1
+            c = c.parent
+        return depth < 2 and self._region(h)[0] < scope.body
+
+    def _region(self, h: Block) -> tuple[frozenset, frozenset]:
+        """(blocks, headers) solved with the joins at `h`: its natural loop, or for an
+        irreducible header its strongly connected component and every header in it."""
+        got = self._regions.get(h)
+        if got is None:
+            if not self._is_irreducible(h):
+                got = (self._body(h), frozenset((h,)))
+            else:
+                comp = self._scc(h)
+                heads = frozenset(b for b in comp if any(p in comp and self.cfg.is_back_edge(p, b) for p in b.preds))
+                got = (comp, heads)
+                for b in heads:
+                    self._regions[b] = got
+            self._regions[h] = got
+        return got
+
+    def _scc(self, h: Block) -> frozenset:
+        """The strongly connected component of `h` in the reachable CFG."""
+        forward = _reach(h, lambda b: b.succs, self.cfg.rpo_index)
+        return frozenset(_reach(h, lambda b: b.preds, forward))
+
+    def _is_irreducible(self, h: Block) -> bool:
+        """Some back edge into `h` comes from a block `h` does not dominate."""
+        got = self._irreducible.get(h)
+        if got is None:
+            idom = self.cfg.idom
+            got = False
+            for p in h.preds:
+                if p in self.cfg.rpo_index and self.cfg.is_back_edge(p, h):
+                    x = p
+                    while x is not None and x is not h:
+                        x = idom.get(x)
+                    if x is None:
+                        got = True
+                        break
+            self._irreducible[h] = got
+        return got
+
+    def _atomize_join(self, v: Val, h: Block, key: Key) -> Val:
+        if v.bottom or all(x[1][2] == 0 for x in v.lins):
+            return v
+        origin = f"{_reg_name(key)} after the join at {h.name}"
+        lins = []
+        for terms, s in v.lins:
+            if s[2] == 0:
+                lins.append((terms, s))
+            else:
+                lins.append(lin_add((terms, (0, 0, 0)), lin_atom(self.new_atom(s, self.variant(h), origin))))
+        return Val(tuple(lins), True, v.phase, v.why)
+
+    def _cyclic(self, h: Block, key: Key) -> Val:
+        why = f"{_reg_name(key)} is carried around the loop at {h.name} inside another loop (not analysed)"
+        if key[0] in _SCALAR:
+            return Val((lin_atom(self.new_atom(I.FULL32, max(1, self.variant(h)), why)),), True, None, why)
+        return top_val(False, why)
+
+    def _body(self, h: Block) -> frozenset:
+        body = self._bodies.get(h)
+        if body is None:
+            idx = self.cfg.rpo_index
+            seen = {h}
+            work = [p for p in h.preds if p in idx and self.cfg.is_back_edge(p, h)]
+            while work:
+                b = work.pop()
+                if b in seen:
+                    continue
+                seen.add(b)
+                work.extend(p for p in b.preds if p in idx and p not in seen)
+            body = self._bodies[h] = frozenset(seen)
+        return body
+
+    def _memo_of(self, scope: _Ctx | None) -> dict:
+        return scope.memo if scope is not None else self.memo
+
+    def _resolve(self, h: Block, phi: Any, memo: dict, scope: _Ctx | None) -> Val:
+        finals = memo.setdefault(("finals", self._region(h)[1]), {})
+        solver = _LoopSolver(self, h, scope, finals)
+        try:
+            res = solver.solve(phi)
+        except BaseException:
+            for x in solver.group:
+                memo.pop(x, None)
+            raise
+        for x, v in res.items():
+            memo[x] = v
+            finals[x] = v
+        return res[phi]
+
+    def _final_bind(self, v: Val, h: Block, k: int | None) -> Val:
+        if v.phase is not None and v.phase[0] is h:
+            if k is None:
+                return collapse_phase(v)
+            return Val((v.lins[k % v.phase[1]],), v.uniform, None, v.why)
+        return v
+
+    def _phased(self, h: Block, seq: list) -> Val:
+        lins = tuple(collapse_phase(v).lins[0] for v in seq)
+        uniform = all(v.uniform for v in seq)
+        why = next((v.why for v in seq if v.why), None)
+        if all(x == lins[0] for x in lins[1:]):
+            return Val((lins[0],), uniform, None, why)
+        return Val(lins, uniform, (h, len(lins)), why)
+
+    # --- EXEC ------------------------------------------------------------------------------------
+    def _exec_partial(self, inst: Instruction) -> bool:
+        """EXEC may be narrower than the launch mask when `inst` runs."""
+        if self._exec is None:
+            self._exec = self._exec_states()
+        if not self._exec:
+            return False
+        b = inst.block
+        per = self._exec_inside.get(b)
+        if per is None:
+            per = self._exec_inside[b] = self._block_exec(b, self._exec.get(b, False))
+        pos = self._block_defs(b)[0]
+        i = pos.get(inst, 0)
+        return not per[1][bisect_left(per[0], i + 1) - 1] if per[0] else not per[1][0]
+
+    def _events(self) -> dict:
+        """Block -> indices of the instructions that write EXEC (in order)."""
+        out: dict = {}
+        for b in self.func.blocks:
+            for i, inst in enumerate(b.instrs):
+                if inst.is_label or inst.is_phi:
+                    continue
+                mn = inst.mnemonic
+                if "saveexec" in mn or mn.startswith("v_cmpx") or (
+                        "exec" in inst.text and any(type(op) is Reg and op.kind == "exec" for op in inst.dsts)):
+                    out.setdefault(b, []).append(i)
+        return out
+
+    def _block_exec(self, b: Block, full: bool) -> tuple[list, list]:
+        """(change positions, state from each) within one block: position 0 holds the entry
+        state; after event i the state is the second list's entry."""
+        positions = [0]
+        states = [full]
+        for i in self._exec_events.get(b, ()):
+            full = self._exec_step(b.instrs[i], full)
+            positions.append(i + 1)
+            states.append(full)
+        return positions, states
+
+    def _exec_states(self) -> dict:
+        """Block -> EXEC is the launch mask at its entry (a must property: the greatest
+        fixpoint, starting from "yes"); empty when nothing in the function writes EXEC."""
+        if self.text_hint is not None and "exec" not in self.text_hint and "cmpx" not in self.text_hint:
+            self._exec_events = {}
+            return {}
+        self._exec_events = self._events()
+        if not self._exec_events:
+            return {}
+        rpo = self.cfg.rpo
+        states: dict = {b: True for b in rpo}
+        self._exec = states
+        for _ in range(len(rpo) + 2):
+            changed = False
+            for b in rpo:
+                preds = self._preds(b)
+                full = all(self._state_before(p, len(p.instrs)) for p in preds)
+                if states[b] != full:
+                    states[b] = full
+                    changed = True
+            if not changed:
+                break
+        return states
+
+    def _state_before(self, b: Block, idx: int) -> bool:
+        full = self._exec.get(b, False)
+        for j in self._exec_events.get(b, ()):
+            if j >= idx:
+                break
+            full = self._exec_step(b.instrs[j], full)
+        return full
+
+    def _exec_step(self, inst: Instruction, full: bool) -> bool:
+        """EXEC after one EXEC-writing instruction."""
+        mn = inst.mnemonic
+        if mn.startswith("v_cmpx"):
+            return False
+        srcs = [op for op in inst.srcs if type(op) in (Reg, Imm)]
+        if "saveexec" in mn:
+            return mn.startswith("s_or_saveexec") and any(self._holds_launch_mask(inst, op) for op in srcs)
+        if mn.startswith("s_mov_b"):
+            s = srcs[0] if srcs else None
+            if type(s) is Imm and s.value in (-1, 0xFFFFFFFF, 0xFFFFFFFFFFFFFFFF):
+                return True  # assumed: kernels are launched with whole waves
+            return s is not None and self._holds_launch_mask(inst, s)
+        if mn.startswith("s_or_b"):
+            return any(self._holds_launch_mask(inst, op) for op in srcs)
+        return False
+
+    def _holds_launch_mask(self, inst: Instruction, op) -> bool:
+        """`op` holds the launch EXEC mask at `inst`: saved from EXEC (by an ``s_*_saveexec``
+        or a move from EXEC) where EXEC was the launch mask."""
+        if type(op) is not Reg or op.kind != "s":
+            return False
+        for u in range(op.lo, op.hi + 1):
+            d = self._before(inst, ("s", u))
+            while type(d) is VPhi and d.forward is not None:
+                d = d.forward
+            if d is ENTRY or type(d) is VPhi or d.is_phi:
+                return False
+            saves = "saveexec" in d.mnemonic or (d.mnemonic.startswith("s_mov_b") and d.srcs and type(d.srcs[0]) is Reg
+                                                 and d.srcs[0].kind == "exec")
+            if not saves or not d.dsts or type(d.dsts[0]) is not Reg or d.dsts[0].kind != "s":
+                return False
+            pos = self._block_defs(d.block)[0]
+            if not self._state_before(d.block, pos.get(d, 0)):
+                return False
+        return True
+
+
+def _reach(start: Block, step, within) -> set:
+    """Blocks reachable from `start` along `step` edges, staying inside `within`."""
+    seen = {start}
+    work = [start]
+    while work:
+        for n in step(work.pop()):
+            if n in within and n not in seen:
+                seen.add(n)
+                work.append(n)
+    return seen
+
+
+def _gcd(a: int, b: int) -> int:
+    while b:
+        a, b = b, a % b
+    return a
+
+
+def _widen(old: I.SI, new: I.SI) -> I.SI:
+    """Bounds that moved jump to the 32-bit limits; the step and the known bits (which can
+    only be lost, finitely often) are kept."""
+    lo = old[0] if new[0] >= old[0] else 0
+    hi = old[1] if new[1] <= old[1] else I.MASK32
+    st = _gcd(old[2], new[2]) if (old[2] or new[2]) else 1
+    if I.in_u32(new):
+        return I.bits(lo, hi, st, I.known_zeros(new), I.known_ones(new))
+    return I.make(lo, hi, st)

@@ -1,0 +1,644 @@
+"""What each integer instruction does to abstract values (the transfer functions).
+
+`semantics(mnemonic)` gives a function ``f(ops) -> {unit key: Val}`` for the instructions real
+kernels build LDS addresses with (SALU moves, adds, shifts, masks, multiplies, bit-field
+extracts, 64-bit adds and shifts, pack instructions; VALU moves, adds, shifts, masks,
+``v_lshl_add``/``v_lshl_or``/``v_or3``/``v_mad_u32_u24``/``v_bfe``, lane reads, VOPD pairs),
+or None: the analysis then makes the destinations unknown.  `ops` (`value_flow.Operands`)
+reads source values and knows the destinations.
+
+Only the destination registers named first are given values; a carry or condition output
+(SCC, VCC, an SGPR carry) is never used as an address and is left unknown.  64-bit
+instructions give their low unit exactly (the low 32 bits of a sum, product or left shift
+depend on the low 32 bits of the inputs only) and their high unit when everything is
+constant.
+"""
+
+from __future__ import annotations
+
+import re
+
+from . import intervals as I
+from .values import (Val, const_val, join_vals, top_val, v_add, v_and, v_bfe, v_concrete_op, v_lshr, v_mul,
+                     v_mul_const, v_or, v_shl, v_sub, v_xor)
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Callable
+
+_SUFFIX = re.compile(r'_(?:e32|e64|e64_dpp|dpp|sdwa)$')
+_TABLE: dict[str, Callable] = {}
+_MASK24 = const_val(0xFFFFFF)
+
+
+def _op(*names: str):
+    def reg(f):
+        for n in names:
+            _TABLE[n] = f
+        return f
+    return reg
+
+
+def base_mnemonic(mn: str) -> str:
+    return _SUFFIX.sub("", mn)
+
+
+def semantics(mn: str) -> Callable | None:
+    return _TABLE.get(base_mnemonic(mn))
+
+
+def _one(ops, v: Val) -> dict:
+    """The value of the (first) destination's low unit."""
+    return {ops.dst_key(0): v}
+
+
+def _shift_amount(ops, i: int, width: int = 32) -> int | None:
+    c = ops.const(i)
+    return None if c is None else c & (width - 1)
+
+
+# --- moves and selects ------------------------------------------------------------------------
+
+@_op("s_mov_b32", "v_mov_b32", "v_accvgpr_write_b32", "v_accvgpr_read_b32", "v_accvgpr_mov_b32",
+     "v_mov_b32_from_vgpr", "s_mov_from_global_b32")
+def _mov(ops):
+    return _one(ops, ops.src(0))
+
+
+@_op("s_movk_i32")
+def _movk(ops):
+    c = ops.const(0)
+    if c is None:
+        return {}
+    c &= 0xFFFF
+    return _one(ops, const_val(c | 0xFFFF0000 if c & 0x8000 else c))
+
+
+@_op("s_mov_b64", "v_mov_b64", "v_pk_mov_b32_exact")
+def _mov64(ops):
+    return {ops.dst_key(0): ops.src_unit(0, 0), ops.dst_key(1): ops.src_unit(0, 1)}
+
+
+@_op("v_swap_b32")
+def _swap(ops):
+    if len(ops.dsts) != 2:
+        return {}
+    a, b = ops.src(0), ops.src(1)
+    return {ops.dst_key(0): b, (ops.dsts[1].kind, ops.dsts[1].lo): a}
+
+
+def _scc(ops) -> int | None:
+    """The SCC an ``s_cselect`` reads, when known."""
+    return ops.src(2).const() if ops.nsrc > 2 else None
+
+
+_CMP = {"eq": lambda a, b: a == b, "lg": lambda a, b: a != b, "lt": lambda a, b: a < b,
+        "le": lambda a, b: a <= b, "gt": lambda a, b: a > b, "ge": lambda a, b: a >= b}
+
+
+@_op(*(f"s_cmp_{c}_{t}" for c in _CMP for t in ("u32", "i32")))
+def _cmp(ops):
+    c, t = ops.mnemonic.split("_")[2:4]
+    a, b = ops.src(0).const(), ops.src(1).const()
+    if a is None or b is None:
+        return {}
+    if t == "i32":
+        a, b = (a - (1 << 32) if a >> 31 else a), (b - (1 << 32) if b >> 31 else b)
+    return _one(ops, const_val(int(_CMP[c](a, b))))
+
+
+@_op("s_cselect_b32", "v_cndmask_b32")
+def _select(ops):
+    a, b = ops.src(0), ops.src(1)
+    if ops.mnemonic == "s_cselect_b32":
+        scc = _scc(ops)
+        if scc is not None:
+            return _one(ops, a if scc else b)
+    v = join_vals([a, b])
+    if ops.mnemonic.startswith("v_") and a != b:
+        v = Val(v.lins, False, v.phase, v.why)  # a per-lane condition mixes the two
+    return _one(ops, v)
+
+
+@_op("s_cselect_b64")
+def _select64(ops):
+    scc = _scc(ops)
+    if scc is not None:
+        i = 0 if scc else 1
+        return {ops.dst_key(0): ops.src_unit(i, 0), ops.dst_key(1): ops.src_unit(i, 1)}
+    return {ops.dst_key(0): join_vals([ops.src_unit(0, 0), ops.src_unit(1, 0)]),
+            ops.dst_key(1): join_vals([ops.src_unit(0, 1), ops.src_unit(1, 1)])}
+
+
+@_op("s_cmov_b32", "s_cmovk_i32")
+def _cmov(ops):
+    src = ops.src(0)
+    if ops.mnemonic == "s_cmovk_i32":
+        c = ops.const(0)
+        if c is None:
+            return {}
+        c &= 0xFFFF
+        src = const_val(c | 0xFFFF0000 if c & 0x8000 else c)
+    return _one(ops, join_vals([src, ops.old(ops.dst_key(0))]))
+
+
+# --- adds and subtracts ---------------------------------------------------------------------
+
+@_op("s_add_u32", "s_add_i32", "s_add_co_u32", "s_add_co_i32", "v_add_u32", "v_add_nc_u32", "v_add_co_u32",
+     "v_add_i32", "s_add_nc_u32", "v_add_nc_i32")
+def _add(ops):
+    if ops.clamped():
+        return {}
+    return _one(ops, v_add(ops.src(0), ops.src(1)))
+
+
+@_op("s_addk_i32", "s_addk_co_i32")
+def _addk(ops):
+    c = ops.const(0)
+    if c is None:
+        return {}
+    c &= 0xFFFF
+    c = c - 0x10000 if c & 0x8000 else c
+    return _one(ops, v_add(ops.old(ops.dst_key(0)), const_val(c)))
+
+
+@_op("s_mulk_i32")
+def _mulk(ops):
+    c = ops.const(0)
+    if c is None:
+        return {}
+    c &= 0xFFFF
+    return _one(ops, v_mul(ops.old(ops.dst_key(0)), const_val(c | 0xFFFF0000 if c & 0x8000 else c)))
+
+
+@_op("s_sub_u32", "s_sub_i32", "s_sub_co_u32", "s_sub_co_i32", "v_sub_u32", "v_sub_nc_u32", "v_sub_co_u32",
+     "v_sub_i32", "v_sub_nc_i32")
+def _sub(ops):
+    if ops.clamped():
+        return {}
+    return _one(ops, v_sub(ops.src(0), ops.src(1)))
+
+
+@_op("v_subrev_u32", "v_subrev_nc_u32", "v_subrev_co_u32", "v_subrev_i32")
+def _subrev(ops):
+    if ops.clamped():
+        return {}
+    return _one(ops, v_sub(ops.src(1), ops.src(0)))
+
+
+@_op("s_addc_u32", "s_add_co_ci_u32", "v_addc_co_u32", "v_add_co_ci_u32", "v_addc_u32")
+def _addc(ops):
+    s = v_add(ops.src(0), ops.src(1))
+    return _one(ops, join_vals([s, v_add(s, const_val(1))]))
+
+
+@_op("s_subb_u32", "s_sub_co_ci_u32", "v_subb_co_u32", "v_sub_co_ci_u32", "v_subb_u32")
+def _subb(ops):
+    s = v_sub(ops.src(0), ops.src(1))
+    return _one(ops, join_vals([s, v_sub(s, const_val(1))]))
+
+
+@_op("v_subbrev_co_u32", "v_subrev_co_ci_u32", "v_subbrev_u32")
+def _subbrev(ops):
+    s = v_sub(ops.src(1), ops.src(0))
+    return _one(ops, join_vals([s, v_sub(s, const_val(1))]))
+
+
+@_op("s_add_nc_u64", "s_add_u64", "v_add_nc_u64", "v_add_u64", "v_lshl_add_u64", "s_sub_nc_u64", "v_sub_nc_u64")
+def _add64(ops):
+    mn = ops.mnemonic
+    if mn == "v_lshl_add_u64":  # (a << s) + c
+        k = _shift_amount(ops, 1, 64)
+        if k is None:
+            return {}
+        a = v_shl(ops.src_unit(0, 0), k) if k < 32 else const_val(0)
+        lo = v_add(a, ops.src_unit(2, 0))
+        return {ops.dst_key(0): lo, ops.dst_key(1): _exact_hi64(ops, lambda x, y, z: ((x << k) + z), (0, 1, 2))}
+    a, b = ops.src_unit(0, 0), ops.src_unit(1, 0)
+    sub = "sub" in mn
+    lo = v_sub(a, b) if sub else v_add(a, b)
+    return {ops.dst_key(0): lo,
+            ops.dst_key(1): _exact_hi64(ops, (lambda x, y: x - y) if sub else (lambda x, y: x + y), (0, 1))}
+
+
+def _exact_hi64(ops, f, idx: tuple) -> Val:
+    """The high unit of a 64-bit result: exact when every input is a constant."""
+    vals = []
+    for i in idx:
+        lo, hi = ops.src_unit(i, 0).const(), ops.src_unit(i, 1).const()
+        if lo is None or hi is None:
+            return ops.unknown("high half of a 64-bit result")
+        vals.append(lo | hi << 32)
+    return const_val((f(*vals) >> 32) & I.MASK32)
+
+
+# --- shifts -------------------------------------------------------------------------------------
+
+#: 32-bit logical shifts: (operation, operand holding the amount); the "rev" forms take the
+#: amount first
+_SHIFTS = {"s_lshl_b32": (v_shl, 1), "v_lshl_b32": (v_shl, 1), "v_lshlrev_b32": (v_shl, 0),
+           "s_lshr_b32": (v_lshr, 1), "v_lshr_b32": (v_lshr, 1), "v_lshrrev_b32": (v_lshr, 0)}
+
+
+@_op(*_SHIFTS)
+def _shift(ops):
+    f, amount = _SHIFTS[base_mnemonic(ops.mnemonic)]
+    k = _shift_amount(ops, amount)
+    return {} if k is None else _one(ops, f(ops.src(1 - amount), k))
+
+
+def _ashr(ops, v: Val, k: int | None) -> dict:
+    """Arithmetic right shift: a logical one while the value is below 2^31."""
+    if k is None:
+        return {}
+    if v.concrete()[1] < 1 << 31:
+        return _one(ops, v_lshr(v, k))
+    return {}
+
+
+@_op("s_ashr_i32", "v_ashr_i32")
+def _sashr(ops):
+    return _ashr(ops, ops.src(0), _shift_amount(ops, 1))
+
+
+@_op("v_ashrrev_i32")
+def _vashr(ops):
+    return _ashr(ops, ops.src(1), _shift_amount(ops, 0))
+
+
+@_op("s_lshl1_add_u32", "s_lshl2_add_u32", "s_lshl3_add_u32", "s_lshl4_add_u32")
+def _lshl_add_s(ops):
+    k = int(ops.mnemonic[6])
+    return _one(ops, v_add(v_shl(ops.src(0), k), ops.src(1)))
+
+
+@_op("v_lshl_add_u32")
+def _lshl_add(ops):
+    k = _shift_amount(ops, 1)
+    return {} if k is None else _one(ops, v_add(v_shl(ops.src(0), k), ops.src(2)))
+
+
+@_op("v_add_lshl_u32")
+def _add_lshl(ops):
+    k = _shift_amount(ops, 2)
+    return {} if k is None else _one(ops, v_shl(v_add(ops.src(0), ops.src(1)), k))
+
+
+@_op("v_lshl_or_b32")
+def _lshl_or(ops):
+    k = _shift_amount(ops, 1)
+    return {} if k is None else _one(ops, v_or(v_shl(ops.src(0), k), ops.src(2)))
+
+
+def _shift64_operands(ops) -> tuple | None:
+    """(amount, low unit, high unit) of a 64-bit shift (the "rev" forms take the amount first)."""
+    rev = "rev" in base_mnemonic(ops.mnemonic)
+    k = _shift_amount(ops, 0 if rev else 1, 64)
+    if k is None:
+        return None
+    v = 1 if rev else 0
+    return k, ops.src_unit(v, 0), ops.src_unit(v, 1)
+
+
+@_op("s_lshl_b64", "v_lshlrev_b64", "v_lshl_b64")
+def _shl64(ops):
+    got = _shift64_operands(ops)
+    if got is None:
+        return {}
+    k, lo, hi = got
+    if k >= 32:
+        return {ops.dst_key(0): const_val(0), ops.dst_key(1): v_shl(lo, k - 32)}
+    out_hi = v_or(v_shl(hi, k), v_lshr(lo, 32 - k)) if k else hi
+    return {ops.dst_key(0): v_shl(lo, k), ops.dst_key(1): out_hi}
+
+
+@_op("s_lshr_b64", "v_lshrrev_b64", "v_lshr_b64")
+def _shr64(ops):
+    got = _shift64_operands(ops)
+    if got is None:
+        return {}
+    k, lo, hi = got
+    if k >= 32:
+        return {ops.dst_key(0): v_lshr(hi, k - 32), ops.dst_key(1): const_val(0)}
+    out_lo = v_or(v_lshr(lo, k), v_shl(hi, 32 - k)) if k else lo
+    return {ops.dst_key(0): out_lo, ops.dst_key(1): v_lshr(hi, k)}
+
+
+# --- bitwise -----------------------------------------------------------------------------------
+
+@_op("s_and_b32", "v_and_b32")
+def _and(ops):
+    return _one(ops, v_and(ops.src(0), ops.src(1)))
+
+
+@_op("s_or_b32", "v_or_b32")
+def _or(ops):
+    return _one(ops, v_or(ops.src(0), ops.src(1)))
+
+
+@_op("s_xor_b32", "v_xor_b32")
+def _xor(ops):
+    return _one(ops, v_xor(ops.src(0), ops.src(1)))
+
+
+@_op("s_and_b64", "s_or_b64", "s_xor_b64", "v_and_b64", "v_or_b64", "v_xor_b64")
+def _bitwise64(ops):
+    f = {"and": v_and, "or": v_or, "xor": v_xor}[ops.mnemonic.split("_")[1]]
+    return {ops.dst_key(0): f(ops.src_unit(0, 0), ops.src_unit(1, 0)),
+            ops.dst_key(1): f(ops.src_unit(0, 1), ops.src_unit(1, 1))}
+
+
+def _not_const(v: Val) -> Val | None:
+    c = v.const()
+    return None if c is None else const_val(~c & I.MASK32)
+
+
+@_op("s_andn2_b32", "s_and_not1_b32")
+def _andn2(ops):
+    n = _not_const(ops.src(1))
+    return {} if n is None else _one(ops, v_and(ops.src(0), n))
+
+
+@_op("s_orn2_b32", "s_or_not1_b32")
+def _orn2(ops):
+    n = _not_const(ops.src(1))
+    return {} if n is None else _one(ops, v_or(ops.src(0), n))
+
+
+@_op("s_not_b32", "v_not_b32")
+def _not(ops):
+    n = _not_const(ops.src(0))
+    return {} if n is None else _one(ops, n)
+
+
+#: three-operand forms ``second(first(a, b), c)``
+_TERNARY = {"v_or3_b32": (v_or, v_or), "v_xor3_b32": (v_xor, v_xor), "v_and_or_b32": (v_and, v_or),
+            "v_xad_u32": (v_xor, v_add), "v_add3_u32": (v_add, v_add)}
+
+
+@_op(*_TERNARY)
+def _ternary(ops):
+    first, second = _TERNARY[base_mnemonic(ops.mnemonic)]
+    return _one(ops, second(first(ops.src(0), ops.src(1)), ops.src(2)))
+
+
+@_op("v_bfi_b32")
+def _bfi(ops):
+    m = ops.src(0).const()
+    if m is None:
+        return {}
+    return _one(ops, v_or(v_and(ops.src(1), const_val(m)), v_and(ops.src(2), const_val(~m & I.MASK32))))
+
+
+@_op("v_bitop3_b32", "v_bitop2_b32")
+def _bitop3(ops):
+    table = ops.modifier_int("bitop3")
+    if table is None:
+        return {}
+    srcs = [ops.src(i) for i in range(min(ops.nsrc, 3))]
+    while len(srcs) < 3:
+        srcs.append(const_val(0))
+    v = bitop3(table, srcs[0], srcs[1], srcs[2])
+    return {} if v is None else _one(ops, v)
+
+
+def bitop3(table: int, a: Val, b: Val, c: Val) -> Val | None:
+    """The BITOP3 truth table applied bitwise (bit ``(x<<2)|(y<<1)|z`` of `table` gives the
+    result for input bits x, y, z of a, b, c); the common tables are AND/OR/XOR/copies."""
+    table &= 0xFF
+    consts = [v.const() for v in (a, b, c)]
+    if None not in consts:
+        x, y, z = consts
+        out = 0
+        for bit in range(32):
+            idx = ((x >> bit & 1) << 2) | ((y >> bit & 1) << 1) | (z >> bit & 1)
+            out |= (table >> idx & 1) << bit
+        return const_val(out)
+    # tables as functions of (a, b) with c == 0, and their named forms
+    if consts[2] == 0:
+        two = tuple(table >> (i << 1) & 1 for i in range(4))  # (a,b) = 00, 01, 10, 11
+        named = {(0, 0, 0, 1): v_and, (0, 1, 1, 1): v_or, (0, 1, 1, 0): v_xor}
+        if two in named:
+            return named[two](a, b)
+        if two == (0, 0, 1, 1):
+            return a
+        if two == (0, 1, 0, 1):
+            return b
+    if table == 0x80:
+        return v_and(v_and(a, b), c)
+    if table == 0xFE:
+        return v_or(v_or(a, b), c)
+    if table == 0x96:
+        return v_xor(v_xor(a, b), c)
+    if table == 0xF0:
+        return a
+    if table == 0xCC:
+        return b
+    if table == 0xAA:
+        return c
+    return None
+
+
+@_op("s_bitset1_b32", "s_bitset0_b32")
+def _bitset(ops):
+    b = ops.const(0)
+    if b is None:
+        return {}
+    old = ops.old(ops.dst_key(0))
+    bit = 1 << (b & 31)
+    if ops.mnemonic == "s_bitset1_b32":
+        return _one(ops, v_or(old, const_val(bit)))
+    return _one(ops, v_and(old, const_val(~bit & I.MASK32)))
+
+
+@_op("s_brev_b32", "v_bfrev_b32")
+def _brev(ops):
+    c = ops.src(0).const()
+    if c is None:
+        return {}
+    return _one(ops, const_val(int(f"{c:032b}"[::-1], 2)))
+
+
+@_op("s_bfm_b32", "v_bfm_b32")
+def _bfm(ops):
+    w, o = ops.src(0).const(), ops.src(1).const()
+    if w is None or o is None:
+        return {}
+    return _one(ops, const_val((((1 << (w & 31)) - 1) << (o & 31)) & I.MASK32))
+
+
+@_op("s_bfe_u32")
+def _sbfe(ops):
+    spec = ops.src(1).const()
+    if spec is None:
+        return {}
+    return _one(ops, v_bfe(ops.src(0), spec & 31, (spec >> 16) & 0x7F))
+
+
+@_op("v_bfe_u32")
+def _vbfe(ops):
+    o, w = ops.src(1).const(), ops.src(2).const()
+    if o is None or w is None:
+        return {}
+    return _one(ops, v_bfe(ops.src(0), o & 31, w & 31))
+
+
+def _signed_field(ops, v: Val, width: int) -> dict:
+    """A sign-extending extract equals the unsigned one while the field's top bit is clear."""
+    if width and v.concrete()[1] < 1 << (width - 1):
+        return _one(ops, v)
+    return {}
+
+
+@_op("s_bfe_i32")
+def _sbfe_i(ops):
+    spec = ops.src(1).const()
+    if spec is None:
+        return {}
+    w = (spec >> 16) & 0x7F
+    return _signed_field(ops, v_bfe(ops.src(0), spec & 31, w), min(w, 32))
+
+
+@_op("v_bfe_i32")
+def _vbfe_i(ops):
+    o, w = ops.src(1).const(), ops.src(2).const()
+    if o is None or w is None:
+        return {}
+    return _signed_field(ops, v_bfe(ops.src(0), o & 31, w & 31), w & 31)
+
+
+@_op("s_sext_i32_i16", "s_sext_i32_i8")
+def _sext(ops):
+    w = 16 if ops.mnemonic.endswith("i16") else 8
+    return _signed_field(ops, ops.src(0), w)
+
+
+# --- packs -----------------------------------------------------------------------------------------
+
+_LOW16 = const_val(0xFFFF)
+_HIGH16 = const_val(0xFFFF0000)
+
+
+@_op("s_pack_ll_b32_b16", "v_pack_b32_f16_exact")
+def _pack_ll(ops):
+    return _one(ops, v_or(v_and(ops.src(0), _LOW16), v_shl(v_and(ops.src(1), _LOW16), 16)))
+
+
+@_op("s_pack_lh_b32_b16")
+def _pack_lh(ops):
+    return _one(ops, v_or(v_and(ops.src(0), _LOW16), v_and(ops.src(1), _HIGH16)))
+
+
+@_op("s_pack_hl_b32_b16")
+def _pack_hl(ops):
+    return _one(ops, v_or(v_lshr(ops.src(0), 16), v_shl(ops.src(1), 16)))
+
+
+@_op("s_pack_hh_b32_b16")
+def _pack_hh(ops):
+    return _one(ops, v_or(v_lshr(ops.src(0), 16), v_and(ops.src(1), _HIGH16)))
+
+
+# --- multiplies ----------------------------------------------------------------------------------
+
+@_op("s_mul_i32", "v_mul_lo_u32", "v_mul_lo_i32", "s_mul_u32")
+def _mul(ops):
+    return _one(ops, v_mul(ops.src(0), ops.src(1)))
+
+
+@_op("v_mul_i32_i24")
+def _mul_i24(ops):
+    a, b = ops.src(0), ops.src(1)
+    if a.concrete()[1] < 1 << 23 and b.concrete()[1] < 1 << 23:  # non-negative 24-bit fields
+        return _one(ops, v_mul(a, b))
+    return {}
+
+
+@_op("v_mul_u32_u24", "s_mul_u32_u24")
+def _mul24(ops):
+    return _one(ops, v_mul(v_and(ops.src(0), _MASK24), v_and(ops.src(1), _MASK24)))
+
+
+@_op("v_mad_u32_u24")
+def _mad24(ops):
+    if ops.clamped():
+        return {}
+    p = v_mul(v_and(ops.src(0), _MASK24), v_and(ops.src(1), _MASK24))
+    return _one(ops, v_add(p, ops.src(2)))
+
+
+@_op("v_mad_u32_u16")
+def _mad16(ops):
+    if ops.clamped() or ops.has_op_sel():
+        return {}
+    p = v_mul(v_and(ops.src(0), _LOW16), v_and(ops.src(1), _LOW16))
+    return _one(ops, v_add(p, ops.src(2)))
+
+
+@_op("s_mul_u64", "v_mul_u64", "v_mul_lo_u64")
+def _mul64(ops):
+    lo = v_mul(ops.src_unit(0, 0), ops.src_unit(1, 0))
+    return {ops.dst_key(0): lo, ops.dst_key(1): _exact_hi64(ops, lambda x, y: x * y, (0, 1))}
+
+
+@_op("v_mad_u64_u32", "v_mad_nc_u64_u32")
+def _mad64(ops):
+    # d(64) = a(32) * b(32) + c(64): the low unit is low32(a*b) + low32(c)
+    lo = v_add(v_mul(ops.src(0), ops.src(1)), ops.src_unit(2, 0))
+    a, b = ops.src(0).const(), ops.src(1).const()
+    clo, chi = ops.src_unit(2, 0).const(), ops.src_unit(2, 1).const()
+    if None in (a, b, clo, chi):
+        hi = ops.unknown("high half of a 64-bit result")
+    else:
+        hi = const_val(((a * b + (clo | chi << 32)) >> 32) & I.MASK32)
+    return {ops.dst_key(0): lo, ops.dst_key(1): hi}
+
+
+# --- min / max -----------------------------------------------------------------------------------
+
+def _umin(a: I.SI, b: I.SI) -> I.SI:
+    return I.make(min(a[0], b[0]), min(a[1], b[1]), 1) if (a[2] or b[2]) else I.const(min(a[0], b[0]))
+
+
+def _umax(a: I.SI, b: I.SI) -> I.SI:
+    return I.make(max(a[0], b[0]), max(a[1], b[1]), 1) if (a[2] or b[2]) else I.const(max(a[0], b[0]))
+
+
+@_op("s_min_u32", "v_min_u32")
+def _min(ops):
+    return _one(ops, v_concrete_op(_umin, ops.src(0), ops.src(1)))
+
+
+@_op("s_max_u32", "v_max_u32")
+def _max(ops):
+    return _one(ops, v_concrete_op(_umax, ops.src(0), ops.src(1)))
+
+
+@_op("s_min_i32", "v_min_i32", "s_max_i32", "v_max_i32")
+def _minmax_signed(ops):
+    a, b = ops.src(0), ops.src(1)
+    if a.concrete()[1] < 1 << 31 and b.concrete()[1] < 1 << 31:
+        return _one(ops, v_concrete_op(_umin if "min" in ops.mnemonic else _umax, a, b))
+    return {}
+
+
+# --- lanes -----------------------------------------------------------------------------------------
+
+@_op("v_readfirstlane_b32", "v_readlane_b32", "s_readfirstlane_b32")
+def _readlane(ops):
+    return _one(ops, ops.uniform_of(ops.src(0)))
+
+
+@_op("v_writelane_b32")
+def _writelane(ops):
+    return _one(ops, Val(join_vals([ops.src(0), ops.old(ops.dst_key(0))]).lins, False))
+
+
+@_op("v_mbcnt_lo_u32_b32", "v_mbcnt_hi_u32_b32")
+def _mbcnt(ops):
+    m = ops.src(0).const()
+    n = bin(m & I.MASK32).count("1") if m is not None else 32
+    if ops.mnemonic.startswith("v_mbcnt_lo"):
+        n = min(n, 31)
+    lanes = Val((((), I.make(0, n, 1)),), n == 0)
+    return _one(ops, v_add(ops.src(1), lanes))
