@@ -433,7 +433,7 @@ def _analyze(text: str, path: str, options: Options, language: str | None,
             implicit = []
         try:
             po = plan_function(func, options, chain.memo if chain is not None else None,
-                               end_is_return=lang == "asm")
+                               end_is_return=lang == "asm", module=module)
         except RecursionError:  # pathological nesting: report, never crash
             an.diagnostics.append(Diagnostic(ERROR, "internal", f"analysis of @{func.name} too deep",
                                              func.span.line if func.span else 1, 1, function=func.name))

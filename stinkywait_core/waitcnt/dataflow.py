@@ -97,6 +97,12 @@ class WaitDataflow:
         self.maps = HazardMaps()
         #: WAW/WAR candidate sets by (block, destination ranges, order class, VMEM)
         self._cands: dict[tuple, tuple] = {}
+        #: LDS address facts of this version (analysis/lds_facts.py), made on first question:
+        #: `lds_source` is the callable that makes them (None: no address analysis)
+        self.lds_source = None
+        self._lds = None
+        #: the logs of the memoised walks being recorded (each gets every disjointness answer)
+        self._qlogs: list[list] = []
         if memo is not None and memo.infos and memo.changed_blocks is not None \
                 and memo.ssa.touched is not None and memo.target is self.target:
             self._init_incremental(memo)
@@ -418,6 +424,56 @@ class WaitDataflow:
                 if op in q.insts or op in q.sat:
                     return True
         return False
+
+    def _facts(self):
+        if self._lds is None and self.lds_source is not None:
+            self._lds = self.lds_source() or False
+        return self._lds or None
+
+    def lds_disjoint(self, a: Instruction, b: Instruction, same_trip: bool) -> bool:
+        """The address analysis proves the LDS accesses of `a` and `b` disjoint (the answer is
+        logged for the walks being memoised)."""
+        facts = self._facts()
+        ans = facts is not None and not facts.may_overlap(a, b, same_trip)
+        if self._qlogs:
+            q = (a, b, same_trip, ans)
+            for log in self._qlogs:
+                log.append(q)
+        return ans
+
+    def lds_why(self, a: Instruction, b: Instruction, same_trip: bool) -> str:
+        """Why `a` and `b` could not be proven disjoint ("" without an address analysis)."""
+        facts = self._facts()
+        return facts.why_not_proven(a, b, same_trip) if facts is not None else ""
+
+    def queries_hold(self, queries) -> bool:
+        """A memoised walk's disjointness answers are still this version's."""
+        if not queries:
+            return True
+        facts = self._facts()
+        for a, b, same_trip, ans in queries:
+            if ans != (facts is not None and not facts.may_overlap(a, b, same_trip)):
+                return False
+        return True
+
+    def recording(self) -> list:
+        """Start logging disjointness answers for a walk being memoised (see `done`)."""
+        log: list = []
+        self._qlogs.append(log)
+        return log
+
+    def done(self, log: list) -> tuple:
+        for i, active in enumerate(self._qlogs):
+            if active is log:  # (by identity: two logs with equal contents are different walks)
+                del self._qlogs[i]
+                break
+        return tuple(log)
+
+    def _relog(self, queries) -> None:
+        """A reused walk's answers belong to the enclosing walks being recorded too."""
+        if queries and self._qlogs:
+            for log in self._qlogs:
+                log.extend(queries)
 
     @staticmethod
     def trips_of(q: PerPredQueue, op: Instruction) -> int:
@@ -884,15 +940,20 @@ class WaitDataflow:
             infos = self.chunk_infos[chunk]
             emit_in = emit_key(emit, cks)
             rec = memo.find_solve(chunk, infos, state.queues, emit_in)
+            if rec is not None and not self.queries_hold(rec.queries):
+                rec = None
             if rec is None:
                 queues_in = list(state.queues)
                 part: list = []
                 events = []
+                log = self.recording()
                 self._walk(chunk, state, emit, part, events)
-                rec = WalkRecord(infos, queues_in, emit_in, list(state.queues), emit_key(emit, cks), part, events)
+                rec = WalkRecord(infos, queues_in, emit_in, list(state.queues), emit_key(emit, cks), part, events,
+                                 queries=self.done(log))
                 memo.store(memo.solve, chunk, rec)
             else:
                 rec.restore(state.queues, emit, cks)
+                self._relog(rec.queries)
             plan.extend(rec.waits)
             for c, inst, sat in rec.extra:
                 self._site(sites, bb, c, inst, sat)
@@ -976,6 +1037,8 @@ class WaitDataflow:
                     step = (bb, it, self.block_sig[bb], tuple([exit_state.get(p) for p in bb.preds]),
                             entry_state[bb] if frozen else None, exit_state.get(bb) if frozen else None)
                     rec = memo.find_block(step)
+                    if rec is not None and not self.queries_hold(rec.queries):
+                        rec = None
                     if rec is not None:  # same block, same input objects: same outputs
                         self.work += rec.work
                         if self.work > self.budget:
@@ -985,10 +1048,12 @@ class WaitDataflow:
                         entry, work = rec.entry, rec.exit
                         self.emit_plan[bb] = rec.plan
                         self.block_sites[bb] = rec.sites
+                        self._relog(rec.queries)
                         step = None
                 if step is not None or memo is None:
                     keep = self.keep_live[bb]
                     work_before = self.work
+                    blog = self.recording() if step is not None else None
                     entry = self.merge_from_predecessors(bb, self.exit_state)
                     if self.exploded and self.options.bounded and not self.widening:
                         return False
@@ -1002,7 +1067,10 @@ class WaitDataflow:
                         self._restore_tensor(work, self.exit_state[bb], keep)
                     if step is not None:
                         entry, work = memo.store_block(step, entry, work, self.emit_plan[bb],
-                                                       self.overflow_sites, self.work - work_before)
+                                                       self.overflow_sites, self.work - work_before,
+                                                       self.done(blog))
+                    elif blog is not None:
+                        self.done(blog)
                 if work != self.exit_state.get(bb):
                     self.exit_state[bb] = work
                     dirty.update(bb.succs)
@@ -1075,13 +1143,16 @@ class WaitDataflow:
                     # the block's planned waits are its solver plan (same list object when the
                     # solve reused the block), so identity decides here as in the solve
                     rec = memo.find_final_block(bb, entry, self.block_sig[bb], self.emit_plan.get(bb))
+                    if rec is not None and not self.queries_hold(rec.queries):
+                        rec = None
                 if rec is None:
                     st = entry.copy()
                     parts: tuple[dict, dict, dict, dict] = ({}, {}, {}, {})
+                    flog = self.recording() if memo is not None else None
                     self._replay_walk(bb, st, planned, *parts)
                     if memo is not None:
                         rec = memo.store_final_block(bb, entry, self.block_sig[bb], self.emit_plan.get(bb),
-                                                     st, parts)
+                                                     st, parts, self.done(flog))
                     else:
                         self.final_exit[bb] = st
                         for mine, whole in zip(parts, (new_anchors, tokens, why_all, snaps)):
@@ -1169,16 +1240,20 @@ class WaitDataflow:
             emit_in = emit_key(emit, cks)
             pl = tuple(None if (v := planned.get(i)) is None else tuple(v) for i in chunk)
             rec = memo.find_final(chunk, infos, st.queues, emit_in, pl)
+            if rec is not None and not self.queries_hold(rec.queries):
+                rec = None
             if rec is None:
                 queues_in = list(st.queues)
                 out = []
                 part_snaps: dict = {}
+                log = self.recording()
                 self._replay(chunk, st, emit, planned, out, part_snaps)
                 rec = WalkRecord(infos, queues_in, emit_in, list(st.queues), emit_key(emit, cks), out,
-                                 list(part_snaps.items()), pl)
+                                 list(part_snaps.items()), pl, self.done(log))
                 memo.store(memo.final, chunk, rec)
             else:
                 rec.restore(st.queues, emit, cks)
+                self._relog(rec.queries)
             snaps.update(rec.extra)
             self._record_applied(rec.waits, new_anchors, tokens, why_all)
 

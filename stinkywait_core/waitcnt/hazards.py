@@ -176,6 +176,9 @@ def _lds_scan(df: "WaitDataflow", inst: "Instruction", inf: "InstInfo", queues: 
                 hit, proven = _overlap(toks, pi.tokens)
                 if not hit:
                     continue
+                same_trip = df.track_trips and e.trips == 0
+                if not proven and not fence and df.lds_disjoint(p, inst, same_trip):
+                    continue  # the addresses prove them apart (analysis/lds_facts.py)
                 n = len(ops) - idx
                 if fence:
                     rule = "barrier" if proven else "fallback-barrier"

@@ -16,6 +16,10 @@ sweeps, the joins and the convergence test run exactly as before, so the fixed p
 plan and every diagnostic are those of a from-scratch solve (tests/test_incremental.py
 compares them on random edit sequences).
 
+LDS disjointness (the address analysis of analysis/lds_facts.py) is asked lazily, per version;
+a walk records the answers it used and a reuse holds only while the current version gives the
+same answers (WaitDataflow.queries_hold).
+
 Reuse across versions needs stable identities: the instructions of the new version that did
 not change are the *same* objects as in the previous one (api's adoption step), so queues
 built in the previous version compare equal, element by element, to the new ones.
@@ -67,13 +71,16 @@ class WalkRecord:
     only): the planned specs of the chunk's instructions (None when not planned).
     """
 
-    __slots__ = ("infos", "queues_in", "emit_in", "queues_out", "emit_out", "waits", "extra", "planned")
+    __slots__ = ("infos", "queues_in", "emit_in", "queues_out", "emit_out", "waits", "extra", "planned",
+                 "queries")
 
     def __init__(self, infos: tuple, queues_in: list, emit_in: tuple, queues_out: list, emit_out: tuple,
-                 waits: list, extra: list, planned: tuple = ()):
+                 waits: list, extra: list, planned: tuple = (), queries: tuple = ()):
         self.infos, self.queues_in, self.emit_in = infos, queues_in, emit_in
         self.queues_out, self.emit_out = queues_out, emit_out
         self.waits, self.extra, self.planned = waits, extra, planned
+        #: the LDS disjointness answers the walk relied on (re-checked before a reuse)
+        self.queries = queries
 
     def restore(self, queues: list, emit: list, cks: tuple) -> None:
         """Put the walk's outputs into the live state (queues list, CounterEmitStates of the
@@ -101,22 +108,24 @@ class BlockRecord:
     signature, predecessor exits and its own previous entry and exit; outputs: entry, exit,
     planned waits, overflow sites, join work."""
 
-    __slots__ = ("sig", "preds", "prev_entry", "prev_exit", "entry", "exit", "plan", "sites", "work")
+    __slots__ = ("sig", "preds", "prev_entry", "prev_exit", "entry", "exit", "plan", "sites", "work", "queries")
 
     def __init__(self, sig: tuple, preds: tuple, prev_entry: Any, prev_exit: Any, entry: Any, exit_: Any,
-                 plan: list, sites: dict, work: int):
+                 plan: list, sites: dict, work: int, queries: tuple = ()):
         self.sig, self.preds, self.prev_entry, self.prev_exit = sig, preds, prev_entry, prev_exit
         self.entry, self.exit, self.plan, self.sites, self.work = entry, exit_, plan, sites, work
+        self.queries = queries
 
 
 class FinalBlockRecord:
     """One block's finalize replay (fast path) by its inputs: entry state, block, plan;
     `parts`: (anchors, tokens, provenance, FIFO snapshots) of the block's instructions."""
 
-    __slots__ = ("entry", "sig", "plan", "exit", "parts")
+    __slots__ = ("entry", "sig", "plan", "exit", "parts", "queries")
 
-    def __init__(self, entry: Any, sig: tuple, plan: Any, exit_: Any, parts: tuple):
+    def __init__(self, entry: Any, sig: tuple, plan: Any, exit_: Any, parts: tuple, queries: tuple = ()):
         self.entry, self.sig, self.plan, self.exit, self.parts = entry, sig, plan, exit_, parts
+        self.queries = queries
 
 
 class FunctionMemo:
@@ -191,8 +200,8 @@ class FunctionMemo:
         return rec
 
     def store_final_block(self, bb: Block, entry: Any, sig: tuple, plan: Any, exit_: Any,
-                          parts: tuple) -> FinalBlockRecord:
-        rec = self.final_blocks[bb] = FinalBlockRecord(entry, sig, plan, exit_, parts)
+                          parts: tuple, queries: tuple = ()) -> FinalBlockRecord:
+        rec = self.final_blocks[bb] = FinalBlockRecord(entry, sig, plan, exit_, parts, queries)
         return rec
 
     def find_block(self, step: tuple) -> BlockRecord | None:
@@ -218,7 +227,7 @@ class FunctionMemo:
         return rec
 
     def store_block(self, step: tuple, entry: Any, exit_: Any, plan: list, sites: dict,
-                    work: int) -> tuple[Any, Any]:
+                    work: int, queries: tuple = ()) -> tuple[Any, Any]:
         """Record a computed block step; states equal to the previous version's are replaced
         by those objects, so that the blocks downstream find identical inputs."""
         bb, it, sig, preds, prev_entry, prev_exit = step
@@ -228,7 +237,8 @@ class FunctionMemo:
                 entry = old.entry
             if old.exit == exit_:
                 exit_ = old.exit
-        self.blocks[(bb, it)] = BlockRecord(sig, preds, prev_entry, prev_exit, entry, exit_, plan, sites, work)
+        self.blocks[(bb, it)] = BlockRecord(sig, preds, prev_entry, prev_exit, entry, exit_, plan, sites, work,
+                                            queries)
         return entry, exit_
 
     @staticmethod

@@ -167,14 +167,25 @@ def _drained_sources(df: WaitDataflow, queues: list[PerPredQueue], keep: int, ri
     return out
 
 
+def _lds_facts_of(func: Function, module, arch: str, cfg, chains):
+    """The LDS address facts of `func` (analysis/lds_facts.py), or None if they cannot be had;
+    imported only when a plan first asks (a cold plan without such a question never pays)."""
+    try:
+        from ..analysis.lds_facts import lds_facts
+        return lds_facts(func, module, arch, cfg=cfg, chains=chains)
+    except (ImportError, RecursionError, ValueError, TypeError, KeyError, AttributeError, ArithmeticError):
+        return None
+
+
 def plan_function(func: Function, options: Options, memo: FunctionMemo | None = None,
-                  end_is_return: bool = False) -> PassOutput:
+                  end_is_return: bool = False, module=None) -> PassOutput:
     """Analyze and optimize one function; the IR is left unchanged apart from `sources`.
 
     `memo`: what the previous analysis of this function left (incremental re-planning,
     waitcnt/incremental.py); the result is the same with or without it.  `end_is_return`:
     falling off the function's last block leaves it (assembly; a STIR function is a region of
-    a kernel), so under the hardware model it drains like a return.
+    a kernel), so under the hardware model it drains like a return.  `module` (assembly): the
+    file, for the LDS address analysis that proves untagged LDS accesses disjoint.
     """
     if memo is not None and memo.cfg is not None and memo.changed_blocks is not None:
         cfg = memo.cfg  # an adopted function keeps its blocks and edges: same orders, dominators
@@ -189,6 +200,9 @@ def plan_function(func: Function, options: Options, memo: FunctionMemo | None = 
     if memo is not None:
         memo.begin()
     df = WaitDataflow(func, cfg, options, memo)
+    if df.hw and module is not None and getattr(module, "kind", "") == "asm":
+        chains = memo.ssa if memo is not None else None
+        df.lds_source = lambda: _lds_facts_of(func, module, options.arch, cfg, chains)
     df.solve()
     plan = df.materialize_plan()
     relaxed: dict[Instruction, list[int]] = {}
@@ -269,6 +283,12 @@ def _anchor_waits(out: PassOutput, options: Options, b: Block, inst: Instruction
         contribs = [ct for c in tls for ct in why[c]]
         rule, reason, shaped = _describe(tls, value, contribs, any(c in relaxed for c in tls),
                                          df.cap_hit, options)
+        if rule == "fallback" and df.lds_source is not None:
+            binding = next((ct for ct in contribs if ct.wait == value and ct.op is not None), None)
+            if binding is not None:
+                why_not = df.lds_why(binding.op, inst, False)
+                if why_not:
+                    reason = f"{reason}; not proven disjoint: {why_not}"
         line, col = _loc(inst)
         res.waits.append(PlannedWait(
             out.func.name, b.name, line, col, "before", counter_short_name(target, tls[0]), value,

@@ -38,9 +38,14 @@ class ShallowPredPromotion:
                 continue
             key = (tuple(spec), df.info[consumer], tuple(df.exit_state.get(p) for p in bb.preds))
             old = known.get(consumer)
-            decision = old[1] if old is not None and old[0] == key else _decide(consumer, spec, df)
+            if old is not None and old[0] == key and df.queries_hold(old[2]):
+                decision, queries = old[1], old[2]
+            else:
+                log = df.recording()
+                decision = _decide(consumer, spec, df)
+                queries = df.done(log)
             if memo is not None:
-                decided[consumer] = (key, decision)
+                decided[consumer] = (key, decision, queries)
             for c, anchor, tails in decision:
                 for p, w in tails:
                     cur = tail_min.setdefault(p, new_spec())
