@@ -108,9 +108,6 @@ _TIED = ("s_addk_", "s_mulk_", "s_cmovk_", "s_cmov_", "s_bitset0_", "s_bitset1_"
 _CARRY_OUT = ("v_add_co_", "v_sub_co_", "v_subrev_co_", "v_addc_co_", "v_subb_co_",
               "v_subbrev_co_", "v_mad_u64_u32", "v_mad_i64_i32", "v_mad_co_", "v_div_scale_")
 _VALU_NO_DST = ("v_nop", "v_pipeflush", "v_clrexcp", "v_interp_")
-_NO_SUCCESSOR = ("s_endpgm", "s_setpc_b64", "s_rfe_b64")
-_BLOCK_ENDERS = ("s_branch", "s_cbranch_", "s_setpc_b64", "s_swappc_b64", "s_call_b64",
-                 "s_endpgm", "s_rfe_b64")
 
 
 def _ds_layout(mn: str) -> Layout:
@@ -181,30 +178,6 @@ def layout_for(mnemonic: str) -> Layout:
     if mn.startswith("v_"):
         return _vector_alu_layout(mn)
     return Layout(0, family="other")
-
-
-@lru_cache(maxsize=4096)
-def is_block_ender(mnemonic: str) -> bool:
-    """Instructions after which the CFG builder starts a new basic block."""
-    return mnemonic.startswith(_BLOCK_ENDERS)
-
-
-@lru_cache(maxsize=4096)
-def has_no_successor(mnemonic: str) -> bool:
-    """Program end and indirect jumps: the block has no CFG successor at all."""
-    return mnemonic.startswith(_NO_SUCCESSOR)
-
-
-def is_unconditional_branch(mnemonic: str) -> bool:
-    return mnemonic == "s_branch"
-
-
-def takes_label(mnemonic: str) -> bool:
-    """Mnemonics whose bare-identifier operand is a branch target inside the function.
-
-    ``s_call_b64`` names another function: it ends the block but adds no CFG edge.
-    """
-    return mnemonic.startswith(("s_branch", "s_cbranch_"))
 
 
 def atomic_returns(mnemonic: str, modifiers: tuple[str, ...]) -> bool:
