@@ -9,9 +9,8 @@ result this path must reproduce exactly (`tests/test_asm_fastpath.py`).
 
 from __future__ import annotations
 
-from ..ir import Str
 from .asm_expr import EMPTY_SYMBOLS, Symbols
-from .asm_flow import _mnemonic_facts
+from .asm_flow import _mnemonic_facts, branch_target
 from .asm_lex import (_BAD_CHAR, _MNEMONIC, _OPERATOR_END, _OPERATOR_START, _TOKEN_LIST, _annotation_from,
                       _memtoken, _Pattern)
 from .asm_operands import (_IS_MODIFIER, _ITEM_KINDS, _LOOKS_LIKE_OPERAND, _NEEDS_GENERAL, _PLAIN,
@@ -75,13 +74,15 @@ def _parse_plain_instruction(text: str, symbols: Symbols) -> LineSyntax | None:
     if left is not None:  # dual: both first operands are destinations; the second half's suffix is kept
         dsts = tuple(left[:1]) + tuple(ops[:1])
         srcs = tuple(left[1:]) + tuple(ops[1:])
+        operands = (tuple(left) + tuple(ops), modifiers, len(left))
     else:
         dsts, srcs = _split_dst_src(mnemonic, ops, modifiers)
         if branches:
-            target = next((op.value for op in srcs if isinstance(op, Str)), None)
+            target = branch_target(srcs)
+        operands = (tuple(ops), modifiers, -1)
     start = head.start(1)
     return LineSyntax("instruction", start, None, None, None, "", mnemonic, (start, code_end), dsts, srcs, suffix,
-                      mods, comment, target, token_problems, False, ROLE_INSTRUCTION, flow)
+                      mods, comment, target, token_problems, False, ROLE_INSTRUCTION, flow, operands)
 
 
 

@@ -178,6 +178,7 @@ def _splice(st: _AsmState, prev: _AsmState, p: int, old_stop: int, new_stop: int
         out.append(f)
     st.functions = functions
     st.struct_diags = [_moved_diagnostic(d, old_stop, delta) for d in prev.struct_diags]
+    st.msb_setters, st.mode_setregs = prev.msb_setters, prev.mode_setregs  # the windows hold neither
     return out
 
 

@@ -11,10 +11,10 @@ from __future__ import annotations
 from functools import lru_cache
 
 from ..diagnostics import ERROR
-from ..ir import Special, Str
+from ..ir import Special
 from .asm_expr import EMPTY_SYMBOLS, Symbols
 from .asm_fastpath import _parse_plain_instruction
-from .asm_flow import _mnemonic_facts
+from .asm_flow import _mnemonic_facts, branch_target
 from .asm_lex import (_ASSIGN, _BAD_CHAR, _DIRECTIVE, _IDENT, _LABEL, _MASK_CHARS, _MNEMONIC, _MOD_KEY,
                       _OPERATOR_END, _OPERATOR_START, _TOKEN_LIST, _WAITCNT_FIELD, LINE_CACHE_SIZE,
                       _annotation_after, _clip, _items, _mask_comments, _memtoken, _Pattern, _split_top,
@@ -119,14 +119,14 @@ def _parse_line_general(text: str, in_comment: bool, symbols: Symbols) -> LineSy
     if parsed is None or any(p[0] == ERROR for p in problems):
         return LineSyntax("error", indent, label=label, label_range=label_range, problems=problems,
                           ends_in_comment=ends_in_comment)
-    mnemonic, dsts, srcs, suffix, mods, target, token_problems = parsed
+    mnemonic, dsts, srcs, suffix, mods, target, token_problems, operands = parsed
     comment = line_comment
     if comment is not None:
         comment = _TOKEN_LIST.sub("", comment).strip() or None
     flow = _mnemonic_facts(mnemonic)[0]
     return LineSyntax("instruction", indent, label, label_range, None, "", mnemonic, (start, end), dsts, srcs,
                       suffix, mods, comment, target, problems + token_problems if token_problems else problems,
-                      ends_in_comment, ROLE_OTHER if label is not None else ROLE_INSTRUCTION, flow)
+                      ends_in_comment, ROLE_OTHER if label is not None else ROLE_INSTRUCTION, flow, operands)
 
 
 
@@ -146,7 +146,7 @@ def _parse_instruction(b: _Builder, start: int, end: int, comment: str | None) -
     body_s, body_e = _strip_range(code, mn_end, end)
     if mnemonic in VERBATIM_OPERAND_MNEMONICS:
         srcs = (Special(code[body_s:body_e]),) if body_e > body_s else ()
-        return mnemonic, (), srcs, "", mods, None, token_problems
+        return mnemonic, (), srcs, "", mods, None, token_problems, ()
     dual = code.find("::", body_s, body_e)
     if dual >= 0:
         return _parse_dual(b, mnemonic, body_s, dual, body_e, mods, token_problems)
@@ -156,7 +156,7 @@ def _parse_instruction(b: _Builder, start: int, end: int, comment: str | None) -
         if ops is None:
             return None
         mods = mods + _waitcnt_mods(mnemonic, code[body_s:body_e], ops)
-        return mnemonic, (), tuple(ops), "", mods, None, token_problems
+        return mnemonic, (), tuple(ops), "", mods, None, token_problems, ()
     parsed = _operand_list(b, body_s, body_e)
     if parsed is None:
         return None
@@ -164,13 +164,8 @@ def _parse_instruction(b: _Builder, start: int, end: int, comment: str | None) -
     if mnemonic.startswith("s_waitcnt"):
         mods = mods + _waitcnt_mods(mnemonic, code[body_s:body_e], ops)
     dsts, srcs = _split_dst_src(mnemonic, ops, modifiers)
-    target = None
-    if _mnemonic_facts(mnemonic)[1]:
-        for op in srcs:
-            if isinstance(op, Str):
-                target = op.value
-                break
-    return mnemonic, dsts, srcs, suffix, mods, target, token_problems
+    target = branch_target(srcs) if _mnemonic_facts(mnemonic)[1] else None
+    return mnemonic, dsts, srcs, suffix, mods, target, token_problems, (tuple(ops), modifiers, -1)
 
 
 def _legacy_wait_operands(b: _Builder, s: int, e: int) -> list[Operand] | None:
@@ -327,5 +322,5 @@ def _parse_dual(b: _Builder, mnemonic: str, s: int, dual: int, e: int, mods: Mod
     lops, rops = left[0], right[0]
     dsts = tuple(lops[:1]) + tuple(rops[:1])
     srcs = tuple(lops[1:]) + tuple(rops[1:])
-    return mnemonic, dsts, srcs, right[2], mods, None, token_problems
+    return mnemonic, dsts, srcs, right[2], mods, None, token_problems, (tuple(lops) + tuple(rops), right[1], len(lops))
 

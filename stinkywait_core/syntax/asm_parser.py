@@ -38,12 +38,13 @@ whole entry point is guarded so that even an internal bug degrades to one diagno
 from __future__ import annotations
 
 from ..diagnostics import ERROR, Diagnostic
-from ..ir import Module, bulk_construction
+from ..ir import Function, Instruction, Module, bulk_construction
 from .asm_expr import EMPTY_SYMBOLS, Symbols, eval_expr
 from .asm_lex import split_lines
 from .asm_line import parse_line
 from .asm_records import LINE_KINDS, AsmLine, LineSyntax
 from .asm_structure import _START_STATE, _AsmState, _build, _line_table, _link_all, _scan, _scan_diagnostics
+from .asm_target import detect_target
 from .asm_waitcnt import decode_legacy_waitcnt
 
 __all__ = ["AsmLine", "LINE_KINDS", "LineSyntax", "Symbols", "EMPTY_SYMBOLS", "parse_asm", "decode_legacy_waitcnt",
@@ -89,6 +90,7 @@ def parse_asm(text: str, path: str = "<input>", previous: Module | None = None) 
                     done = _reparse(text, prev)
                 except Exception:  # a bug in the incremental path must cost time, not correctness
                     done = None
+            previous_modes = None
             if done is None:
                 st = _AsmState(path, split_lines(text))
                 st.end_state = _scan(st, 0, _START_STATE)
@@ -97,10 +99,31 @@ def parse_asm(text: str, path: str = "<input>", previous: Module | None = None) 
                 _link_all(functions, st)
             else:
                 st, functions, diags = done
+                previous_modes = prev.vgpr_modes
+            st.target, target_diags = detect_target(st)
+            _physical_vgprs(st, functions, previous_modes)
         module.functions = functions
-        module.diagnostics = diags + st.struct_diags
+        module.diagnostics = diags + st.struct_diags + target_diags + st.msb_diags
+        module.target_info = st.target
         module.defer_lines(lambda: _line_table(st))
         module.front_end_state = st
     except Exception as exc:  # last line of defence: a bug must not take the editor down
         module.diagnostics = [Diagnostic(ERROR, "asm-internal", f"internal error while parsing: {type(exc).__name__}: {exc}")]
     return module
+
+
+def _physical_vgprs(st: _AsmState, functions: list[Function], previous_modes: dict[Instruction, int] | None) -> None:
+    """Apply gfx1250's VGPR MSB mode (`asm_vgpr_msb`) when the file sets it, or when the
+    previous version did (its instructions' operands must be undone)."""
+    cpu = st.target.cpu or ""
+    setreg = st.msb_setters > 0 or cpu.startswith(_VGPR_MSB_CPUS)
+    active = st.msb_setters > 0 or (setreg and st.mode_setregs > 0)
+    if active or previous_modes:
+        from .asm_vgpr_msb import apply_vgpr_msb  # imported here: only gfx1250 files with VGPRs above v255
+        st.vgpr_modes, st.msb_diags = apply_vgpr_msb(st, functions, previous_modes, setreg, active)
+    else:
+        st.vgpr_modes, st.msb_diags = {}, []
+
+
+#: processors with 1024 VGPRs addressed through s_set_vgpr_msb
+_VGPR_MSB_CPUS = ("gfx125",)

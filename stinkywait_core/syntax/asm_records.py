@@ -19,9 +19,11 @@ if TYPE_CHECKING:
     Problem = tuple[str, str, str, int, int]
     #: modifiers as immutable data: ((kind, ((key, value), ...)), ...)
     ModData = tuple[tuple[str, tuple[tuple[str, Any], ...]], ...]
-    #: a parsed instruction: mnemonic, dsts, srcs, suffix, mods, branch target, warnings
+    #: `LineSyntax.operands`: (explicit operands in text order, modifier items, dual split or -1)
+    SplitInput = tuple[tuple[Operand, ...], tuple[str, ...], int] | tuple[()]
+    #: a parsed instruction: mnemonic, dsts, srcs, suffix, mods, branch target, warnings, split input
     ParsedInstruction = tuple[str, tuple[Operand, ...], tuple[Operand, ...], str, ModData, str | None,
-                              tuple[Problem, ...]]
+                              tuple[Problem, ...], SplitInput]
 
 LINE_KINDS = ("label", "directive", "instruction", "comment", "blank", "error", "verbatim")
 
@@ -75,8 +77,8 @@ ROLE_SKIP, ROLE_INSTRUCTION, ROLE_OTHER = 0, 1, 2
 
 LineSyntax = namedtuple("LineSyntax", (
     "kind", "indent", "label", "label_range", "directive", "args", "mnemonic", "code_range", "dsts", "srcs",
-    "suffix", "mods", "comment", "branch_target", "problems", "ends_in_comment", "role", "flow"),
-    defaults=(0, None, None, None, "", None, None, (), (), "", (), None, None, (), False, ROLE_SKIP, 0))
+    "suffix", "mods", "comment", "branch_target", "problems", "ends_in_comment", "role", "flow", "operands"),
+    defaults=(0, None, None, None, "", None, None, (), (), "", (), None, None, (), False, ROLE_SKIP, 0, ()))
 LineSyntax.__doc__ = """The immutable result of parsing one line in isolation (the memoised unit).
 
 Column ranges are 0-based and end-exclusive.  `mods` holds modifiers as
@@ -84,6 +86,10 @@ Column ranges are 0-based and end-exclusive.  `mods` holds modifiers as
 `role` tells the structure pass whether it skips the line (comments, blanks, errors,
 verbatim text: ROLE_SKIP), sees a plain instruction without a label (ROLE_INSTRUCTION) or
 must look closer (labels, directives: ROLE_OTHER); `flow` holds an instruction's FLOW_* bits.
+`operands` is what the destination/source split was made from, for a later re-split of the
+same line (physical VGPRs under ``s_set_vgpr_msb``, `asm_vgpr_msb`): ``(explicit operands in
+text order, modifier items, index of a dual instruction's second half or -1)``; ``()`` for
+lines without an instruction and for instructions whose operands are kept verbatim.
 A named tuple: the cheapest immutable record to build and to read.
 """
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from ..ir import Operand, Reg
-from .asm_tables import atomic_returns, layout_for
+from .asm_tables import Layout, atomic_returns, layout_for
 
 def _is_scalar_reg(op: Operand) -> bool:
     return isinstance(op, Reg) and op.kind in ("s", "vcc", "ttmp", "null", "exec")
@@ -41,20 +41,7 @@ def _split_dst_src(mn: str, ops: list[Operand], modifiers: tuple[str, ...]) -> t
             srcs += (ops[0],)
         return dsts + defs, srcs + uses
     lay = layout_for(mn)
-    n = lay.n_dst
-    if lay.returning and not atomic_returns(mn, modifiers):
-        n = 0
-    elif lay.family == "vmem_load" and any(x.lower() == "lds" for x in modifiers):
-        n = 0  # gfx9 LDS DMA: the data goes to LDS, the first operand is an address
-    elif lay.family == "vcmp":
-        if not (ops and _is_scalar_reg(ops[0]) and len(ops) >= 3):
-            n = 0  # `v_cmp_*_e32 src0, src1` writes VCC implicitly
-    elif lay.family == "vcmpx":
-        if ops and _is_scalar_reg(ops[0]) and len(ops) >= 3:
-            n = 1  # gfx9 `v_cmpx_*_e64 s[0:1], ...` also has an SGPR destination
-    elif lay.carry_out and len(ops) >= 3 and _is_scalar_reg(ops[1]):
-        n = 2
-    n = min(n, len(ops))
+    n = _special_dst_count(lay, mn, ops, modifiers)
     dsts = list(ops[:n])
     srcs = list(ops[n:])
     if lay.family == "vswap":
@@ -68,3 +55,29 @@ def _split_dst_src(mn: str, ops: list[Operand], modifiers: tuple[str, ...]) -> t
     srcs.extend(lay.implicit_uses)
     return tuple(dsts), tuple(srcs)
 
+
+
+def _special_dst_count(lay: Layout, mn: str, ops: list[Operand] | tuple[Operand, ...], modifiers: tuple[str, ...]) -> int:
+    """The number of leading destinations when it depends on the operands or modifiers."""
+    n = lay.n_dst
+    if lay.returning and not atomic_returns(mn, modifiers):
+        n = 0
+    elif lay.family == "vmem_load" and any(x.lower() == "lds" for x in modifiers):
+        n = 0  # gfx9 LDS DMA: the data goes to LDS, the first operand is an address
+    elif lay.family == "vcmp":
+        if not (ops and _is_scalar_reg(ops[0]) and len(ops) >= 3):
+            n = 0  # `v_cmp_*_e32 src0, src1` writes VCC implicitly
+    elif lay.family == "vcmpx":
+        if ops and _is_scalar_reg(ops[0]) and len(ops) >= 3:
+            n = 1  # gfx9 `v_cmpx_*_e64 s[0:1], ...` also has an SGPR destination
+    elif lay.carry_out and len(ops) >= 3 and _is_scalar_reg(ops[1]):
+        n = 2
+    return min(n, len(ops))
+
+
+def explicit_dst_count(mn: str, ops: list[Operand] | tuple[Operand, ...], modifiers: tuple[str, ...]) -> int:
+    """How many of the explicit operands (in text order) `_split_dst_src` makes destinations."""
+    simple = _simple_split(mn)
+    if simple is not None:
+        return min(simple[0], len(ops))
+    return _special_dst_count(layout_for(mn), mn, ops, modifiers)

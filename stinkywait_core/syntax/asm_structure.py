@@ -18,16 +18,17 @@ import os
 from bisect import bisect_right
 
 from ..diagnostics import ERROR, WARNING, Diagnostic
-from ..ir import Block, Function, Instruction, Modifier, Span, Str
+from ..ir import Block, Function, Instruction, Modifier, Reg, Span, Str
 from .asm_expr import EMPTY_SYMBOLS, _define
-from .asm_flow import FLOW_ENDS_BLOCK, FLOW_NO_SUCCESSOR, has_no_successor, is_unconditional_branch, takes_label
+from .asm_flow import (FLOW_ENDS_BLOCK, FLOW_NO_SUCCESSOR, FLOW_VGPR_MODE, INDIRECT_JUMPS, branch_target, has_no_successor,
+                       is_unconditional_branch, takes_label)
 from .asm_lex import _BLOCK_END_ALIASES, VERBATIM_BLOCKS
 from .asm_line import parse_line
 from .asm_records import ROLE_OTHER, AsmLine, LineSyntax
 
 TYPE_CHECKING = False  # `typing` is not imported at run time: start-up cost of every CLI run
 if TYPE_CHECKING:
-    from typing import Callable
+    from typing import Any, Callable
 
     from .asm_records import ModData
 
@@ -51,12 +52,15 @@ class _AsmState:
     `functions`: the structure as built (`_BlockRecord`, `_FunctionRecord`), kept apart from
     the IR objects, which the analysis may mutate.  `superseded` is set once an incremental
     parse has taken this version's instructions over (their spans then describe that newer
-    version).
+    version).  `msb_setters` / `mode_setregs`: how many ``s_set_vgpr_msb`` / ``s_setreg*``
+    instructions the functions hold; `vgpr_modes`: the effective VGPR MSB mode each
+    instruction's operands were made under (non-zero ones, `asm_vgpr_msb`), `msb_diags` its
+    warnings; `target`: what the file says about its target (`asm_target`).
     """
 
     __slots__ = ("path", "raw", "syntax", "line_inst", "label_inst", "problem_idx", "directive_idx",
                  "target_idx", "change_at", "changes", "end_state", "blocks", "block_first", "functions",
-                 "struct_diags", "superseded")
+                 "struct_diags", "superseded", "msb_setters", "mode_setregs", "vgpr_modes", "msb_diags", "target")
 
     def __init__(self, path: str, raw: list[str]) -> None:
         self.path = path
@@ -77,6 +81,11 @@ class _AsmState:
         #: diagnostics of the structure pass (duplicate labels, unknown branch targets)
         self.struct_diags: list[Diagnostic] = []
         self.superseded = False
+        self.msb_setters = 0
+        self.mode_setregs = 0
+        self.vgpr_modes: dict[Instruction, int] = {}
+        self.msb_diags: list[Diagnostic] = []
+        self.target: Any = None
 
     def state_at(self, idx: int) -> ScanState:
         """The scan state at the start of line index `idx`."""
@@ -276,6 +285,7 @@ def _build(st: _AsmState, reuse: Reuse | None) -> list[Function]:
     st.block_first = []
     st.functions = []
     st.struct_diags = []
+    st.msb_setters = st.mode_setregs = 0
     out: list[Function] = []
     fn: _Fn | None = None
     pending: list[tuple[str, int, tuple[int, int]]] = []
@@ -344,9 +354,14 @@ def _build(st: _AsmState, reuse: Reuse | None) -> list[Function]:
         last_line = idx + 1
         flow = ls.flow
         if flow:
-            terminated = flow >= FLOW_NO_SUCCESSOR
+            terminated = bool(flow & FLOW_NO_SUCCESSOR)
             if flow & FLOW_ENDS_BLOCK:
                 blk = None
+            elif flow & FLOW_VGPR_MODE:
+                if ls.mnemonic == "s_set_vgpr_msb":
+                    st.msb_setters += 1
+                else:
+                    st.mode_setregs += 1
         else:
             terminated = False
     if fn is not None:
@@ -440,7 +455,7 @@ def _link_all(functions: list[Function], st: _AsmState) -> None:
             term = b.terminator()
             succs: list[str] = []
             if term is not None and takes_label(term.mnemonic):
-                target = next((op.value for op in term.srcs if isinstance(op, Str)), None)
+                target = branch_target(term.srcs)
                 if target is not None:
                     if target in labels:
                         succs.append(target)
@@ -448,6 +463,10 @@ def _link_all(functions: list[Function], st: _AsmState) -> None:
                         st.struct_diags.append(Diagnostic(
                             WARNING, "asm-unknown-label", f"branch target '{target}' is not a label of function '{f.name}'",
                             term.span.line, term.span.col, term.span.end_line, term.span.end_col, function=f.name))
+            elif term is not None and term.mnemonic in INDIRECT_JUMPS:
+                target = _computed_jump_target(b, term, labels)
+                if target is not None:
+                    succs.append(target)
             falls = term is None or not (is_unconditional_branch(term.mnemonic) or has_no_successor(term.mnemonic))
             if falls and i + 1 < len(blocks) and blocks[i + 1].label not in succs:
                 succs.append(blocks[i + 1].label)
@@ -456,3 +475,19 @@ def _link_all(functions: list[Function], st: _AsmState) -> None:
             records[k] = (rec[0], rec[1], tuple(succs), rec[3], rec[4], rec[5])
             k += 1
         f.link()
+
+
+def _computed_jump_target(block: Block, jump: Instruction, labels: set[str]) -> str | None:
+    """The label an indirect jump goes to when its address was computed from that label in the
+    same block: LLVM's long branch before gfx1250 (``s_getpc_b64 s[6:7]`` ...
+    ``s_add_u32 s6, s6, (.LBB0_2-.Lpost_getpc0)&4294967295`` ... ``s_setpc_b64 s[6:7]``)."""
+    base = next((op for op in jump.srcs if op.__class__ is Reg and op.kind == "s"), None)
+    if base is None:
+        return None
+    for inst in reversed(block.instrs):
+        if inst is jump or inst.is_label:
+            continue
+        if any(op.__class__ is Reg and op.kind == "s" and op.lo == base.lo for op in inst.dsts):
+            target = branch_target([op for op in inst.srcs if op.__class__ is not Reg])
+            return target if target in labels else None
+    return None

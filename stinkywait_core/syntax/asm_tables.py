@@ -90,7 +90,7 @@ _SCALAR_NO_DST = ("s_cmp_", "s_cmpk_", "s_bitcmp", "s_cbranch_", "s_branch", "s_
                   "s_inst_prefetch", "s_prefetch", "s_version", "s_set_gpr_idx", "s_rfe_",
                   "s_monitor_sleep", "s_singleuse_vdst", "s_dcache_", "s_alloc_vgpr",
                   "s_store_", "s_buffer_store_", "s_scratch_store_", "s_atc_probe", "s_gl1_inv",
-                  "s_setvskip", "s_cbranch", "s_sendmsghalt", "s_set_", "s_dealloc_vgprs",
+                  "s_setvskip", "s_cbranch", "s_sendmsghalt", "s_set_", "s_dealloc_vgprs", "s_add_pc_",
                   "s_ttracedata")
 
 _SCC_WRITERS = ("s_add_u32", "s_add_i32", "s_sub_u32", "s_sub_i32", "s_addc_", "s_subb_",
