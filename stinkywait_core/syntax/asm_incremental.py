@@ -11,7 +11,7 @@ from bisect import bisect_left, bisect_right
 from operator import attrgetter
 
 from ..diagnostics import Diagnostic
-from ..ir import Block, Function, Instruction, Span
+from ..ir import Block, Function, Instruction, Operand, Special, Span, Str
 from . import common_prefix, common_suffix
 from .asm_lex import split_lines
 from .asm_records import ROLE_INSTRUCTION, LineSyntax
@@ -91,8 +91,18 @@ def _move(inst: Instruction, delta: int) -> None:
 
 
 def _is_plain_line(ls: LineSyntax) -> bool:
-    """A line the structure ignores, or an instruction that neither ends its block nor branches."""
-    return not ls.role or (ls.role == ROLE_INSTRUCTION and not ls.flow and not ls.branch_target)
+    """A line the structure ignores, or an instruction that neither ends its block nor branches
+    nor names a symbol (a label's address feeds computed jumps and local calls: `_link_all`)."""
+    return not ls.role or (ls.role == ROLE_INSTRUCTION and not ls.flow and not ls.branch_target
+                           and not any(map(_names_symbol, ls.srcs)))
+
+
+def _names_symbol(op: Operand) -> bool:
+    """A bare symbol, or an expression (``(.LBB0_2-.Lpost_getpc0)&4294967295``)."""
+    return op.__class__ is Str or (op.__class__ is Special and any(c in _EXPRESSION for c in op.spelling))
+
+
+_EXPRESSION = frozenset("+-*&|<>")
 
 
 def _splice(st: _AsmState, prev: _AsmState, p: int, old_stop: int, new_stop: int) -> list[Function] | None:

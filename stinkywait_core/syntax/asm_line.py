@@ -23,7 +23,7 @@ from .asm_operands import _is_modifier, _looks_like_operand, _operand
 from .asm_records import ROLE_INSTRUCTION, ROLE_OTHER, LineSyntax
 from .asm_split import _split_dst_src
 from .asm_tables import BARE_MODIFIERS, VERBATIM_OPERAND_MNEMONICS
-from .asm_waitcnt import _waitcnt_mods, decode_legacy_waitcnt
+from .asm_waitcnt import _waitcnt_mods, read_legacy_waitcnt
 
 TYPE_CHECKING = False  # `typing` is not imported at run time: start-up cost of every CLI run
 if TYPE_CHECKING:
@@ -51,8 +51,8 @@ def parse_line(text: str, in_comment: bool = False, symbols: Symbols = EMPTY_SYM
     """Parse one physical line in isolation (pure; memoised).
 
     `in_comment` says the line starts inside a ``/* */`` comment; `symbols` is the `.set`
-    table in effect (callers pass the empty table for lines without ``[`` so a `.set` edit
-    does not invalidate unrelated lines).
+    table in effect (callers pass the empty table for lines without ``[`` or ``waitcnt``, where
+    symbols matter, so that a `.set` edit does not invalidate unrelated lines).
     """
     if not in_comment:
         plain = _parse_plain_instruction(text, symbols)
@@ -155,14 +155,14 @@ def _parse_instruction(b: _Builder, start: int, end: int, comment: str | None) -
         ops = _legacy_wait_operands(b, body_s, body_e)
         if ops is None:
             return None
-        mods = mods + _waitcnt_mods(mnemonic, code[body_s:body_e], ops)
+        mods = mods + _waitcnt_mods(mnemonic, code[body_s:body_e], ops, b.symbols)
         return mnemonic, (), tuple(ops), "", mods, None, token_problems, ()
     parsed = _operand_list(b, body_s, body_e)
     if parsed is None:
         return None
     ops, modifiers, suffix = parsed
     if mnemonic.startswith("s_waitcnt"):
-        mods = mods + _waitcnt_mods(mnemonic, code[body_s:body_e], ops)
+        mods = mods + _waitcnt_mods(mnemonic, code[body_s:body_e], ops, b.symbols)
     dsts, srcs = _split_dst_src(mnemonic, ops, modifiers)
     target = branch_target(srcs) if _mnemonic_facts(mnemonic)[1] else None
     return mnemonic, dsts, srcs, suffix, mods, target, token_problems, (tuple(ops), modifiers, -1)
@@ -170,7 +170,7 @@ def _parse_instruction(b: _Builder, start: int, end: int, comment: str | None) -
 
 def _legacy_wait_operands(b: _Builder, s: int, e: int) -> list[Operand] | None:
     text = b.code[s:e]
-    if decode_legacy_waitcnt(text) is None:
+    if read_legacy_waitcnt(text, b.symbols) is None:
         b.error(f"malformed s_waitcnt operand '{_clip(text.strip())}'", s, e)
         return None
     fields = [Special(m.group()) for m in _WAITCNT_FIELD.finditer(text)]

@@ -16,7 +16,7 @@ def _is_scalar_reg(op: Operand) -> bool:
     return isinstance(op, Reg) and op.kind in ("s", "vcc", "ttmp", "null", "exec")
 
 
-_SPECIAL_FAMILIES = frozenset({"vmem_load", "vcmp", "vcmpx", "vswap"})
+_SPECIAL_FAMILIES = frozenset({"vmem_load", "vcmp", "vcmpx", "vswap", "vsdwa"})
 
 
 @lru_cache(maxsize=8192)
@@ -46,7 +46,7 @@ def _split_dst_src(mn: str, ops: list[Operand], modifiers: tuple[str, ...]) -> t
     srcs = list(ops[n:])
     if lay.family == "vswap":
         srcs = list(ops)
-    elif lay.tied:
+    elif lay.tied or (lay.family == "vsdwa" and any(x.lower() == "dst_unused:unused_preserve" for x in modifiers)):
         srcs.extend(op for op in dsts[:1] if isinstance(op, Reg))
     defs = list(lay.implicit_defs)
     if lay.family == "vcmp" and n == 0:

@@ -20,8 +20,8 @@ from bisect import bisect_right
 from ..diagnostics import ERROR, WARNING, Diagnostic
 from ..ir import Block, Function, Instruction, Modifier, Reg, Span, Str
 from .asm_expr import EMPTY_SYMBOLS, _define
-from .asm_flow import (FLOW_ENDS_BLOCK, FLOW_NO_SUCCESSOR, FLOW_VGPR_MODE, INDIRECT_JUMPS, branch_target, has_no_successor,
-                       is_unconditional_branch, takes_label)
+from .asm_flow import (FLOW_ENDS_BLOCK, FLOW_NO_SUCCESSOR, FLOW_VGPR_MODE, INDIRECT_JUMPS, branch_target,
+                       has_no_successor, is_call, is_unconditional_branch, takes_label)
 from .asm_lex import _BLOCK_END_ALIASES, VERBATIM_BLOCKS
 from .asm_line import parse_line
 from .asm_records import ROLE_OTHER, AsmLine, LineSyntax
@@ -170,8 +170,10 @@ def _scan(st: _AsmState, start: int, state: ScanState, stop: int | None = None) 
             else:
                 syntax.append(_VERBATIM)
             continue
-        # two arguments when the table does not apply: the cache key then skips hashing it
-        ls = parse_line(line, in_comment, symbols) if with_symbols and "[" in line else parse_line(line, in_comment)
+        # two arguments when the table does not apply (symbols matter in register ranges and
+        # wait counts): the cache key then skips hashing it
+        ls = (parse_line(line, in_comment, symbols) if with_symbols and ("[" in line or "waitcnt" in line)
+              else parse_line(line, in_comment))
         syntax.append(ls)
         if ls.problems:
             problem_idx.append(idx)
@@ -323,7 +325,10 @@ def _build(st: _AsmState, reuse: Reuse | None) -> list[Function]:
                     fn = _close(fn, st, out)
                     pending = []
                 else:
-                    if fn is not None and (name in declared or (fn.terminated and name not in targets
+                    # a kernel declared as a function symbol runs to the next one (or .Lfunc_end);
+                    # otherwise a label after the program ended that nothing branches to starts one
+                    if fn is not None and (name in declared or (fn.terminated and fn.name not in declared
+                                                                 and name not in targets
                                                                  and not name.startswith(".L"))):
                         fn = _close(fn, st, out)
                     if fn is None:
@@ -445,12 +450,14 @@ def _link_all(functions: list[Function], st: _AsmState) -> None:
     """CFG edges: branch target first, then fall-through unless the block cannot continue.
 
     Records each block's successor labels in `st.blocks`; unknown targets are warnings.
+    A call into the function itself adds the edges `_local_call_edges` describes.
     """
     records = st.blocks
     k = 0
     for f in functions:
         labels = {b.label for b in f.blocks}
         blocks = f.blocks
+        calls = False
         for i, b in enumerate(blocks):
             term = b.terminator()
             succs: list[str] = []
@@ -467,27 +474,83 @@ def _link_all(functions: list[Function], st: _AsmState) -> None:
                 target = _computed_jump_target(b, term, labels)
                 if target is not None:
                     succs.append(target)
+            elif term is not None and is_call(term.mnemonic):
+                calls = True
             falls = term is None or not (is_unconditional_branch(term.mnemonic) or has_no_successor(term.mnemonic))
             if falls and i + 1 < len(blocks) and blocks[i + 1].label not in succs:
                 succs.append(blocks[i + 1].label)
             b.succ_labels = succs
+        if calls:
+            _local_call_edges(f, labels)
+        for b in blocks:
             rec = records[k]
-            records[k] = (rec[0], rec[1], tuple(succs), rec[3], rec[4], rec[5])
+            records[k] = (rec[0], rec[1], tuple(b.succ_labels), rec[3], rec[4], rec[5])
             k += 1
         f.link()
+
+
+def _local_call_edges(f: Function, labels: set[str]) -> None:
+    """Calls to code of the function itself (TensileLite's activation subroutines:
+    ``s_add_i32 s8, label_Activation_Gelu_VW4, 0x4`` ... ``s_swappc_b64 s[58:59], s[12:13]``,
+    returning with ``s_setpc_b64 s[58:59]``).
+
+    A call through a register may go to any label whose address the function takes (a label
+    used as an operand value, not as a branch target); ``s_call_b64 sD, label`` to its label.
+    Where a function makes such calls, a return (an ``s_setpc`` not resolved to a label) may
+    go back after any of them.  Over-approximate but sound for the dataflow: every path the
+    hardware can take is in the CFG.
+    """
+    taken: list[str] = []
+    for b in f.blocks:
+        for inst in b.instrs:
+            if inst.is_label or takes_label(inst.mnemonic):
+                continue
+            for op in inst.srcs:
+                if op.__class__ is Str and op.value in labels and op.value not in taken:  # type: ignore[union-attr]
+                    taken.append(op.value)  # type: ignore[union-attr]
+    returns: list[str] = []
+    blocks = f.blocks
+    for i, b in enumerate(blocks):
+        term = b.terminator()
+        if term is None or not is_call(term.mnemonic):
+            continue
+        target = branch_target(term.srcs) if term.mnemonic.startswith("s_call_") else None
+        callees = [target] if target in labels else taken if target is None else []
+        for callee in callees:
+            if callee not in b.succ_labels:
+                b.succ_labels.append(callee)
+        if callees and i + 1 < len(blocks) and blocks[i + 1].label not in returns:
+            returns.append(blocks[i + 1].label)
+    if not returns:
+        return
+    for b in blocks:
+        term = b.terminator()
+        if term is not None and term.mnemonic in INDIRECT_JUMPS and not b.succ_labels:
+            b.succ_labels.extend(returns)
 
 
 def _computed_jump_target(block: Block, jump: Instruction, labels: set[str]) -> str | None:
     """The label an indirect jump goes to when its address was computed from that label in the
     same block: LLVM's long branch before gfx1250 (``s_getpc_b64 s[6:7]`` ...
-    ``s_add_u32 s6, s6, (.LBB0_2-.Lpost_getpc0)&4294967295`` ... ``s_setpc_b64 s[6:7]``)."""
+    ``s_add_u32 s6, s6, (.LBB0_2-.Lpost_getpc0)&4294967295`` ... ``s_setpc_b64 s[6:7]``) and
+    TensileLite's (``s_add_i32 s82, label_X, 0x4`` / ``s_add_u32 s80, s80, s82`` /
+    ``s_setpc_b64 s[80:81]``): the scalar registers the address's low half came from are
+    followed back through the block until one was computed from a label."""
     base = next((op for op in jump.srcs if op.__class__ is Reg and op.kind == "s"), None)
     if base is None:
         return None
+    wanted = {base.lo}
     for inst in reversed(block.instrs):
         if inst is jump or inst.is_label:
             continue
-        if any(op.__class__ is Reg and op.kind == "s" and op.lo == base.lo for op in inst.dsts):
-            target = branch_target([op for op in inst.srcs if op.__class__ is not Reg])
-            return target if target in labels else None
+        written = {op.lo for op in inst.dsts if op.__class__ is Reg and op.kind == "s"} & wanted
+        if not written:
+            continue
+        target = branch_target([op for op in inst.srcs if op.__class__ is not Reg])
+        if target in labels:
+            return target
+        wanted -= written
+        wanted |= {op.lo for op in inst.srcs if op.__class__ is Reg and op.kind == "s"}
+        if not wanted:
+            return None
     return None

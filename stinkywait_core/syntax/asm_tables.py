@@ -66,7 +66,13 @@ class Layout(namedtuple("Layout", ("n_dst", "implicit_defs", "implicit_uses", "r
 
 
 _DS_ONE_DST = ("ds_bpermute", "ds_permute", "ds_swizzle", "ds_append", "ds_consume",
-               "ds_read_addtid", "ds_load_addtid", "ds_bvh_stack")
+               "ds_read_addtid", "ds_load_addtid", "ds_bvh_stack", "ds_ordered_count", "ds_param_load",
+               "ds_direct_load")
+#: gfx11 LDS parameter / direct loads (renamed ds_param_load / ds_direct_load on gfx12)
+_LDS_LOADS = ("lds_param_load", "lds_direct_load")
+#: returning atomics whose data register is also the destination (MUBUF, MIMG, SMEM); FLAT and
+#: global atomics name a separate destination
+_TIED_ATOMICS = ("buffer_atomic", "image_atomic", "s_atomic_", "s_buffer_atomic_")
 
 _VMEM_ATOMIC = ("buffer_atomic", "global_atomic", "flat_atomic", "image_atomic", "scratch_atomic")
 _VMEM_LOAD = ("buffer_load", "global_load", "flat_load", "scratch_load", "tbuffer_load",
@@ -107,7 +113,7 @@ _TIED = ("s_addk_", "s_mulk_", "s_cmovk_", "s_cmov_", "s_bitset0_", "s_bitset1_"
          "v_permlane16_b32", "v_permlanex16_b32")
 _CARRY_OUT = ("v_add_co_", "v_sub_co_", "v_subrev_co_", "v_addc_co_", "v_subb_co_",
               "v_subbrev_co_", "v_mad_u64_u32", "v_mad_i64_i32", "v_mad_co_", "v_div_scale_")
-_VALU_NO_DST = ("v_nop", "v_pipeflush", "v_clrexcp", "v_interp_")
+_VALU_NO_DST = ("v_nop", "v_pipeflush", "v_clrexcp")
 
 
 def _ds_layout(mn: str) -> Layout:
@@ -147,6 +153,8 @@ def _vector_alu_layout(mn: str) -> Layout:
         return Layout(1, family="vcmp")
     if mn.startswith(("v_swap_", "v_swaprel_")):
         return Layout(2, family="vswap")
+    if mn.endswith("_sdwa"):  # `dst_unused:UNUSED_PRESERVE` keeps the rest of the destination: a read
+        return Layout(1, tied=mn.startswith(_TIED), family="vsdwa")
     return Layout(1, tied=mn.startswith(_TIED),
                   carry_out=mn.startswith(_CARRY_OUT), family="valu")
 
@@ -164,7 +172,7 @@ def layout_for(mnemonic: str) -> Layout:
     if mn.startswith(_ASYNC_LDS):
         return Layout(0, family="tensor" if mn.startswith("tensor_") else "async")
     if mn.startswith(_VMEM_ATOMIC):
-        return Layout(1, returning=True, family="vmem_atomic")
+        return Layout(1, returning=True, tied=mn.startswith(_TIED_ATOMICS), family="vmem_atomic")
     if mn.startswith(_VMEM_LOAD):
         return Layout(1, family="vmem_load")
     if mn.startswith(_VMEM_NO_DST):
@@ -172,11 +180,13 @@ def layout_for(mnemonic: str) -> Layout:
     if mn.startswith(_SMEM_LOAD) or mn.startswith(_SMEM_ONE_DST):
         return Layout(1, family="smem")
     if mn.startswith(_SMEM_ATOMIC):
-        return Layout(1, returning=True, family="smem_atomic")
+        return Layout(1, returning=True, tied=True, family="smem_atomic")
     if mn.startswith("s_"):
         return _scalar_layout(mn)
     if mn.startswith("v_"):
         return _vector_alu_layout(mn)
+    if mn.startswith(_LDS_LOADS):
+        return Layout(1, family="ds")
     return Layout(0, family="other")
 
 
