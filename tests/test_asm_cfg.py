@@ -22,7 +22,9 @@ def graph(text: str) -> list[tuple[str, list[str]]]:
 
 def kernel(body: str) -> str:
     """`body` as the only kernel of a file that declares it (as compilers and TensileLite do)."""
-    return "\t.globl k\n\t.type k,@function\nk:\n" + "".join(f"\t{ln}\n" if not ln.endswith(":") else f"{ln}\n" for ln in body.strip().splitlines())
+    lines = body.strip().splitlines()
+    body = "".join(ln + "\n" if ln.endswith(":") else f"\t{ln}\n" for ln in lines)
+    return "\t.globl k\n\t.type k,@function\nk:\n" + body
 
 
 @pytest.mark.parametrize("ret", ["s_set_pc_i64 s[30:31]", "s_setpc_b64 s[30:31]", "s_rfe_i64 s[0:1]",

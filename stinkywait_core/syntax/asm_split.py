@@ -57,7 +57,8 @@ def _split_dst_src(mn: str, ops: list[Operand], modifiers: tuple[str, ...]) -> t
 
 
 
-def _special_dst_count(lay: Layout, mn: str, ops: list[Operand] | tuple[Operand, ...], modifiers: tuple[str, ...]) -> int:
+def _special_dst_count(lay: Layout, mn: str, ops: list[Operand] | tuple[Operand, ...],
+                       modifiers: tuple[str, ...]) -> int:
     """The number of leading destinations when it depends on the operands or modifiers."""
     n = lay.n_dst
     if lay.returning and not atomic_returns(mn, modifiers):

@@ -28,14 +28,8 @@ TYPE_CHECKING = False  # `typing` is not imported at run time: start-up cost of 
 if TYPE_CHECKING:
     from .asm_structure import _AsmState
 
-#: arch-vendor-os-environment-processor[:feature(+|-)]... (the processor may contain '-':
-#: ``gfx9-4-generic``)
-_TARGET_ID = _Pattern(r'(?:amdgcn|r600)-[\w.]*-[\w.]*-[\w.]*-([A-Za-z0-9][\w-]*?)((?:[:+][\w-]+[+-]?)*)')
 _PROCESSOR = _Pattern(r'gfx[0-9a-f]{3,4}|gfx\d+(?:-\d+)?-generic')
-_METADATA_TARGET = _Pattern(r'\s*amdhsa\.target\s*:\s*[\'"]?([^\'"\s]+)')
-#: a list item of ``amdhsa.kernels`` (its indentation), and a ``.key: value`` line (the key's column)
-_METADATA_ITEM = _Pattern(r'(\s*)-\s+\.')
-_METADATA_KEY = _Pattern(r'(\s*-?\s*)(\.[\w.]+)\s*:\s*(\S.*?)\s*$')
+_HEX = frozenset("0123456789abcdef")
 _STRENGTH = {".amdgcn_target": 0, ".amd_amdgpu_isa": 1, ".hsa_code_object_isa": 2, "amdhsa.target": 3}
 
 
@@ -45,22 +39,35 @@ def parse_target_id(text: str) -> tuple[str, dict[str, bool]] | None:
     Accepts the v3+ spelling (``...--gfx942:sramecc+:xnack-``) and the v2 one
     (``...--gfx906+xnack``, a feature named with ``+`` is on).
     """
-    m = _TARGET_ID.fullmatch(text.strip())
-    if m is None:
+    # string operations, not a regular expression: compiling one costs a cold process more
+    # than reading every target line of a file
+    parts = text.strip().split("-", 4)  # arch-vendor-os-environment-processor[features]
+    if len(parts) != 5 or parts[0] not in ("amdgcn", "r600"):
         return None
-    cpu = m.group(1).lower()
-    if _PROCESSOR.fullmatch(cpu) is None:
+    processor, colon, v3 = parts[4].partition(":")
+    processor, plus, v2 = processor.partition("+")
+    cpu = processor.lower()
+    if not _is_processor(cpu):
         return None
     features: dict[str, bool] = {}
-    rest = m.group(2)
-    if rest.startswith(":"):
-        for feat in rest[1:].split(":"):
+    if colon:
+        for feat in v3.split(":"):
             if feat.endswith(("+", "-")):
                 features[feat[:-1].lower()] = feat.endswith("+")
-    elif rest:
-        for feat in rest[1:].split("+"):
+    elif plus:
+        for feat in v2.split("+"):
             features[feat.lower()] = True
     return cpu, features
+
+
+def _is_processor(cpu: str) -> bool:
+    """``gfxNNN[N]`` (hex digits) or a generic target (``gfx9-4-generic``)."""
+    if not cpu.startswith("gfx"):
+        return False
+    body = cpu[3:]
+    if 3 <= len(body) <= 4 and set(body) <= _HEX:
+        return True
+    return body.endswith("-generic") and _PROCESSOR.fullmatch(cpu) is not None
 
 
 def _code_object_isa(args: str) -> str | None:
@@ -122,9 +129,9 @@ def detect_target(st: _AsmState) -> tuple[TargetInfo, list[Diagnostic]]:
             descriptors[ls.args.strip()] = _kernel_descriptor(raw, idx)
         elif d == ".amdgpu_metadata":
             for j, line in _block_lines(raw, idx, ".end_amdgpu_metadata"):
-                m = _METADATA_TARGET.match(line)
-                if m is not None:
-                    offer(_STRENGTH["amdhsa.target"], m.group(1), j, "amdhsa.target")
+                key, _, value = line.strip().partition(":")
+                if key.rstrip() == "amdhsa.target":
+                    offer(_STRENGTH["amdhsa.target"], value.strip().strip("'\""), j, "amdhsa.target")
             waves.update(_metadata_waves(raw, idx))
     info = TargetInfo(kernel_descriptors=descriptors)
     if candidates:
@@ -132,10 +139,11 @@ def detect_target(st: _AsmState) -> tuple[TargetInfo, list[Diagnostic]]:
         info.cpu, info.target_id, info.span = best.cpu, best.target_id, best.span
         info.xnack, info.sramecc = best.features.get("xnack"), best.features.get("sramecc")
         for c in candidates:
-            if c is not best and (c.cpu != best.cpu or any(best.features.get(k, v) != v for k, v in c.features.items())):
-                diags.append(Diagnostic(WARNING, "asm-target",
-                                        f"target '{c.target_id}' disagrees with '{best.target_id}' on line {best.span.line}"
-                                        f" (that one is used)", c.span.line, c.span.col, c.span.end_line, c.span.end_col))
+            differs = c.cpu != best.cpu or any(best.features.get(k, v) != v for k, v in c.features.items())
+            if c is not best and differs:
+                diags.append(Diagnostic(WARNING, "asm-target", f"target '{c.target_id}' disagrees with "
+                                        f"'{best.target_id}' on line {best.span.line} (that one is used)",
+                                        c.span.line, c.span.col, c.span.end_line, c.span.end_col))
     for name, fields in descriptors.items():
         if "amdhsa_wavefront_size32" in fields:
             waves[name] = 32 if fields["amdhsa_wavefront_size32"] else 64
@@ -195,17 +203,22 @@ def _metadata_waves(raw: list[str], start: int) -> dict[str, int]:
             out[label] = wave
 
     for _, line in _block_lines(raw, start, ".end_amdgpu_metadata"):
-        m = _METADATA_ITEM.match(line)
-        if m is not None and (item_indent < 0 or len(m.group(1)) == item_indent):
-            flush()
-            item_indent = len(m.group(1))
-            name = symbol = wave = None
-        if item_indent < 0:
+        body = line.lstrip()
+        indent = len(line) - len(body)
+        if body.startswith("-"):
+            rest = body[1:].lstrip()
+            if rest.startswith(".") and (item_indent < 0 or indent == item_indent):
+                flush()
+                item_indent = indent
+                name = symbol = wave = None
+            indent += len(body) - len(rest)
+            body = rest
+        if item_indent < 0 or not body.startswith("."):
             continue
-        m = _METADATA_KEY.match(line)
-        if m is None:
+        key, colon, value = body.partition(":")
+        if not colon:
             continue
-        indent, key, value = len(m.group(1)), m.group(2), m.group(3).strip().strip("'\"")
+        key, value = key.rstrip(), value.strip().strip("'\"")
         if key == ".symbol" and symbol is None:
             symbol = value[:-3] if value.endswith(".kd") else value
         elif key == ".name" and indent <= item_indent + 2 and name is None:

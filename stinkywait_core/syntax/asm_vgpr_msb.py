@@ -45,7 +45,7 @@ from functools import lru_cache
 from ..diagnostics import WARNING, Diagnostic
 from ..ir import Imm, Instruction, Reg, Special
 from .asm_flow import is_call
-from .asm_split import _split_dst_src, explicit_dst_count
+from .asm_split import _simple_split, _split_dst_src, explicit_dst_count
 from .asm_tables import MAX_REG_INDEX
 
 TYPE_CHECKING = False  # `typing` is not imported at run time: start-up cost of every CLI run
@@ -64,6 +64,8 @@ CONFLICT = -1
 _NO_SLOT_MNEMONICS = ("v_wmma_ld_scale",)
 _FLAT_FAMILIES = ("global_", "flat_", "scratch_", "cluster_")
 _ASYNC_LOADS = ("global_load_async_to_lds", "cluster_load_async_to_lds")
+#: encodings without VGPR operands (scalar, tensor data mover)
+_NO_VGPRS = ("s_", "tensor_")
 _HWREG_MODE = frozenset({"hw_reg_mode", "hw_reg_wave_mode", "1"})
 #: MODE[19:12] holds the VGPR MSBs (order dst, src0, src1, src2)
 _MODE_MSB_SHIFT = 12
@@ -114,6 +116,20 @@ def vgpr_slots(mnemonic: str, n_ops: int, n_dst: int, dual_at: int) -> tuple[int
     return tuple(slots)
 
 
+@lru_cache(maxsize=8192)
+def _slotted(mnemonic: str, n_ops: int, n_dst: int, dual_at: int) -> tuple[tuple[int, int, str], ...]:
+    """(operand index, shift of its field in the mode, slot name) of the operands with a slot."""
+    return tuple((i, 2 * slot, SLOT_NAMES[slot]) for i, slot in enumerate(vgpr_slots(mnemonic, n_ops, n_dst, dual_at))
+                 if slot >= 0)
+
+
+@lru_cache(maxsize=8192)
+def _fixed_slotted(mnemonic: str, n_ops: int) -> tuple[tuple[int, int, str], ...] | None:
+    """`_slotted` for a mnemonic whose destination count is fixed; None when it is not."""
+    simple = _simple_split(mnemonic)
+    return None if simple is None else _slotted(mnemonic, n_ops, min(simple[0], n_ops), -1)
+
+
 def _sources(slots: list[int], first: int, first_slot: int, last_slot: int) -> None:
     """Consecutive sources from operand `first` get slots `first_slot`..`last_slot`."""
     for k, slot in zip(range(first, len(slots)), range(first_slot, last_slot + 1)):
@@ -133,31 +149,36 @@ def remapped_operands(ls: LineSyntax, mode: int) -> tuple[tuple[Operand, ...], t
     if not operands:
         return ls.dsts, ls.srcs, None, []
     ops, modifiers, dual_at = operands
-    n_dst = 1 if dual_at >= 0 else explicit_dst_count(ls.mnemonic, ops, modifiers)
-    slots = vgpr_slots(ls.mnemonic, len(ops), n_dst, dual_at)
-    new_ops = list(ops)
+    mn = ls.mnemonic
+    if mn.startswith(_NO_VGPRS):
+        return ls.dsts, ls.srcs, None, []
+    slotted = _slotted(mn, len(ops), 1, dual_at) if dual_at >= 0 else _fixed_slotted(mn, len(ops))
+    if slotted is None:  # the destinations depend on the operands
+        slotted = _slotted(mn, len(ops), explicit_dst_count(mn, ops, modifiers), -1)
+    new_ops: list[Operand] | None = None
     effective = 0
     disagree: list[str] = []
-    changed = False
-    for i, slot in enumerate(slots):
+    for i, shift, name in slotted:
         op = ops[i]
-        if slot < 0 or op.__class__ is not Reg or op.kind != "v":  # type: ignore[union-attr]
+        if op.__class__ is not Reg or op.kind != "v":  # type: ignore[union-attr]
             continue
-        bits = (mode >> (2 * slot)) & 3
-        effective |= mode & (3 << (2 * slot))
+        bits = (mode >> shift) & 3
+        effective |= mode & (3 << shift)
         lo = op.lo  # type: ignore[union-attr]
         new_lo = (lo & 0xFF) | (bits << 8)
-        if lo >= 256 and lo >> 8 != bits:
-            disagree.append(f"'{op.text()}' is noted as v{lo} but reads v{new_lo} "  # type: ignore[union-attr]
-                            f"({SLOT_NAMES[slot]} field {bits})")
+        if new_lo == lo:
+            continue
+        spelled = op.text()  # type: ignore[union-attr]
+        if lo >= 256:
+            disagree.append(f"'{spelled}' is noted as v{lo} but reads v{new_lo} ({name} field {bits})")
         new_hi = new_lo + op.hi - lo  # type: ignore[union-attr]
         if new_hi > MAX_REG_INDEX:  # no such register: LLVM leaves the operand as it is, so do we
-            disagree.append(f"'{op.text()}' in the {SLOT_NAMES[slot]} field {bits} would end past "  # type: ignore[union-attr]
-                            f"v{MAX_REG_INDEX}")
-        elif new_lo != lo:
-            new_ops[i] = Reg("v", new_lo, new_hi, op.neg, op.spelling)  # type: ignore[union-attr]
-            changed = True
-    if not changed:
+            disagree.append(f"'{spelled}' in the {name} field {bits} would end past v{MAX_REG_INDEX}")
+            continue
+        if new_ops is None:
+            new_ops = list(ops)
+        new_ops[i] = Reg("v", new_lo, new_hi, op.neg, op.spelling)  # type: ignore[union-attr]
+    if new_ops is None:
         return ls.dsts, ls.srcs, None, disagree
     if dual_at >= 0:
         left, right = new_ops[:dual_at], new_ops[dual_at:]
@@ -223,15 +244,20 @@ def mode_after(inst: Instruction, mode: int, setreg: bool) -> tuple[int, str | N
     return mode, None
 
 
+def _changes_mode(inst: Instruction) -> bool:
+    mn = inst.mnemonic
+    return mn == "s_set_vgpr_msb" or mn.startswith("s_setreg") or is_call(mn)
+
+
 class _BlockEffect:
-    """What a block does to the mode: the instructions that may change it."""
+    """What a block does to the mode: the instructions that may change it (those whose line has
+    a FLOW_* bit: mode setters and calls, which end their block)."""
 
     __slots__ = ("changers",)
 
-    def __init__(self, block: Block) -> None:
+    def __init__(self, block: Block, syntax: list[LineSyntax]) -> None:
         self.changers = [i for i, inst in enumerate(block.instrs)
-                         if inst.mnemonic == "s_set_vgpr_msb" or inst.mnemonic.startswith("s_setreg")
-                         or is_call(inst.mnemonic)]
+                         if not inst.is_label and syntax[inst.span.line - 1].flow and _changes_mode(inst)]
 
 
 def _exit_mode(block: Block, effect: _BlockEffect, entry: int, setreg: bool) -> int:
@@ -244,13 +270,13 @@ def _exit_mode(block: Block, effect: _BlockEffect, entry: int, setreg: bool) -> 
     return mode
 
 
-def block_entry_modes(f: Function, setreg: bool) -> tuple[list[int], list[tuple[int, ...]]]:
+def block_entry_modes(f: Function, syntax: list[LineSyntax], setreg: bool) -> tuple[list[int], list[tuple[int, ...]]]:
     """Per block: the mode at entry (CONFLICT when paths disagree), and the distinct modes its
     predecessors bring (for the warning).  A fixpoint over a three-level lattice per block
     (unvisited, one mode, CONFLICT)."""
     blocks = f.blocks
     n = len(blocks)
-    effects = [_BlockEffect(b) for b in blocks]
+    effects = [_BlockEffect(b, syntax) for b in blocks]
     index = {id(b): i for i, b in enumerate(blocks)}
     entry: list[int | None] = [None] * n
     exits: list[int | None] = [None] * n
@@ -302,7 +328,7 @@ def apply_vgpr_msb(st: _AsmState, functions: list[Function], previous: dict[Inst
     syntax, raw, line_inst = st.syntax, st.raw, st.line_inst
     record = 0
     for f in functions:
-        entry, brought = block_entry_modes(f, setreg) if active else ([0] * len(f.blocks), [])
+        entry, brought = block_entry_modes(f, syntax, setreg) if active else ([0] * len(f.blocks), [])
         prev_exit = 0
         for bi, b in enumerate(f.blocks):
             mode = entry[bi]
@@ -323,18 +349,18 @@ def apply_vgpr_msb(st: _AsmState, functions: list[Function], previous: dict[Inst
                 if inst.is_label or inst.span is None:
                     continue
                 idx = inst.span.line - 1
-                old = previous.get(inst)
+                ls = syntax[idx]
+                old = previous.get(inst) if previous else None
                 before = mode
-                if active and (inst.mnemonic == "s_set_vgpr_msb" or inst.mnemonic.startswith("s_setreg")
-                               or is_call(inst.mnemonic)):
+                if ls.flow and active and _changes_mode(inst):
                     mode, why = mode_after(inst, mode, setreg)  # takes effect after this instruction
                     if why is not None:
                         sp = inst.span
                         diags.append(Diagnostic(WARNING, "asm-vgpr-msb", why + " (assumed unchanged)",
                                                 sp.line, sp.col, sp.end_line, sp.end_col, function=f.name))
-                if not (before or old is not None or (active and "/*" in raw[idx])):
-                    continue  # mode 0, no note to check, operands as parsed: nothing to do
-                ls = syntax[idx]
+                if not (before or old is not None or (active and "/*" in raw[idx])) or (
+                        old is None and ls.mnemonic.startswith(_NO_VGPRS)):
+                    continue  # mode 0 and no note to check, or no VGPR operand: operands as parsed
                 if active:
                     dsts, srcs, key, disagree = remapped_operands(ls, before)
                     for msg in disagree:
