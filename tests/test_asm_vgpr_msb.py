@@ -268,3 +268,35 @@ def test_editing_the_mode_rereads_the_registers_after_it():
     assert insts(m2)[2] is nop1  # nothing of it changed: the same object
     m3 = parse(text.replace("\ts_set_vgpr_msb 0x40\n", ""), "k.s", previous=m2)  # the mode goes away
     assert regs(insts(m3)[0].dsts) == [("v", 1, 1)] and regs(insts(m3)[2].srcs) == [("v", 4, 4)]
+
+
+@pytest.mark.skipif(not NOTED, reason="shared corpus not available")
+@pytest.mark.parametrize("seed", range(3))
+def test_random_mode_edits_match_a_fresh_parse(seed):
+    """Edits of mode setters, of noted and of plain lines in the real kernel, re-parsed from the
+    previous version: everything (operands, warnings) is what a fresh parse gives."""
+    import random
+
+    from test_asm_incremental import check_step
+
+    rng = random.Random(seed)
+    path = NOTED[1]  # gemm2: 1,184 lines, 45 mode setters
+    lines = path.read_text().split("\n")
+    insts = [k for k, ln in enumerate(lines) if ln.startswith("\tv_") or ln.startswith("\tds_")]
+    pool = ["\ts_set_vgpr_msb 0x41", "\ts_set_vgpr_msb 0", "\ts_set_vgpr_msb 0x4055", "\tv_mov_b32 v1, v2",
+            "\tv_mov_b32 v1 /*v257*/, v2", "\tds_load_b32 v3, v4"]
+    prev = parse("\n".join(lines), str(path))
+    for _ in range(8):
+        k = rng.choice(insts)
+        kind = rng.choice(["replace", "insert", "delete", "note"])
+        if kind == "replace":
+            lines[k] = rng.choice(pool)
+        elif kind == "insert":
+            lines.insert(k, rng.choice(pool))
+        elif kind == "delete":
+            del lines[k]
+        else:
+            lines[k] = NOTE.sub("", lines[k])
+        insts = [j for j, ln in enumerate(lines) if ln.startswith("\tv_") or ln.startswith("\tds_")]
+        prev = check_step(prev, "\n".join(lines), str(path))[0]
+        assert prev.target_info == parse("\n".join(lines), str(path)).target_info

@@ -17,6 +17,7 @@ from .asm_lex import split_lines
 from .asm_records import ROLE_INSTRUCTION, LineSyntax
 from .asm_structure import (ScanState, _AsmState, _build, _link_all, _new_instruction, _scan,
                             _scan_diagnostics)
+from .asm_target import moved_target
 
 TYPE_CHECKING = False  # `typing` is not imported at run time: start-up cost of every CLI run
 if TYPE_CHECKING:
@@ -189,6 +190,10 @@ def _splice(st: _AsmState, prev: _AsmState, p: int, old_stop: int, new_stop: int
     st.functions = functions
     st.struct_diags = [_moved_diagnostic(d, old_stop, delta) for d in prev.struct_diags]
     st.msb_setters, st.mode_setregs = prev.msb_setters, prev.mode_setregs  # the windows hold neither
+    st.spliced = (x, (p + 1, new_stop), prev.line_inst[p:old_stop])
+    # no directive changed: the target is the previous one, moved with its lines
+    st.target = moved_target(prev.target, old_stop, delta)
+    st.target_diags = [_moved_diagnostic(d, old_stop, delta) for d in prev.target_diags]
     return out
 
 

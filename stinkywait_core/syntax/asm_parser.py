@@ -38,7 +38,7 @@ whole entry point is guarded so that even an internal bug degrades to one diagno
 from __future__ import annotations
 
 from ..diagnostics import ERROR, Diagnostic
-from ..ir import Function, Instruction, Module, bulk_construction
+from ..ir import Function, Module, bulk_construction
 from .asm_expr import EMPTY_SYMBOLS, Symbols, eval_expr
 from .asm_lex import split_lines
 from .asm_line import parse_line
@@ -90,7 +90,7 @@ def parse_asm(text: str, path: str = "<input>", previous: Module | None = None) 
                     done = _reparse(text, prev)
                 except Exception:  # a bug in the incremental path must cost time, not correctness
                     done = None
-            previous_modes = None
+            previous_state = None
             if done is None:
                 st = _AsmState(path, split_lines(text))
                 st.end_state = _scan(st, 0, _START_STATE)
@@ -99,11 +99,12 @@ def parse_asm(text: str, path: str = "<input>", previous: Module | None = None) 
                 _link_all(functions, st)
             else:
                 st, functions, diags = done
-                previous_modes = prev.vgpr_modes
-            st.target, target_diags = detect_target(st)
-            _physical_vgprs(st, functions, previous_modes)
+                previous_state = prev
+            if st.spliced is None:  # else the previous target, moved (`asm_incremental._splice`)
+                st.target, st.target_diags = detect_target(st)
+            _physical_vgprs(st, functions, previous_state)
         module.functions = functions
-        module.diagnostics = diags + st.struct_diags + target_diags + st.msb_diags
+        module.diagnostics = diags + st.struct_diags + st.target_diags + _msb_warnings(st, functions)
         module.target_info = st.target
         module.defer_lines(lambda: _line_table(st))
         module.front_end_state = st
@@ -112,17 +113,31 @@ def parse_asm(text: str, path: str = "<input>", previous: Module | None = None) 
     return module
 
 
-def _physical_vgprs(st: _AsmState, functions: list[Function], previous_modes: dict[Instruction, int] | None) -> None:
+def _physical_vgprs(st: _AsmState, functions: list[Function], previous: _AsmState | None) -> None:
     """Apply gfx1250's VGPR MSB mode (`asm_vgpr_msb`) when the file sets it, or when the
-    previous version did (its instructions' operands must be undone)."""
+    previous version did (its instructions' operands must be undone).  After an edit that kept
+    the structure (and so every mode) only the edited block is walked again."""
     cpu = st.target.cpu or ""
     setreg = st.msb_setters > 0 or cpu.startswith(_VGPR_MSB_CPUS)
     active = st.msb_setters > 0 or (setreg and st.mode_setregs > 0)
-    if active or previous_modes:
-        from .asm_vgpr_msb import apply_vgpr_msb  # imported here: only gfx1250 files with VGPRs above v255
-        st.vgpr_modes, st.msb_diags = apply_vgpr_msb(st, functions, previous_modes, setreg, active)
+    previous_modes = previous.vgpr_modes if previous is not None else None
+    if not (active or previous_modes):
+        st.vgpr_modes, st.msb_blocks = {}, []
+        return
+    # imported here: only gfx1250 files with VGPRs above v255 need it
+    from .asm_vgpr_msb import apply_vgpr_msb, respliced_vgpr_msb
+    if st.spliced is not None and previous is not None and active and len(previous.msb_blocks) == len(st.blocks):
+        block, window, gone = st.spliced
+        st.vgpr_modes = respliced_vgpr_msb(st, previous, functions, block, window, gone, setreg)
     else:
-        st.vgpr_modes, st.msb_diags = {}, []
+        st.vgpr_modes = apply_vgpr_msb(st, functions, previous_modes, setreg, active)
+
+
+def _msb_warnings(st: _AsmState, functions: list[Function]) -> list[Diagnostic]:
+    if not st.msb_blocks:
+        return []
+    from .asm_vgpr_msb import msb_diagnostics
+    return msb_diagnostics(st, functions)
 
 
 #: processors with 1024 VGPRs addressed through s_set_vgpr_msb

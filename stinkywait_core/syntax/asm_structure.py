@@ -54,13 +54,15 @@ class _AsmState:
     parse has taken this version's instructions over (their spans then describe that newer
     version).  `msb_setters` / `mode_setregs`: how many ``s_set_vgpr_msb`` / ``s_setreg*``
     instructions the functions hold; `vgpr_modes`: the effective VGPR MSB mode each
-    instruction's operands were made under (non-zero ones, `asm_vgpr_msb`), `msb_diags` its
-    warnings; `target`: what the file says about its target (`asm_target`).
+    instruction's operands were made under (`asm_vgpr_msb`), `msb_blocks` per block record the
+    mode it was read with, its warnings and its mode-changing instructions; `target`: what the file says about its target
+    (`asm_target`).
     """
 
     __slots__ = ("path", "raw", "syntax", "line_inst", "label_inst", "problem_idx", "directive_idx",
                  "target_idx", "change_at", "changes", "end_state", "blocks", "block_first", "functions",
-                 "struct_diags", "superseded", "msb_setters", "mode_setregs", "vgpr_modes", "msb_diags", "target")
+                 "struct_diags", "superseded", "msb_setters", "mode_setregs", "vgpr_modes", "msb_blocks", "target",
+                 "spliced", "target_diags")
 
     def __init__(self, path: str, raw: list[str]) -> None:
         self.path = path
@@ -84,8 +86,13 @@ class _AsmState:
         self.msb_setters = 0
         self.mode_setregs = 0
         self.vgpr_modes: dict[Instruction, int] = {}
-        self.msb_diags: list[Diagnostic] = []
+        self.msb_blocks: list[tuple[int, list[tuple], list[Instruction]]] = []
         self.target: Any = None
+        #: set by an incremental re-parse that spliced the structure: (the edited block record
+        #: or -1, the edited lines (first, last, 1-based), the previous version's instructions
+        #: of the edited lines)
+        self.spliced: tuple[int, tuple[int, int], list[Instruction | None]] | None = None
+        self.target_diags: list[Diagnostic] = []
 
     def state_at(self, idx: int) -> ScanState:
         """The scan state at the start of line index `idx`."""

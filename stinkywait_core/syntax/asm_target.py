@@ -158,6 +158,17 @@ def detect_target(st: _AsmState) -> tuple[TargetInfo, list[Diagnostic]]:
     return info, diags
 
 
+def moved_target(info: TargetInfo, from_idx: int, delta: int) -> TargetInfo:
+    """The previous version's target after an edit of plain lines that ends at line index
+    `from_idx` and changes the line count by `delta` (nothing it was read from changed)."""
+    sp = info.span
+    if not delta or sp is None or sp.line - 1 < from_idx:
+        return info
+    return TargetInfo(info.cpu, info.target_id, Span(sp.line + delta, sp.col, sp.end_line + delta, sp.end_col),
+                      info.xnack, info.sramecc, info.tgsplit, info.wavefront_size, info.kernel_wavefront_size,
+                      info.kernel_descriptors)
+
+
 def _generation(cpu: str) -> int:
     """The major generation of a processor name (``gfx90a`` -> 9, ``gfx1250`` -> 12)."""
     digits = cpu[3:].split("-")[0]

@@ -40,7 +40,9 @@ says so), since the hardware reads the mode, not the comment.  In a file without
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from functools import lru_cache
+from operator import attrgetter
 
 from ..diagnostics import WARNING, Diagnostic
 from ..ir import Imm, Instruction, Reg, Special
@@ -137,13 +139,15 @@ def _sources(slots: list[int], first: int, first_slot: int, last_slot: int) -> N
 
 
 def remapped_operands(ls: LineSyntax, mode: int) -> tuple[tuple[Operand, ...], tuple[Operand, ...], int | None,
-                                                             list[str]]:
-    """(dsts, srcs, key, notes that disagree) of a line's instruction under `mode`.
+                                                             list[tuple[Reg, int, int, str, int]]]:
+    """(dsts, srcs, key, disagreements) of a line's instruction under `mode`.
 
     A VGPR keeps its low 8 bits (its spelling, or a note's register) and takes bits 9:8 from
     its slot's field.  `key` is None when that changes nothing (the line's own `dsts` and
     `srcs` are returned), else the effective mode: `mode` restricted to the fields of the
     slots holding a VGPR, so that two modes with the same key give the same operands.
+    A disagreement is (operand, its register, the one the mode gives or -1 when that would
+    end past v1023, slot name, field): `disagreement_message` words it.
     """
     operands = ls.operands
     if not operands:
@@ -157,7 +161,7 @@ def remapped_operands(ls: LineSyntax, mode: int) -> tuple[tuple[Operand, ...], t
         slotted = _slotted(mn, len(ops), explicit_dst_count(mn, ops, modifiers), -1)
     new_ops: list[Operand] | None = None
     effective = 0
-    disagree: list[str] = []
+    disagree: list[tuple[Reg, int, int, str, int]] = []
     for i, shift, name in slotted:
         op = ops[i]
         if op.__class__ is not Reg or op.kind != "v":  # type: ignore[union-attr]
@@ -168,12 +172,11 @@ def remapped_operands(ls: LineSyntax, mode: int) -> tuple[tuple[Operand, ...], t
         new_lo = (lo & 0xFF) | (bits << 8)
         if new_lo == lo:
             continue
-        spelled = op.text()  # type: ignore[union-attr]
         if lo >= 256:
-            disagree.append(f"'{spelled}' is noted as v{lo} but reads v{new_lo} ({name} field {bits})")
+            disagree.append((op, lo, new_lo, name, bits))
         new_hi = new_lo + op.hi - lo  # type: ignore[union-attr]
         if new_hi > MAX_REG_INDEX:  # no such register: LLVM leaves the operand as it is, so do we
-            disagree.append(f"'{spelled}' in the {name} field {bits} would end past v{MAX_REG_INDEX}")
+            disagree.append((op, lo, -1, name, bits))
             continue
         if new_ops is None:
             new_ops = list(ops)
@@ -185,6 +188,17 @@ def remapped_operands(ls: LineSyntax, mode: int) -> tuple[tuple[Operand, ...], t
         return tuple(left[:1]) + tuple(right[:1]), tuple(left[1:]) + tuple(right[1:]), effective, disagree
     dsts, srcs = _split_dst_src(ls.mnemonic, new_ops, modifiers)
     return dsts, srcs, effective, disagree
+
+
+def disagreement_message(d: tuple[Reg, int, int, str, int], mode: int) -> str:
+    op, lo, new_lo, name, bits = d
+    if new_lo < 0:
+        return f"'{op.text()}' in the {name} field {bits} would end past v{MAX_REG_INDEX} (left as it is)"
+    return f"'{op.text()}' is noted as v{lo} but reads v{new_lo} ({name} field {bits}) under s_set_vgpr_msb 0x{mode:x}"
+
+
+#: note disagreements reported per function (a file whose notes are all stale says so once)
+MAX_NOTE_WARNINGS = 20
 
 
 # --- the mode along the CFG ----------------------------------------------------------------
@@ -305,8 +319,74 @@ def block_entry_modes(f: Function, syntax: list[LineSyntax], setreg: bool) -> tu
     return [0 if e is None else e for e in entry], brought
 
 
+class _Walk:
+    """The settings and the outputs of one pass over (some of) a file's blocks."""
+
+    __slots__ = ("st", "previous", "fresh", "active", "setreg", "keys")
+
+    def __init__(self, st: _AsmState, previous: dict[Instruction, int] | None, active: bool, setreg: bool) -> None:
+        self.st = st
+        self.fresh = previous is None
+        self.previous = {} if previous is None else previous
+        self.active = active
+        self.setreg = setreg
+        self.keys: dict[Instruction, int] = {}
+
+    def block(self, b: Block, record: int, mode: int, start: int = 0, stop: int | None = None
+              ) -> tuple[int, list[tuple], list[Instruction]]:
+        """Remap block `b` (block record `record`), or its instructions `start`..`stop`,
+        entered with `mode`: (exit mode, warnings as (kind, instruction, payload); formatted by
+        `msb_diagnostics`, the instructions that change the mode)."""
+        from .asm_structure import _new_instruction
+
+        st, previous, active, setreg, keys = self.st, self.previous, self.active, self.setreg, self.keys
+        syntax, raw, line_inst = st.syntax, st.raw, st.line_inst
+        entries: list[tuple] = []
+        changers: list[Instruction] = []
+        replaced = False
+        instrs = b.instrs
+        for k in range(start, len(instrs) if stop is None else stop):
+            inst = instrs[k]
+            if inst.is_label or inst.span is None:
+                continue
+            idx = inst.span.line - 1
+            ls = syntax[idx]
+            old = previous.get(inst) if previous else None
+            before = mode
+            if ls.flow and active and _changes_mode(inst):
+                changers.append(inst)
+                mode, why = mode_after(inst, mode, setreg)  # takes effect after this instruction
+                if why is not None:
+                    entries.append(("unknown", inst, why))
+            if not (before or old is not None or (active and "/*" in raw[idx])) or (
+                    old is None and ls.mnemonic.startswith(_NO_VGPRS)):
+                continue  # mode 0 and no note to check, or no VGPR operand: operands as parsed
+            if active:
+                dsts, srcs, key, disagree = remapped_operands(ls, before)
+            else:
+                dsts, srcs, key, disagree = ls.dsts, ls.srcs, None, []
+            if key != old:
+                if self.fresh:
+                    inst.dsts, inst.srcs = list(dsts), list(srcs)
+                else:
+                    new = _new_instruction(ls, idx, raw)
+                    new.span = inst.span
+                    new.dsts, new.srcs = list(dsts), list(srcs)
+                    new.block = b
+                    instrs[k] = line_inst[idx] = inst = new
+                    replaced = True
+            if key is not None:
+                keys[inst] = key
+            for d in disagree:  # on the instruction that stays (its span follows later edits)
+                entries.append(("note", inst, (d, before)))
+        if replaced:
+            rec = st.blocks[record]
+            st.blocks[record] = (rec[0], tuple(instrs), rec[2], rec[3], rec[4], rec[5])
+        return mode, entries, changers
+
+
 def apply_vgpr_msb(st: _AsmState, functions: list[Function], previous: dict[Instruction, int] | None,
-                   setreg: bool, active: bool = True) -> tuple[dict[Instruction, int], list[Diagnostic]]:
+                   setreg: bool, active: bool = True) -> dict[Instruction, int]:
     """Give every instruction the physical VGPRs of the mode in effect where it stands.
 
     `previous`: the key (`remapped_operands`) each reused instruction's operands were made
@@ -316,74 +396,104 @@ def apply_vgpr_msb(st: _AsmState, functions: list[Function], previous: dict[Inst
     identity); the block lists, `st.line_inst` and the block records are updated.  `setreg`:
     ``s_setreg`` to MODE writes the mode (gfx1250).  `active` False: the file sets no mode
     (any more): every instruction gets its line's own operands back, notes trusted.  Returns
-    the keys (of the instructions that have one) and the warnings.
+    the keys (of the instructions that have one); `st.msb_blocks` gets, per block record,
+    the mode it was walked with and its warnings (`msb_diagnostics` words them).
     """
-    from .asm_structure import _new_instruction
-
-    keys: dict[Instruction, int] = {}
-    diags: list[Diagnostic] = []
-    fresh = previous is None
-    if previous is None:
-        previous = {}
-    syntax, raw, line_inst = st.syntax, st.raw, st.line_inst
+    walk = _Walk(st, previous, active, setreg)
+    per_block: list[tuple[int, list[tuple]]] = []
     record = 0
     for f in functions:
-        entry, brought = block_entry_modes(f, syntax, setreg) if active else ([0] * len(f.blocks), [])
+        entry, brought = block_entry_modes(f, st.syntax, setreg) if active else ([0] * len(f.blocks), [])
         prev_exit = 0
         for bi, b in enumerate(f.blocks):
             mode = entry[bi]
+            conflict = None
             if mode == CONFLICT:
                 fall = f.blocks[bi - 1] if bi else None
                 mode = prev_exit if fall is not None and fall in b.preds else (brought[bi] or (0,))[0]
-                first = b.instrs[0]
-                if first.span is not None and len(brought[bi]) > 1:  # where the paths meet, not after
-                    listed = ", ".join(f"0x{m:x}" for m in brought[bi])
-                    diags.append(Diagnostic(WARNING, "asm-vgpr-msb",
-                                            f"the VGPR MSB mode (s_set_vgpr_msb) differs on the paths into "
-                                            f"'{b.label}' ({listed}): its VGPR operands are read with 0x{mode:x}",
-                                            first.span.line, first.span.col, first.span.end_line, first.span.end_col,
-                                            function=f.name))
-            replaced = False
-            instrs = b.instrs
-            for k, inst in enumerate(instrs):
-                if inst.is_label or inst.span is None:
-                    continue
-                idx = inst.span.line - 1
-                ls = syntax[idx]
-                old = previous.get(inst) if previous else None
-                before = mode
-                if ls.flow and active and _changes_mode(inst):
-                    mode, why = mode_after(inst, mode, setreg)  # takes effect after this instruction
-                    if why is not None:
-                        sp = inst.span
-                        diags.append(Diagnostic(WARNING, "asm-vgpr-msb", why + " (assumed unchanged)",
-                                                sp.line, sp.col, sp.end_line, sp.end_col, function=f.name))
-                if not (before or old is not None or (active and "/*" in raw[idx])) or (
-                        old is None and ls.mnemonic.startswith(_NO_VGPRS)):
-                    continue  # mode 0 and no note to check, or no VGPR operand: operands as parsed
-                if active:
-                    dsts, srcs, key, disagree = remapped_operands(ls, before)
-                    for msg in disagree:
-                        sp = inst.span
-                        diags.append(Diagnostic(WARNING, "asm-vgpr-msb", f"{msg} under s_set_vgpr_msb 0x{before:x}",
-                                                sp.line, sp.col, sp.end_line, sp.end_col, function=f.name))
-                else:
-                    dsts, srcs, key = ls.dsts, ls.srcs, None
-                if key != old:
-                    if fresh:
-                        inst.dsts, inst.srcs = list(dsts), list(srcs)
-                    else:
-                        new = _new_instruction(ls, idx, raw)
-                        new.span = inst.span
-                        new.dsts, new.srcs = list(dsts), list(srcs)
-                        new.block = b
-                        instrs[k] = line_inst[idx] = inst = new
-                        replaced = True
-                if key is not None:
-                    keys[inst] = key
-            prev_exit = mode
-            if replaced:
-                rec = st.blocks[record]
-                st.blocks[record] = (rec[0], tuple(instrs), rec[2], rec[3], rec[4], rec[5])
+                if len(brought[bi]) > 1:  # where the paths meet, not after
+                    conflict = ("conflict", b.instrs[0], (b.label, brought[bi], mode))
+            prev_exit, entries, changers = walk.block(b, record, mode)
+            per_block.append((mode, [conflict] + entries if conflict else entries, changers))
             record += 1
-    return keys, diags
+    st.msb_blocks = per_block
+    return walk.keys
+
+
+def respliced_vgpr_msb(st: _AsmState, prev: _AsmState, functions: list[Function], block: int,
+                       window: tuple[int, int], gone: list[Instruction | None], setreg: bool) -> dict[Instruction, int]:
+    """`apply_vgpr_msb` after an edit that left the structure as it was (`asm_incremental._splice`)
+    and changed only the lines `window` (first, last; 1-based, this version) of block record
+    `block` (-1: none): no mode changed anywhere (the edited lines set none), so only the
+    new lines' instructions are remapped, with the mode their block carries to them; `gone`:
+    the previous version's instructions of the edited lines."""
+    removed = {id(i) for i in gone if i is not None}
+    keys = {inst: k for inst, k in prev.vgpr_modes.items() if id(inst) not in removed}
+    st.msb_blocks = list(prev.msb_blocks)
+    if block >= 0 and window[0] <= window[1]:
+        b = _function_block(functions, block)
+        first, last = window
+        walk = _Walk(st, {}, True, setreg)
+        entry, entries, changers = st.msb_blocks[block]
+        instrs = b.instrs
+        start = bisect_left(instrs, first, key=_LINE)
+        stop = bisect_right(instrs, last, lo=start, key=_LINE)
+        mode = entry
+        for inst in changers:  # the mode the block carries to the edited lines (they change none)
+            if inst.span.line >= first:
+                break
+            mode = mode_after(inst, mode, setreg)[0]
+        added = walk.block(b, block, mode, start, stop)[1]
+        kept = [e for e in entries if e[0] == "conflict" or id(e[1]) not in removed]
+        before = [e for e in kept if e[0] == "conflict" or e[1].span.line < first]
+        after = [e for e in kept if e[0] != "conflict" and e[1].span.line > last]
+        st.msb_blocks[block] = (entry, before + added + after, changers)
+        keys.update(walk.keys)
+    return keys
+
+
+_LINE = attrgetter("span.line")
+
+
+def _function_block(functions: list[Function], record: int) -> Block:
+    for f in functions:
+        if record < len(f.blocks):
+            return f.blocks[record]
+        record -= len(f.blocks)
+    raise IndexError(record)
+
+
+def msb_diagnostics(st: _AsmState, functions: list[Function]) -> list[Diagnostic]:
+    """The warnings of the VGPR MSB pass, in block order: at most MAX_NOTE_WARNINGS stale
+    notes per function, then one line saying how many more."""
+    diags: list[Diagnostic] = []
+    per_block = st.msb_blocks
+    record = 0
+    for f in functions:
+        stale = 0
+        for _ in f.blocks:
+            for kind, inst, payload in per_block[record][1]:
+                sp = inst.span
+                if kind == "note":
+                    stale += 1
+                    if stale > MAX_NOTE_WARNINGS:
+                        continue
+                    message = disagreement_message(*payload)
+                elif kind == "conflict":
+                    label, modes, used = payload
+                    listed = ", ".join(f"0x{m:x}" for m in modes)
+                    message = (f"the VGPR MSB mode (s_set_vgpr_msb) differs on the paths into '{label}' ({listed}): "
+                               f"its VGPR operands are read with 0x{used:x}")
+                else:
+                    message = payload + " (assumed unchanged)"
+                diags.append(Diagnostic(WARNING, "asm-vgpr-msb", message, sp.line, sp.col, sp.end_line, sp.end_col,
+                                        function=f.name))
+            record += 1
+        if stale > MAX_NOTE_WARNINGS:
+            sp = f.name_span or f.span
+            if sp is not None:
+                diags.append(Diagnostic(WARNING, "asm-vgpr-msb",
+                                        f"{stale - MAX_NOTE_WARNINGS} more /*vN*/ notes in '{f.name}' disagree with "
+                                        "s_set_vgpr_msb (the first ones are reported; the mode is used)",
+                                        sp.line, sp.col, sp.end_line, sp.end_col, function=f.name))
+    return diags
