@@ -103,8 +103,11 @@ def parse_asm(text: str, path: str = "<input>", previous: Module | None = None) 
             if st.spliced is None:  # else the previous target, moved (`asm_incremental._splice`)
                 st.target, st.target_diags = detect_target(st)
             _physical_vgprs(st, functions, previous_state)
+            # still with the collector paused: the first collection after the pause scans every
+            # new object, and allocations here would trigger it inside the parse
+            all_diags = diags + st.struct_diags + st.target_diags + _msb_warnings(st, functions)
         module.functions = functions
-        module.diagnostics = diags + st.struct_diags + st.target_diags + _msb_warnings(st, functions)
+        module.diagnostics = all_diags
         module.target_info = st.target
         module.defer_lines(lambda: _line_table(st))
         module.front_end_state = st

@@ -138,6 +138,23 @@ def _sources(slots: list[int], first: int, first_slot: int, last_slot: int) -> N
         slots[k] = slot
 
 
+#: `remapped_operands` by (line syntax identity, mode): a re-parse meets the same (memoised)
+#: `LineSyntax` objects again.  Values keep their `LineSyntax` so an identity is never reused.
+_REMAPPED: dict[tuple[int, int], tuple[LineSyntax, tuple]] = {}
+_REMAPPED_SIZE = 1 << 16
+
+
+def _remapped_cached(ls: LineSyntax, mode: int) -> tuple:
+    hit = _REMAPPED.get((id(ls), mode))
+    if hit is not None and hit[0] is ls:
+        return hit[1]
+    result = remapped_operands(ls, mode)
+    if len(_REMAPPED) >= _REMAPPED_SIZE:
+        _REMAPPED.clear()
+    _REMAPPED[(id(ls), mode)] = (ls, result)
+    return result
+
+
 def remapped_operands(ls: LineSyntax, mode: int) -> tuple[tuple[Operand, ...], tuple[Operand, ...], int | None,
                                                              list[tuple[Reg, int, int, str, int]]]:
     """(dsts, srcs, key, disagreements) of a line's instruction under `mode`.
@@ -362,7 +379,7 @@ class _Walk:
                     old is None and ls.mnemonic.startswith(_NO_VGPRS)):
                 continue  # mode 0 and no note to check, or no VGPR operand: operands as parsed
             if active:
-                dsts, srcs, key, disagree = remapped_operands(ls, before)
+                dsts, srcs, key, disagree = _remapped_cached(ls, before)
             else:
                 dsts, srcs, key, disagree = ls.dsts, ls.srcs, None, []
             if key != old:
