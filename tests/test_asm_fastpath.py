@@ -14,7 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from stinkywait_core.syntax import asm_parser as A
+from stinkywait_core.syntax import asm_fastpath, asm_line, asm_operands
+from stinkywait_core.syntax.asm_expr import EMPTY_SYMBOLS
+from stinkywait_core.syntax.asm_parser import parse_asm, split_lines
 from test_asm_fuzz import mutate
 
 CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus" / "asm"
@@ -43,18 +45,18 @@ def soup(rng: random.Random) -> str:
 def both_paths_agree(line: str) -> bool:
     """Run the fast path twice (cold: the token loop; then with every item known: the string
     splits) and compare each answer with the general path's."""
-    general = A._parse_line_general(line, False, A.EMPTY_SYMBOLS)
+    general = asm_line._parse_line_general(line, False, EMPTY_SYMBOLS)
     for _ in range(2):
-        fast = A._parse_plain_instruction(line, A.EMPTY_SYMBOLS)
+        fast = asm_fastpath._parse_plain_instruction(line, EMPTY_SYMBOLS)
         if fast is not None:
             assert fast == general, (line, fast, general)
-    return A._parse_plain_instruction(line, A.EMPTY_SYMBOLS) is not None
+    return asm_fastpath._parse_plain_instruction(line, EMPTY_SYMBOLS) is not None
 
 
 def corpus_lines() -> list[str]:
     out: dict[str, None] = {}
     for path in CORPUS_FILES + EXAMPLES:
-        out.update(dict.fromkeys(A.split_lines(path.read_text())))
+        out.update(dict.fromkeys(split_lines(path.read_text())))
     return list(out)
 
 
@@ -90,12 +92,13 @@ def test_fast_path_handles_the_common_shapes():
 def test_parse_does_not_depend_on_what_was_seen_before(path):
     """A parse after the caches were emptied equals a parse with warm caches."""
     text = path.read_text()
-    warm = A.parse_asm(text, str(path))
-    for cache in (A.parse_line, A._operand):
+    warm = parse_asm(text, str(path))
+    for cache in (asm_line.parse_line, asm_operands._operand):
         cache.cache_clear()
-    for table in (A._ITEM_KINDS, A._PLAIN_OPERANDS, A._SINGLE_OPERANDS, A._SIMPLE_MODIFIERS):
+    for table in (asm_operands._ITEM_KINDS, asm_operands._PLAIN_OPERANDS, asm_operands._SINGLE_OPERANDS,
+                  asm_operands._SIMPLE_MODIFIERS):
         table.clear()
-    cold = A.parse_asm(text, str(path))
+    cold = parse_asm(text, str(path))
     assert [(ln.kind, ln.instruction is not None) for ln in cold.lines] == \
         [(ln.kind, ln.instruction is not None) for ln in warm.lines]
     for fa, fb in zip(cold.functions, warm.functions):

@@ -184,7 +184,8 @@ LAYOUTS = [
     ("global_atomic_add_u32 v1, v2, s[0:1]", [], [("v", 1, 1), ("v", 2, 2), ("s", 0, 1)]),
     ("global_atomic_add_u32 v0, v1, v2, s[0:1] th:TH_ATOMIC_RETURN", [("v", 0, 0)],
      [("v", 1, 1), ("v", 2, 2), ("s", 0, 1)]),
-    ("buffer_atomic_add v0, v1, s[0:3], 0 offen glc", [("v", 0, 0)], [("v", 1, 1), ("s", 0, 3)]),
+    # MUBUF: the data register also receives the pre-op value (RETURN_DATA = VDATA)
+    ("buffer_atomic_add v0, v1, s[0:3], 0 offen glc", [("v", 0, 0)], [("v", 1, 1), ("s", 0, 3), ("v", 0, 0)]),
     ("global_atomic_add_f32 v0, v[2:3], v4, off sc0", [("v", 0, 0)], [("v", 2, 3), ("v", 4, 4)]),
     ("buffer_atomic_pk_add_bf16 v66, v0, s[0:3], 0 offen", [], [("v", 66, 66), ("v", 0, 0), ("s", 0, 3)]),
     ("tensor_load_to_lds s[0:3], s[8:15], s[16:19], s[20:23]", [],

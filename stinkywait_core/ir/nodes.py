@@ -218,13 +218,63 @@ class Function:
                 s.preds.append(b)
 
 
+class TargetInfo(Record):
+    """What a file says about the GPU it is written for (asm front end: `syntax.asm_target`).
+
+    * `cpu`: the processor (``"gfx942"``, ``"gfx1250"``, ``"gfx9-4-generic"``), lower case;
+      None when nothing in the file names one.
+    * `target_id`: the target string as written (``"amdgcn-amd-amdhsa--gfx942:sramecc+:xnack-"``),
+      or ``"9,0,6"`` for ``.hsa_code_object_isa``; None with `cpu`.
+    * `span`: the line that decided `cpu` (the first of the strongest kind of signal:
+      ``.amdgcn_target``, then ``.amd_amdgpu_isa``, ``.hsa_code_object_isa``, then the
+      ``amdhsa.target:`` entry of ``.amdgpu_metadata``).
+    * `xnack`, `sramecc`: True (``:xnack+``), False (``:xnack-``), None (not specified: "any").
+    * `tgsplit`: True when a kernel descriptor says ``.amdhsa_tg_split 1``, False when every one
+      that says anything says 0, None when none does.
+    * `wavefront_size`: 32 or 64 when every kernel the file describes agrees
+      (``.amdhsa_wavefront_size32``, the metadata's ``.wavefront_size``), 64 for gfx6-gfx9
+      processors (the only size they have) when nothing says otherwise; None otherwise.
+    * `kernel_wavefront_size`: kernel name -> 32 or 64, per kernel that says.
+    * `kernel_descriptors`: kernel name -> {``.amdhsa_*`` directive: integer value} of its
+      ``.amdhsa_kernel`` block (values that are not plain integers are left out).
+    """
+
+    __slots__ = ("cpu", "target_id", "span", "xnack", "sramecc", "tgsplit", "wavefront_size",
+                 "kernel_wavefront_size", "kernel_descriptors")
+    cpu: str | None
+    target_id: str | None
+    span: Span | None
+    xnack: bool | None
+    sramecc: bool | None
+    tgsplit: bool | None
+    wavefront_size: int | None
+    kernel_wavefront_size: dict[str, int]
+    kernel_descriptors: dict[str, dict[str, int]]
+
+    def __init__(self, cpu: str | None = None, target_id: str | None = None, span: Span | None = None,
+                 xnack: bool | None = None, sramecc: bool | None = None, tgsplit: bool | None = None,
+                 wavefront_size: int | None = None, kernel_wavefront_size: dict[str, int] | None = None,
+                 kernel_descriptors: dict[str, dict[str, int]] | None = None) -> None:
+        self.cpu = cpu
+        self.target_id = target_id
+        self.span = span
+        self.xnack = xnack
+        self.sramecc = sramecc
+        self.tgsplit = tgsplit
+        self.wavefront_size = wavefront_size
+        self.kernel_wavefront_size = {} if kernel_wavefront_size is None else kernel_wavefront_size
+        self.kernel_descriptors = {} if kernel_descriptors is None else kernel_descriptors
+
+
 class Module:
     """A parsed file: its functions and the diagnostics of parsing it.
 
     `kind` is "stir" or "asm"; `lines` (asm only) is the front end's line table (see
     syntax.asm_parser.AsmLine), which a front end may build on first access (`defer_lines`).
-    `front_end_state` is private to the front end that made the module (what an incremental
-    re-parse of the next version reuses).  Compared by identity.
+    `target_info` is what the file says about its target (`TargetInfo`; the asm front end
+    fills it, STIR files leave it empty); `target` and `target_span` are its processor and the
+    line naming it.  `front_end_state` is private to the front end that made the module (what
+    an incremental re-parse of the next version reuses).  Compared by identity.
     """
 
     path: str
@@ -232,6 +282,7 @@ class Module:
     text: str
     functions: list[Function]
     diagnostics: list[Any]
+    target_info: TargetInfo
     front_end_state: Any
 
     def __init__(self, path: str, kind: str, text: str, functions: list[Function] | None = None,
@@ -243,7 +294,18 @@ class Module:
         self.diagnostics = [] if diagnostics is None else diagnostics
         self._lines: list[Any] = [] if lines is None else lines
         self._make_lines: Callable[[], list[Any]] | None = None
+        self.target_info = TargetInfo()
         self.front_end_state = None
+
+    @property
+    def target(self) -> str | None:
+        """The processor the file names (``"gfx942"``), or None."""
+        return self.target_info.cpu
+
+    @property
+    def target_span(self) -> Span | None:
+        """The line that names the processor, or None."""
+        return self.target_info.span
 
     @property
     def lines(self) -> list[Any]:

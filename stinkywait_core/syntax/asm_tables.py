@@ -66,7 +66,13 @@ class Layout(namedtuple("Layout", ("n_dst", "implicit_defs", "implicit_uses", "r
 
 
 _DS_ONE_DST = ("ds_bpermute", "ds_permute", "ds_swizzle", "ds_append", "ds_consume",
-               "ds_read_addtid", "ds_load_addtid", "ds_bvh_stack")
+               "ds_read_addtid", "ds_load_addtid", "ds_bvh_stack", "ds_ordered_count", "ds_param_load",
+               "ds_direct_load")
+#: gfx11 LDS parameter / direct loads (renamed ds_param_load / ds_direct_load on gfx12)
+_LDS_LOADS = ("lds_param_load", "lds_direct_load")
+#: returning atomics whose data register is also the destination (MUBUF, MIMG, SMEM); FLAT and
+#: global atomics name a separate destination
+_TIED_ATOMICS = ("buffer_atomic", "image_atomic", "s_atomic_", "s_buffer_atomic_")
 
 _VMEM_ATOMIC = ("buffer_atomic", "global_atomic", "flat_atomic", "image_atomic", "scratch_atomic")
 _VMEM_LOAD = ("buffer_load", "global_load", "flat_load", "scratch_load", "tbuffer_load",
@@ -90,7 +96,7 @@ _SCALAR_NO_DST = ("s_cmp_", "s_cmpk_", "s_bitcmp", "s_cbranch_", "s_branch", "s_
                   "s_inst_prefetch", "s_prefetch", "s_version", "s_set_gpr_idx", "s_rfe_",
                   "s_monitor_sleep", "s_singleuse_vdst", "s_dcache_", "s_alloc_vgpr",
                   "s_store_", "s_buffer_store_", "s_scratch_store_", "s_atc_probe", "s_gl1_inv",
-                  "s_setvskip", "s_cbranch", "s_sendmsghalt", "s_set_", "s_dealloc_vgprs",
+                  "s_setvskip", "s_cbranch", "s_sendmsghalt", "s_set_", "s_dealloc_vgprs", "s_add_pc_",
                   "s_ttracedata")
 
 _SCC_WRITERS = ("s_add_u32", "s_add_i32", "s_sub_u32", "s_sub_i32", "s_addc_", "s_subb_",
@@ -107,10 +113,7 @@ _TIED = ("s_addk_", "s_mulk_", "s_cmovk_", "s_cmov_", "s_bitset0_", "s_bitset1_"
          "v_permlane16_b32", "v_permlanex16_b32")
 _CARRY_OUT = ("v_add_co_", "v_sub_co_", "v_subrev_co_", "v_addc_co_", "v_subb_co_",
               "v_subbrev_co_", "v_mad_u64_u32", "v_mad_i64_i32", "v_mad_co_", "v_div_scale_")
-_VALU_NO_DST = ("v_nop", "v_pipeflush", "v_clrexcp", "v_interp_")
-_NO_SUCCESSOR = ("s_endpgm", "s_setpc_b64", "s_rfe_b64")
-_BLOCK_ENDERS = ("s_branch", "s_cbranch_", "s_setpc_b64", "s_swappc_b64", "s_call_b64",
-                 "s_endpgm", "s_rfe_b64")
+_VALU_NO_DST = ("v_nop", "v_pipeflush", "v_clrexcp")
 
 
 def _ds_layout(mn: str) -> Layout:
@@ -150,6 +153,8 @@ def _vector_alu_layout(mn: str) -> Layout:
         return Layout(1, family="vcmp")
     if mn.startswith(("v_swap_", "v_swaprel_")):
         return Layout(2, family="vswap")
+    if mn.endswith("_sdwa"):  # `dst_unused:UNUSED_PRESERVE` keeps the rest of the destination: a read
+        return Layout(1, tied=mn.startswith(_TIED), family="vsdwa")
     return Layout(1, tied=mn.startswith(_TIED),
                   carry_out=mn.startswith(_CARRY_OUT), family="valu")
 
@@ -167,7 +172,7 @@ def layout_for(mnemonic: str) -> Layout:
     if mn.startswith(_ASYNC_LDS):
         return Layout(0, family="tensor" if mn.startswith("tensor_") else "async")
     if mn.startswith(_VMEM_ATOMIC):
-        return Layout(1, returning=True, family="vmem_atomic")
+        return Layout(1, returning=True, tied=mn.startswith(_TIED_ATOMICS), family="vmem_atomic")
     if mn.startswith(_VMEM_LOAD):
         return Layout(1, family="vmem_load")
     if mn.startswith(_VMEM_NO_DST):
@@ -175,36 +180,14 @@ def layout_for(mnemonic: str) -> Layout:
     if mn.startswith(_SMEM_LOAD) or mn.startswith(_SMEM_ONE_DST):
         return Layout(1, family="smem")
     if mn.startswith(_SMEM_ATOMIC):
-        return Layout(1, returning=True, family="smem_atomic")
+        return Layout(1, returning=True, tied=True, family="smem_atomic")
     if mn.startswith("s_"):
         return _scalar_layout(mn)
     if mn.startswith("v_"):
         return _vector_alu_layout(mn)
+    if mn.startswith(_LDS_LOADS):
+        return Layout(1, family="ds")
     return Layout(0, family="other")
-
-
-@lru_cache(maxsize=4096)
-def is_block_ender(mnemonic: str) -> bool:
-    """Instructions after which the CFG builder starts a new basic block."""
-    return mnemonic.startswith(_BLOCK_ENDERS)
-
-
-@lru_cache(maxsize=4096)
-def has_no_successor(mnemonic: str) -> bool:
-    """Program end and indirect jumps: the block has no CFG successor at all."""
-    return mnemonic.startswith(_NO_SUCCESSOR)
-
-
-def is_unconditional_branch(mnemonic: str) -> bool:
-    return mnemonic == "s_branch"
-
-
-def takes_label(mnemonic: str) -> bool:
-    """Mnemonics whose bare-identifier operand is a branch target inside the function.
-
-    ``s_call_b64`` names another function: it ends the block but adds no CFG edge.
-    """
-    return mnemonic.startswith(("s_branch", "s_cbranch_"))
 
 
 def atomic_returns(mnemonic: str, modifiers: tuple[str, ...]) -> bool:

@@ -1,0 +1,256 @@
+"""The fast path of the line parser: instruction lines of the common shapes.
+
+Compilers emit mostly lines of one shape (a mnemonic, operands separated by commas, closed
+``/*...*/`` notes, trailing ``key:value`` modifiers, maybe a line comment).  These are read
+here with string splits or a token loop instead of the general path's masking and bracket
+handling; anything else defers to the general path (`asm_line._parse_line_general`), whose
+result this path must reproduce exactly (`tests/test_asm_fastpath.py`).
+"""
+
+from __future__ import annotations
+
+from .asm_expr import EMPTY_SYMBOLS, Symbols
+from .asm_flow import _mnemonic_facts, branch_target
+from .asm_lex import (_BAD_CHAR, _MNEMONIC, _OPERATOR_END, _OPERATOR_START, _TOKEN_LIST, _annotation_from,
+                      _memtoken, _Pattern)
+from .asm_operands import (_IS_MODIFIER, _ITEM_KINDS, _LOOKS_LIKE_OPERAND, _NEEDS_GENERAL, _PLAIN,
+                           _PLAIN_OPERANDS, _SIMPLE_MODIFIERS, _SINGLE_OPERANDS, _VALID_MODIFIER,
+                           _annotated_operand, _item_kind, _operand, _plain_operand)
+from .asm_records import ROLE_INSTRUCTION, LineSyntax
+from .asm_split import _split_dst_src
+from .asm_tables import VERBATIM_OPERAND_MNEMONICS
+
+TYPE_CHECKING = False  # `typing` is not imported at run time: start-up cost of every CLI run
+if TYPE_CHECKING:
+    from ..ir import Operand
+
+_FAST_HEAD = _Pattern(r'[ \t]*([A-Za-z_]\w*)')
+#: one token of an instruction's operand text, after optional blanks: an item (a maximal
+#: run without blanks, commas and comment starts) or a closed block comment, each with the
+#: comma that follows it; a line comment; or a character only the general path handles (a
+#: comma after nothing, an unclosed `/*`)
+_FAST_TOKEN = _Pattern(r'([ \t]*)(?:([^ \t,/;]+(?:/(?![*/])[^ \t,/;]*)*|/(?![*/])[^ \t,/;]*(?:/(?![*/])[^ \t,/;]*)*)'
+                       r'([ \t]*,)?|/\*(.*?)(\*/)([ \t]*,)?|(?://|;)(.*)|(\S))')
+
+
+def _parse_plain_instruction(text: str, symbols: Symbols) -> LineSyntax | None:
+    """`parse_line` for an instruction line of the common shapes, or None to defer.
+
+    Takes lines starting (after blanks) with a mnemonic, whose operand text splits at blanks
+    and commas into items that need no bracket or operator handling, with closed block
+    comments (VGPR annotations) and an optional line comment: what compilers emit.  Items
+    are classified and converted exactly as `_operand_list_general` does; anything it would
+    treat differently (parentheses, lists, expressions spread over blanks, labels,
+    assignments, legacy waits, errors) returns None and goes the general way.
+
+    Two tiers: operand text without comments whose items are all plain operands and simple
+    modifiers is split with string methods (`_split_plain_operands`); the rest is read token
+    by token (`_read_operand_tokens`).
+    """
+    if _BAD_CHAR.search(text) is not None or '"' in text:
+        return None
+    head = _FAST_HEAD.match(text)
+    if head is None:
+        return None
+    mnemonic = head.group(1).lower()
+    if mnemonic in VERBATIM_OPERAND_MNEMONICS or mnemonic.startswith("s_waitcnt"):
+        return None
+    pos = head.end()
+    read = None
+    if symbols is EMPTY_SYMBOLS and ";" not in text and "//" not in text:
+        read = _split_plain_operands(text, pos)
+    if read is None:
+        read = _read_operand_tokens(text, pos, symbols)
+        if read is None:
+            return None
+    left, ops, modifiers, suffix, code_end, line_comment = read
+    mods, token_problems = (), ()
+    comment = line_comment
+    if comment is not None:
+        mods, token_problems = _memtoken(comment, max(text.find("st.token"), 0), len(text))
+        comment = _TOKEN_LIST.sub("", comment).strip() or None
+    flow, branches = _mnemonic_facts(mnemonic)
+    target = None
+    if left is not None:  # dual: both first operands are destinations; the second half's suffix is kept
+        dsts = tuple(left[:1]) + tuple(ops[:1])
+        srcs = tuple(left[1:]) + tuple(ops[1:])
+        operands = (tuple(left) + tuple(ops), modifiers, len(left))
+    else:
+        dsts, srcs = _split_dst_src(mnemonic, ops, modifiers)
+        if branches:
+            target = branch_target(srcs)
+        operands = (tuple(ops), modifiers, -1)
+    start = head.start(1)
+    return LineSyntax("instruction", start, None, None, None, "", mnemonic, (start, code_end), dsts, srcs, suffix,
+                      mods, comment, target, token_problems, False, ROLE_INSTRUCTION, flow, operands)
+
+
+
+#: what reading an instruction's operand text gives: (a dual instruction's first operands or
+#: None, operands, modifiers, suffix, end of the code, line comment)
+_Operands = tuple
+
+
+def _split_plain_operands(text: str, pos: int) -> _Operands | None:
+    """Tier one: the operand text after `pos` (no line comment, empty `.set` table) when every
+    item is a single plain operand (`_SINGLE_OPERANDS`), possibly followed by a closed
+    ``/*...*/`` note, and the last chunk's trailing items are simple modifiers
+    (`_SIMPLE_MODIFIERS`).  Then the general path's comma and blank splits are `str.split`s,
+    a note is the comment right after its chunk's operand (`_annotation_after`), nothing
+    joins and nothing is an error, so the result is the same.  None: use tier two."""
+    rest = text[pos:]
+    if not rest or rest[0] not in " \t":
+        return None
+    chunks = rest.split(",")
+    code_end = len(text.rstrip(" \t"))
+    notes: list[str | None] | None = None
+    if "/" in rest:  # block comments: each must follow its chunk's first item
+        notes = [None] * len(chunks)
+        for k, chunk in enumerate(chunks):
+            if "/" not in chunk:
+                continue
+            before, opened, after = chunk.partition("/*")
+            content, closed, after = after.partition("*/")
+            item = before.strip()
+            if (not opened or not closed or "/" in before or "/" in after or not item or " " in item
+                    or "\t" in item or (k < len(chunks) - 1 and after.strip())):
+                return None
+            notes[k] = content
+            chunks[k] = item + " " + after if after.strip() else item
+            if k == len(chunks) - 1 and not after.strip():
+                code_end = len(text) - len(chunk) + len(before.rstrip(" \t"))
+    items = list(map(str.strip, chunks))
+    last = items[-1]
+    modifiers: tuple[str, ...] = ()
+    suffix = ""
+    if " " in last or "\t" in last:
+        tail = last.split()
+        items[-1] = tail[0]
+        modifiers = tuple(tail[1:])
+        if not all(map(_SIMPLE_MODIFIERS.__contains__, modifiers)):
+            for m in modifiers:  # first seen: classify (which records the simple ones), then retry
+                _item_kind(m)
+            if not all(map(_SIMPLE_MODIFIERS.__contains__, modifiers)):
+                return None
+        suffix = last[len(tail[0]):].lstrip()
+    ops = list(map(_SINGLE_OPERANDS.get, items))
+    if notes is not None:
+        for k, content in enumerate(notes):
+            annotation = None if content is None else _annotation_from(content)
+            if annotation is not None:
+                op = ops[k] = _annotated_operand(items[k], annotation)
+                if op is None:
+                    return None
+    if None in ops:
+        for k, op in enumerate(ops):
+            if op is None:  # first seen: convert (which records the single plain ones), then retry
+                item = items[k]
+                if not item or " " in item or "\t" in item:
+                    return None
+                _plain_operand(item, EMPTY_SYMBOLS, None)
+                op = ops[k] = _SINGLE_OPERANDS.get(item)
+                if op is None:
+                    return None
+    return None, ops, modifiers, suffix, code_end, None
+
+
+
+def _read_operand_tokens(text: str, pos: int, symbols: Symbols) -> _Operands | None:
+    """Tier two: the operand text after `pos`, token by token (see `_FAST_TOKEN`)."""
+    first = code_end = pos
+    tokens = _FAST_TOKEN.findall(text, pos)
+    if tokens:
+        ws, item = tokens[0][:2]
+        if (not ws and item) or item[:1] in (":", "="):
+            return None  # no blank after the mnemonic (an error), or a label, or an assignment
+    kinds = _ITEM_KINDS
+    plain = _PLAIN_OPERANDS if symbols is EMPTY_SYMBOLS else {}
+    left: list[Operand] | None = None  # a dual instruction's first operand list
+    ops: list[Operand] = []
+    modifiers: list[str] = []
+    mod_start = mod_end = -1
+    k = 0  # items in the current comma-separated chunk
+    prev = ""  # the previous item of the chunk
+    pending = ""  # an operand item waiting for a possible annotation comment
+    pending_comma = False  # ... which a comma already ended
+    line_comment = None
+    second = False  # a dual instruction's second mnemonic comes next
+    for ws, item, comma, block, closing, block_comma, rest, other in tokens:
+        pos += len(ws)
+        if pending:  # an annotation is a block comment right after the operand (no comma between)
+            r = None if item or not closing or pending_comma else _annotation_from(block)
+            r = plain.get(pending) if r is None else _operand(pending, symbols, r)
+            if r is None:
+                r = _plain_operand(pending, symbols, None)
+            if r[1]:
+                return None
+            ops.extend(r[0])
+            pending = ""
+        if item:
+            if second:
+                if comma or _MNEMONIC.fullmatch(item) is None:
+                    return None
+                second = False
+            elif item == "::":
+                if comma or left is not None or (ops or modifiers) and not k:
+                    return None
+                left = ops
+                ops, modifiers = [], []
+                mod_start = -1
+                k = 0
+                second = True
+            else:
+                if k and (prev[-1] in _OPERATOR_END or item[0] in _OPERATOR_START or item == "-"):
+                    return None  # the general path joins these into one item
+                kind = kinds.get(item)
+                if kind is None:
+                    kind = _item_kind(item)
+                if kind & _PLAIN and mod_start < 0:
+                    pending = item  # the common case: a register or an integer
+                    pending_comma = bool(comma)
+                elif kind & _NEEDS_GENERAL:
+                    return None
+                elif kind & _IS_MODIFIER or (mod_start >= 0 and k and not kind & _LOOKS_LIKE_OPERAND):
+                    if not kind & _VALID_MODIFIER:
+                        return None
+                    if mod_start < 0:
+                        mod_start = pos
+                    mod_end = pos + len(item)
+                    modifiers.append(item)
+                elif mod_start >= 0:
+                    return None  # an operand after modifiers
+                else:
+                    pending = item
+                    pending_comma = bool(comma)
+                prev = item
+                k += 1
+            pos += len(item)
+            code_end = pos
+            if comma:
+                pos += len(comma)
+                code_end = pos
+                k = 0
+        elif closing:  # a block comment (maybe empty)
+            if mod_start >= 0 and not pending:
+                return None  # masked to blanks inside the suffix: the general path keeps them
+            pos += len(block) + 4
+            if block_comma:
+                if not k:
+                    return None
+                pos += len(block_comma)
+                code_end = pos
+                k = 0
+        elif other:
+            return None
+        else:
+            line_comment = rest
+            break
+    if pending:
+        r = _plain_operand(pending, symbols, None)
+        if r[1]:
+            return None
+        ops.extend(r[0])
+    if second or (not k and code_end > first and text[code_end - 1] == ","):
+        return None  # nothing after "::", or a trailing comma (an empty operand)
+    return left, ops, tuple(modifiers), text[mod_start:mod_end] if mod_start >= 0 else "", code_end, line_comment
+
