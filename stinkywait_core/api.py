@@ -338,21 +338,14 @@ def analyze(text: str, path: str = "<input>", options: Options = Options(), lang
         return _analyze(text, path, options, language, cache)
 
 
-_TARGET_DIRECTIVE = re.compile(r'^[ \t]*(?:\.amdgcn_target[ \t]+"?|amdhsa\.target:[ \t]+["\']?)([^"\'\s]+)', re.M)
-
-
 def declared_target(module: Module) -> tuple[str, int, int] | None:
-    """(target, line, column) the file declares (`.amdgcn_target`, or `amdhsa.target:` in the
-    kernel metadata), or None."""
+    """(target, line, column) the file declares (`.amdgcn_target`, the code-object
+    directives or `amdhsa.target:` in the kernel metadata: syntax/asm_target.py), or None."""
     t = getattr(module, "target", None)
-    if t:
-        sp = getattr(module, "target_span", None)
-        return t, sp.line if sp else 1, sp.col if sp else 1
-    m = _TARGET_DIRECTIVE.search(module.text)
-    if m is None:
+    if not t:
         return None
-    line = module.text.count("\n", 0, m.start()) + 1
-    return m.group(1), line, m.start(1) - module.text.rfind("\n", 0, m.start(1))
+    sp = getattr(module, "target_span", None)
+    return t, sp.line if sp else 1, sp.col if sp else 1
 
 
 def _effective_options(module: Module, options: Options) -> tuple[Options, Diagnostic | None]:
@@ -604,8 +597,10 @@ def _review(an: Analysis) -> list[Diagnostic]:
                 draining = draining or bool(drains)
     planned: dict[tuple[int, str], int] = {}
     if draining:
-        stripped = analyze(an.module.text, an.path, an.options.replace(replace_waits=True), an.language,
-                           cache=an.cache)
+        # what each point needs at least: CoalesceWaits off, or a wait it folds into an
+        # earlier one would look stricter than needed nowhere
+        stripped = analyze(an.module.text, an.path, an.options.replace(replace_waits=True, coalesce_window=0),
+                           an.language, cache=an.cache)
         # planned waits of the stripped analysis, by anchor line and counter
         for w in stripped.waits():
             if w.placement == "before":

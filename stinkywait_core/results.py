@@ -37,10 +37,19 @@ class Options(FrozenRecord):
     (every hazard the GPU has: register WAW, xcnt WAR, LDS between engines, returns, ...;
     docs/decisions.md), or "upstream", stinkytofu's own model (five counters, its rules), which
     `stinkywait-opt` keeps so upstream's FileCheck corpus reads upstream's numbers.
+    `coalesce_window`: CoalesceWaits (waitcnt/coalesce.py) folds a wait into an earlier one of
+    the same counter at most this many instructions before it in the block (0: off, every
+    wait right before its first consumer, as the spec, upstream and LLVM place them); -1
+    (the default) is `COALESCE_WINDOW` on assembly under the hardware model and 0 otherwise
+    (STIR keeps the spec's placement, whose worked examples are contract).
     """
 
+    #: the CoalesceWaits window on assembly under the hardware model (docs/decisions.md 41)
+    COALESCE_WINDOW = 16
+
     __slots__ = ("num_waves", "arch", "enable_loop_carried_token_deps", "enable_tensor_descriptor_war", "optimize",
-                 "replace_waits", "bounded", "count_from_instance", "represent_empty_paths", "model")
+                 "replace_waits", "bounded", "count_from_instance", "represent_empty_paths", "model",
+                 "coalesce_window")
     num_waves: int
     arch: str
     enable_loop_carried_token_deps: bool
@@ -51,14 +60,16 @@ class Options(FrozenRecord):
     count_from_instance: str
     represent_empty_paths: bool
     model: str
+    coalesce_window: int
     __dataclass_fields__ = DataclassFields()
 
     def __init__(self, num_waves: int = 0, arch: str = "gfx1250", enable_loop_carried_token_deps: bool = True,
                  enable_tensor_descriptor_war: bool = False, optimize: bool = True, replace_waits: bool = False,
                  bounded: bool = True, count_from_instance: str = "newest", represent_empty_paths: bool = True,
-                 model: str = "hw") -> None:
+                 model: str = "hw", coalesce_window: int = -1) -> None:
         self._assign(num_waves, arch, enable_loop_carried_token_deps, enable_tensor_descriptor_war, optimize,
-                     replace_waits, bounded, count_from_instance, represent_empty_paths, model)
+                     replace_waits, bounded, count_from_instance, represent_empty_paths, model,
+                     coalesce_window)
 
     def to_json(self) -> dict[str, Any]:
         return {"numWaves": self.num_waves, "arch": self.arch,
@@ -66,7 +77,14 @@ class Options(FrozenRecord):
                 "enableTensorDescriptorWar": self.enable_tensor_descriptor_war,
                 "optimize": self.optimize, "replaceWaits": self.replace_waits,
                 "bounded": self.bounded, "countFromInstance": self.count_from_instance,
-                "representEmptyPaths": self.represent_empty_paths, "model": self.model}
+                "representEmptyPaths": self.represent_empty_paths, "model": self.model,
+                "coalesceWindow": self.coalesce_window}
+
+    def coalesce_for(self, assembly: bool) -> int:
+        """The CoalesceWaits window for a function of this kind of input (see the class)."""
+        if self.coalesce_window >= 0:
+            return self.coalesce_window
+        return self.COALESCE_WINDOW if assembly and self.model == "hw" else 0
 
     @property
     def target(self):

@@ -52,7 +52,8 @@ def _settings_json(snap: Snapshot) -> dict[str, Any]:
         return {}
     return {"numWaves": o.num_waves, "optimize": o.optimize,
             "enableLoopCarriedTokenDeps": o.enable_loop_carried_token_deps,
-            "enableTensorDescriptorWar": o.enable_tensor_descriptor_war}
+            "enableTensorDescriptorWar": o.enable_tensor_descriptor_war,
+            "coalesceWindow": o.coalesce_window}
 
 
 def plan_json(snap: Snapshot) -> dict[str, Any]:

@@ -27,7 +27,10 @@ _KEYS: dict[str, tuple[str, type]] = {
     "enableTensorDescriptorWar": ("enable_tensor_descriptor_war", bool),
     "optimize": ("optimize", bool),
     "arch": ("arch", str),
+    "coalesceWindow": ("coalesce_window", int),
 }
+#: int keys that also take -1 ("the core's default")
+_DEFAULTABLE = frozenset({"coalesceWindow"})
 
 HINT_LABELS = ("detailed", "compact")
 HINT_POSITIONS = ("beforeInstruction", "endOfPreviousLine")
@@ -75,13 +78,14 @@ class Settings:
     enable_tensor_descriptor_war: bool = _CORE.enable_tensor_descriptor_war
     optimize: bool = _CORE.optimize
     arch: str = _CORE.arch
+    coalesce_window: int = _CORE.coalesce_window
     view: View = field(default_factory=View)
 
     def to_options(self) -> Options:
         return Options(num_waves=self.num_waves, arch=self.arch,
                        enable_loop_carried_token_deps=self.enable_loop_carried_token_deps,
                        enable_tensor_descriptor_war=self.enable_tensor_descriptor_war,
-                       optimize=self.optimize)
+                       optimize=self.optimize, coalesce_window=self.coalesce_window)
 
     def merged(self, raw: Any) -> tuple["Settings", list[str]]:
         """These settings updated from a client JSON object; returns (settings, problems).
@@ -103,8 +107,9 @@ class Settings:
             if not isinstance(value, typ) or (typ is int and isinstance(value, bool)):
                 problems.append(f"{SECTION}.{key}: expected {typ.__name__}, got {value!r}")
                 continue
-            if typ is int and value < 0:
-                problems.append(f"{SECTION}.{key}: must be >= 0, got {value}")
+            low = -1 if key in _DEFAULTABLE else 0
+            if typ is int and value < low:
+                problems.append(f"{SECTION}.{key}: must be >= {low}, got {value}")
                 continue
             if typ is str and not value.strip():
                 problems.append(f"{SECTION}.{key}: must not be empty")

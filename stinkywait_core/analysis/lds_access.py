@@ -140,7 +140,9 @@ def touches_lds(mnemonic: str) -> bool:
                       "cluster_load_async_to_lds", "global_store_async_from_lds", "global_load_lds_",
                       "scratch_load_lds_")):
         return True
-    return mn.startswith("buffer_load_")  # DMA only with the `lds` modifier (checked later)
+    # gfx9 DMA spelled with the `lds` modifier (``buffer_load_dword ... lds``, gfx90a's
+    # ``global_load_dword v0, s[0:1] lds``): checked in `access_of`
+    return mn.startswith(("buffer_load_", "global_load_", "scratch_load_"))
 
 
 @lru_cache(maxsize=8192)
@@ -168,7 +170,7 @@ def access_of(inst: Instruction, flow: ValueFlow, launch: LaunchInfo) -> LdsAcce
         return _async(inst, flow, WRITE, 0)
     if mn.startswith("global_store_async_from_lds"):
         return _async(inst, flow, READ, 1)
-    if mn.startswith("buffer_load_") and not _LDS_FLAG.search(inst.suffix):
+    if "load_lds_" not in mn and not _LDS_FLAG.search(inst.suffix):
         return None
     return _dma(inst, flow, launch)
 
@@ -222,7 +224,7 @@ def _async(inst: Instruction, flow: ValueFlow, kind: str, lds_operand: int) -> L
 def _dma(inst: Instruction, flow: ValueFlow, launch: LaunchInfo) -> LdsAccess:
     mn = inst.mnemonic
     size = None
-    tail = mn.split("load_lds_")[-1] if "load_lds_" in mn else mn[len("buffer_load_"):]
+    tail = mn.split("load_lds_")[-1] if "load_lds_" in mn else mn.split("_load_", 1)[-1]
     for name, n in _DMA_BYTES:
         if tail.startswith(name):
             size = n

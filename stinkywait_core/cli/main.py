@@ -33,7 +33,8 @@ def _options(ns: argparse.Namespace) -> Options:
                   ns.no_loop_carried_token_deps or ns.upstream),
               enable_tensor_descriptor_war=ns.tensor_descriptor_war,
               optimize=not ns.no_optimize,
-              replace_waits=ns.replace_waits)
+              replace_waits=ns.replace_waits,
+              coalesce_window=max(-1, ns.coalesce))
     if ns.upstream:
         return Options.upstream(**kw)
     return Options(bounded=not ns.exact, **kw)
@@ -187,6 +188,10 @@ COMMON_OPTIONS: list[tuple[tuple[str, ...], dict[str, Any]]] = [
     (("--replace-waits",), dict(action="store_true",
                                 help="strip rebuildable waits (dscnt, loadcnt, tensorcnt, asynccnt) first")),
     (("--no-optimize",), dict(action="store_true", help="disable ShallowPredPromotion")),
+    (("--coalesce",), dict(type=int, default=-1, metavar="N",
+                           help="CoalesceWaits: fold a wait into an earlier one of the same counter up to N "
+                                "instructions before it (0: one wait per first consumer; default: 16 on "
+                                "assembly, 0 on STIR; docs/decisions.md 42)")),
     (("--exact",), dict(action="store_true", help="no widening: the exact per-predecessor iteration (may be slow)")),
     (("--upstream",), dict(action="store_true",
                            help="upstream stinkytofu's model and choices: five counters, its rules, "

@@ -434,7 +434,10 @@ class WaitDataflow:
         """The address analysis proves the LDS accesses of `a` and `b` disjoint (the answer is
         logged for the walks being memoised)."""
         facts = self._facts()
-        ans = facts is not None and not facts.may_overlap(a, b, same_trip)
+        # the machine model says both touch LDS: an access the address analysis does not
+        # recognise is unknown, never "no LDS memory"
+        ans = (facts is not None and facts.access(a) is not None and facts.access(b) is not None
+               and not facts.may_overlap(a, b, same_trip))
         if self._qlogs:
             q = (a, b, same_trip, ans)
             for log in self._qlogs:
@@ -452,7 +455,9 @@ class WaitDataflow:
             return True
         facts = self._facts()
         for a, b, same_trip, ans in queries:
-            if ans != (facts is not None and not facts.may_overlap(a, b, same_trip)):
+            now = (facts is not None and facts.access(a) is not None and facts.access(b) is not None
+                   and not facts.may_overlap(a, b, same_trip))
+            if ans != now:
                 return False
         return True
 

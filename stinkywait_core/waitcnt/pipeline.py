@@ -19,6 +19,7 @@ from .dataflow import Contribution, WaitDataflow, counter_short_name
 from .hazards import RULE_CLASS as HW_RULE_CLASS
 from .incremental import FunctionMemo
 from .emit import make_wait, tail_anchor
+from .coalesce import Coalesced, coalesce_waits
 from .promotion import ShallowPredPromotion
 from .state import PerPredQueue, TailDrain, WaitInsertionPlan
 
@@ -45,18 +46,20 @@ class PassOutput:
     """Everything one run of the pass over one function decided.
 
     `provenance_text`: anchor -> counter -> provenance text (LDS-ring / loop-carried kernels
-    only); `memo`: the incremental memo this run used (None: from scratch).
+    only); `memo`: the incremental memo this run used (None: from scratch); `coalesced`: what
+    CoalesceWaits folded into each kept anchor.
     """
 
-    __slots__ = ("func", "df", "plan", "relaxed", "result", "provenance_text", "memo")
+    __slots__ = ("func", "df", "plan", "relaxed", "result", "provenance_text", "memo", "coalesced")
 
     def __init__(self, func: Function, df: WaitDataflow, plan: WaitInsertionPlan,
                  relaxed: dict[Instruction, list[int]], result: FunctionResult,
                  provenance_text: dict[Instruction, dict[int, str]] | None = None,
-                 memo: FunctionMemo | None = None):
+                 memo: FunctionMemo | None = None, coalesced: Coalesced | None = None):
         self.func, self.df, self.plan, self.relaxed, self.result = func, df, plan, relaxed, result
         self.provenance_text = provenance_text if provenance_text is not None else {}
         self.memo = memo
+        self.coalesced = coalesced if coalesced is not None else {}
 
 
 def _loc(inst: Instruction | None) -> tuple[int, int]:
@@ -209,12 +212,14 @@ def plan_function(func: Function, options: Options, memo: FunctionMemo | None = 
     if options.optimize and not (options.bounded and df.cap_hit):
         relaxed = ShallowPredPromotion().rewrite(plan, df)
     df.finalize_plan(plan, unchanged=not relaxed)
+    window = options.coalesce_for(module is not None and getattr(module, "kind", "") == "asm")
+    coalesced = coalesce_waits(plan, df, window) if options.optimize and window else {}
     if end_is_return and df.hw:
         _end_of_function_drains(df, plan)
     if memo is not None:
         memo.end()
     remove_phis(func)
-    out = PassOutput(func, df, plan, relaxed, FunctionResult(func.name), memo=memo)
+    out = PassOutput(func, df, plan, relaxed, FunctionResult(func.name), memo=memo, coalesced=coalesced)
     _build_result(out, options)
     return out
 
@@ -279,14 +284,27 @@ def _anchor_waits(out: PassOutput, options: Options, b: Block, inst: Instruction
     target = df.target
     why = why or [[] for _ in range(len(spec))]
     relaxed = out.relaxed.get(inst, ())
+    folded = out.coalesced.get(inst, {})
     for cn, value, tls in counter_groups(target, spec):
         contribs = [ct for c in tls for ct in why[c]]
-        rule, reason, shaped = _describe(tls, value, contribs, any(c in relaxed for c in tls),
-                                         df.cap_hit, options)
+        taken = _folded_contributions(df, folded, tls)
+        own = any(ct.wait == value for ct in contribs)
+        rule, reason, shaped = _describe(tls, value, contribs if own or not taken else taken + contribs,
+                                         any(c in relaxed for c in tls), df.cap_hit, options)
+        if taken:
+            shaped.append("CoalesceWaits")
+            if not own:
+                later = next(b for c in tls for b, _ in folded.get(c, ()))
+                reason = (f"{reason}; waits here for {later.mnemonic} (line {_loc(later)[0]}), "
+                          f"so that one needs no wait of its own")
+                contribs = taken + contribs
         if rule == "fallback" and df.lds_source is not None:
             binding = next((ct for ct in contribs if ct.wait == value and ct.op is not None), None)
             if binding is not None:
-                why_not = df.lds_why(binding.op, inst, False)
+                consumer = next((later for c in tls for later, k in folded.get(c, ())
+                                 if any(ct.op is binding.op and ct.wait - k == value
+                                        for ct in (df.why.get(later) or [[]] * (c + 1))[c])), inst)
+                why_not = df.lds_why(binding.op, consumer, False)
                 if why_not:
                     reason = f"{reason}; not proven disjoint: {why_not}"
         line, col = _loc(inst)
@@ -306,6 +324,27 @@ def _anchor_waits(out: PassOutput, options: Options, b: Block, inst: Instruction
             text = f"covers loop-carried WAR on {toks} ({d} trip{'s' if d != 1 else ''} back)"
         if text:
             out.provenance_text.setdefault(inst, {})[c] = text
+
+
+def _folded_key(folded: dict | None, df: WaitDataflow) -> tuple:
+    """What the waits of an anchor read from CoalesceWaits (part of the reuse key)."""
+    if not folded:
+        return ()
+    return tuple((c, id(later), k, id(df.why.get(later))) for c, lst in sorted(folded.items()) for later, k in lst)
+
+
+def _folded_contributions(df: WaitDataflow, folded: dict, tls: tuple[int, ...]) -> list[Contribution]:
+    """The later anchors' contributions CoalesceWaits moved here, as seen from here: k ops
+    fewer are newer than each producer."""
+    out: list[Contribution] = []
+    for c in tls:
+        for later, k in folded.get(c, ()):
+            lists = df.why.get(later)
+            if not lists:
+                continue
+            for ct in lists[c]:
+                out.append(Contribution(ct.rule, ct.wait - k, ct.op, ct.pred, ct.count_from - k, ct.trips))
+    return out
 
 
 def _build_result(out: PassOutput, options: Options) -> None:
@@ -329,7 +368,8 @@ def _build_result(out: PassOutput, options: Options) -> None:
     for b in out.func.blocks:
         for inst, spec in by_block.get(b, ()):
             why = df.why.get(inst)
-            key = (inst.span, b.name, tuple(spec), id(why), tuple(out.relaxed.get(inst, ())), df.cap_hit)
+            key = (inst.span, b.name, tuple(spec), id(why), tuple(out.relaxed.get(inst, ())), df.cap_hit,
+                   _folded_key(out.coalesced.get(inst), df))
             if reuse:
                 old = memo.results.get(inst)
                 if old is not None and old[0] == key and old[2] is why:

@@ -71,6 +71,15 @@ def test_settings_validation():
     assert Settings().to_json()["numWaves"] == 0
 
 
+def test_coalesce_window_setting():
+    s, problems = Settings().merged({"coalesceWindow": 0})
+    assert not problems and s.to_options().coalesce_window == 0
+    s, problems = Settings().merged({"coalesceWindow": -1})
+    assert not problems and s.to_options().coalesce_for(True) == 16
+    s, problems = Settings().merged({"coalesceWindow": -2})
+    assert s == Settings() and problems == ["stinkywait.coalesceWindow: must be >= -1, got -2"]
+
+
 def test_module_entry_point_runs():
     out = subprocess.run([sys.executable, "-m", "stinkywait_lsp", "--version"],
                          capture_output=True, text=True, timeout=60)

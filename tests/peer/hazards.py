@@ -20,7 +20,9 @@ over-waits be excused when the ISA says so.  This module makes that argument, pe
   operands are unknown depends on everything.  Through LDS: DS accesses are ordered among
   themselves, but not with the other engines that touch LDS (DMA, async, tensor) nor with other
   waves after a barrier, so a DS write and a later fill, tensor store or barrier depend, as do a
-  DS read and a later fill, and a fill and any later DS access, engine access or barrier.
+  DS read and a later fill, and a fill and any later DS access, engine access or barrier --
+  unless, for a pair that is not a barrier, the LDS address analysis proves their bytes apart
+  on our output (`lds_oracle`, docs/decisions.md 41).
 
 P is *safe* when no J that depends on P is reached while P may be in flight.  An LLVM wait is
 excused under the rule ``no-dependency`` when every op that may be in flight there under our
@@ -94,6 +96,7 @@ class Dependencies:
         self.sk = an.sk
         self.waits = waits
         self.target = target
+        self.insts = insts
         self.ins = [insts.get(ln.lineno) for ln in self.sk.insts]
         self.srcs = [_units(i.srcs) if i is not None else None for i in self.ins]
         self.dsts = [_units(i.dsts) if i is not None else None for i in self.ins]
@@ -211,6 +214,8 @@ class Dependencies:
         if c == "xcnt" and ps & jd:
             return True
         pl, jm = self.sk.insts[p], ln.mnemonic
+        if not jm.startswith("s_barrier") and self._lds_apart(p, j):
+            return False  # the address analysis keeps their LDS bytes apart (lds_oracle)
         j_engine = _engine_lds(ln, self.ins[j])
         if _fills_lds(pl, self.ins[p]) and (jm.startswith(("ds_", "s_barrier")) or j_engine) \
                 and not (_is_dma(pl, self.ins[p]) and _is_dma(ln, self.ins[j])):
@@ -221,6 +226,10 @@ class Dependencies:
         if pl.mnemonic.startswith(("ds_load", "ds_read")) and _fills_lds(ln, self.ins[j]):
             return True
         return False
+
+    def _lds_apart(self, p: int, j: int) -> bool:
+        f = getattr(self.insts, "lds_disjoint", None)
+        return f is not None and f(self.ins[p], self.ins[j])
 
     def safe(self, p: int, c: str) -> tuple[bool, int]:
         """(no dependent instruction is reached while p may be in flight, the first such line)."""

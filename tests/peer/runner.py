@@ -25,6 +25,7 @@ from typing import Any
 
 from .compile import HSA, CompileFailure, Compiled, assemble, cache_root, compile_ir, digest
 from .exceptions import load_exceptions
+from .lds_oracle import InstructionMap
 from .machine import peer_target
 from .verdict import PairReport, compare
 
@@ -102,16 +103,17 @@ def run_stinkywait(nowait: str, cpu: str, cache: Path) -> tuple[str | None, str]
     return text, ""
 
 
-def instructions_of(text: str) -> dict[int, Any]:
-    """line -> stinkywait Instruction (what the target table classifies)."""
+def instructions_of(text: str) -> InstructionMap:
+    """line -> stinkywait Instruction (what the target table classifies), with the module for
+    the LDS address analysis (`lds_oracle`)."""
     from stinkywait_core.syntax import parse
     mod = parse(text, "peer.s")
-    out: dict[int, Any] = {}
+    out = InstructionMap(mod)
     for f in mod.functions:
         for b in f.blocks:
             for ins in b.instrs:
                 if ins.span is not None and not ins.is_label and not ins.is_phi:
-                    out[ins.span.line] = ins
+                    out.add(f, ins)
     return out
 
 

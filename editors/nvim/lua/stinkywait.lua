@@ -23,6 +23,7 @@ M.defaults = {
       enableTensorDescriptorWar = false,
       optimize = true,
       arch = 'gfx1250',
+      coalesceWindow = -1,
     },
   },
   -- true: inline hints on 0.10+, end-of-line virtual text before that

@@ -46,7 +46,7 @@ export interface Plan {
 }
 
 /** The settings worth a mention in the header: those that differ from their defaults. */
-const SETTING_DEFAULTS: Record<string, unknown> = { numWaves: 0, optimize: true, enableLoopCarriedTokenDeps: true, enableTensorDescriptorWar: false };
+const SETTING_DEFAULTS: Record<string, unknown> = { numWaves: 0, optimize: true, enableLoopCarriedTokenDeps: true, enableTensorDescriptorWar: false, coalesceWindow: -1 };
 
 function esc(s: unknown): string {
   return String(s ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
