@@ -1,0 +1,86 @@
+"""Which LDS accesses may touch the same bytes: the hardware checker's region model.
+
+The checker asks two questions of a region model: `region(inst)`, an opaque description of
+the LDS an instruction (a DS op, a tensor or async copy, a barrier) may access, computed once
+per static instruction; and `overlap(a, b)` -> (may overlap, proven), where `proven` says the
+answer rests on facts (tokens, address ranges) rather than on "nothing is known".  A checker
+that finds a hazard between two accesses reports whether the overlap was proven, so an
+unproven one reads as "disjointness not shown" rather than as a certain bug.
+
+`TokenRegions` (the default) reads memtokens (`inst.tokens`: ``// st.token:N`` in assembly,
+``mod.memtoken`` in STIR): two tagged accesses overlap when they share a token, an untagged
+access may overlap anything, and an empty token list touches nothing.
+
+The LDS address analysis (issue 14, analysis/lds_regions.py) will plug in here: a model whose
+`region` returns proven byte ranges for the instructions it understands and falls back to
+the tokens otherwise, e.g. ``RangeRegions(ranges_by_instruction, fallback=TokenRegions())``.
+"""
+
+from __future__ import annotations
+
+from ..ir import Instruction
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Protocol
+
+    class LdsRegionModel(Protocol):
+        def region(self, inst: Instruction) -> object: ...
+
+        def overlap(self, a: object, b: object) -> tuple[bool, bool]: ...
+
+        def describe(self, a: object, b: object) -> str: ...
+else:
+    LdsRegionModel = object
+
+
+class TokenRegions:
+    """Regions are memtoken sets (None: untagged, may overlap anything)."""
+
+    __slots__ = ()
+
+    def region(self, inst: Instruction) -> frozenset[int] | None:
+        toks = inst.tokens
+        return None if toks is None else frozenset(toks)
+
+    def overlap(self, a: frozenset[int] | None, b: frozenset[int] | None) -> tuple[bool, bool]:
+        if a is None or b is None:
+            return True, False
+        return bool(a & b), True
+
+    def describe(self, a: frozenset[int] | None, b: frozenset[int] | None) -> str:
+        if a is None or b is None:
+            return "untagged LDS access (disjointness not proven)"
+        return "LDS token " + ",".join(str(t) for t in sorted(a & b))
+
+
+class RangeRegions:
+    """Proven byte ranges per instruction ([(lo, hi)), ...]) with a fallback model for the
+    instructions the address analysis does not resolve.  Ranges and tokens are not compared
+    with each other: a pair with one side of each kind is decided by the fallback's rule for
+    an untagged side (may overlap, not proven)."""
+
+    __slots__ = ("ranges", "fallback")
+
+    def __init__(self, ranges: dict[Instruction, tuple[tuple[int, int], ...]],
+                 fallback: "LdsRegionModel | None" = None) -> None:
+        self.ranges = ranges
+        self.fallback = fallback if fallback is not None else TokenRegions()
+
+    def region(self, inst: Instruction) -> object:
+        r = self.ranges.get(inst)
+        return ("ranges", r) if r is not None else ("fallback", self.fallback.region(inst))
+
+    def overlap(self, a, b) -> tuple[bool, bool]:
+        if a[0] == b[0] == "ranges":
+            return any(lo1 < hi2 and lo2 < hi1 for lo1, hi1 in a[1] for lo2, hi2 in b[1]), True
+        if a[0] == b[0] == "fallback":
+            return self.fallback.overlap(a[1], b[1])
+        return True, False
+
+    def describe(self, a, b) -> str:
+        if a[0] == b[0] == "ranges":
+            return "LDS bytes " + ", ".join(f"[{lo:#x},{hi:#x})" for lo, hi in a[1])
+        if a[0] == b[0] == "fallback":
+            return self.fallback.describe(a[1], b[1])
+        return "LDS access (disjointness not proven)"
