@@ -15,8 +15,10 @@ hardware is *guaranteed* to have retired it there:
 * gfx1250 xcnt: VMEM and SMEM translations are never pending together, so issuing one kind
   retires the other kind's translations (timelines CK_XV / CK_XS);
 * a call retires everything that is not store-like (the callee waits on entry and before it
-  returns, LLVM's calling convention); stores stay, without the in-order closure (the callee's
-  own ops would only make the counter larger).
+  returns, LLVM's calling convention); stores stay on their result counter, without the
+  in-order closure (the callee's own ops would only make the counter larger), but their source
+  locks are released: LLVM 22 counts xcnt as drained after a call and at a function's entry
+  (its callees overwrite the caller's registers at once, with no ``s_wait_xcnt``).
 
 Registers: `writers[unit]` are the in-flight ops that will still write the unit (late
 destinations), `locks[unit]` the in-flight ops still reading it as a source (gfx1250
@@ -216,18 +218,24 @@ class Machine:
         return seq
 
     def call_returned(self, st: State) -> None:
-        """After a call: everything but store-like ops is retired (see the module docstring)."""
+        """After a call: everything but store-like ops is retired, and the stores' source locks
+        too (see the module docstring)."""
         for s in list(st.mask):
-            if s in st.mask and not self.facts[st.sid[s]].store_like:
-                m = st.mask[s]
-                c = 0
-                while m:
-                    if m & 1:
-                        st.tl[c].remove(s)
-                    m >>= 1
-                    c += 1
+            f = self.facts[st.sid[s]]
+            full = st.mask[s]
+            gone = full & f.lock_mask if f.store_like else full
+            c = 0
+            m = gone
+            while m:
+                if m & 1:
+                    st.tl[c].remove(s)
+                m >>= 1
+                c += 1
+            if gone == full:
                 del st.mask[s]
                 del st.sid[s]
+            else:
+                st.mask[s] = full & ~gone
 
     # ---- memoisation
 
