@@ -128,8 +128,10 @@ def function_facts(func: Function, target: Target, regions: LdsRegionModel) -> d
                 continue
             f.skip = False
             s = target.sem(inst)
-            if s.wait:
-                vals = decode_wait(target, inst)
+            # (the table knows the target's own wait spellings; the pass's IR form
+            # `s_wait_<counter>` is a wait on every target)
+            vals = decode_wait(target, inst) if s.wait or inst.mnemonic.startswith("s_wait_") else {}
+            if s.wait or vals:
                 f.wait = tuple((cn, v, by_counter.get(cn, ())) for cn, v in vals.items())
                 if not f.wait:
                     f.skip = True  # a wait on a counter we do not track: retires nothing
