@@ -212,6 +212,17 @@ def test_cache_invalidate_drains_loads_gfx942():
     ok(check(body.format(w="s_waitcnt vmcnt(0)"), "gfx942"))
 
 
+def test_gds_source_lock_and_gws_drain_after():
+    v = only(check("ds_add_u32 v0, v1 gds\nv_mov_b32 v1, 0", "gfx1030"))
+    assert where(v) == ("war", 3, 2, {"expcnt": 0})
+    ok(check("ds_add_u32 v0, v1 gds\ns_waitcnt expcnt(0)\nv_mov_b32 v1, 0", "gfx1030"))
+    res = check("ds_gws_init v0 gds\nv_mov_b32 v1, 0", "gfx1030")
+    assert where(only(res)) == ("isa-drain", 3, 2, {"lgkmcnt": 0})
+    assert "v_mov_b32 follows ds_gws_init (line 2), which needs lgkmcnt drained right after it" in \
+        format_result(res, "k.s")
+    ok(check("ds_gws_init v0 gds\ns_waitcnt lgkmcnt(0)\nv_mov_b32 v1, 0", "gfx1030"))
+
+
 def test_return_drains_all_but_stores():
     assert where(only(check("ds_load_b32 v1, v0\ns_set_pc_i64 s[30:31]"))) == ("return", 3, 2, {"dscnt": 0})
     ok(check("global_store_b32 v[4:5], v8, off\ns_set_pc_i64 s[30:31]"))

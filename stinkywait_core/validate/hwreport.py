@@ -20,7 +20,7 @@ _TEXT = {
     "lds-waw": "writes LDS that {p} still writes [{d}]",
     "lds-war": "writes LDS that {p} still reads [{d}]",
     "barrier": "publishes LDS to the other waves while {p} still accesses it [{d}]",
-    "isa-drain": "{d}; {p} is still in flight",
+    "isa-drain": "{d} ({p} is still in flight)",
     "return": "returns while {p} is still in flight",
 }
 

@@ -85,7 +85,7 @@ def check_instruction(m: Machine, st: State, f: Facts, regions: LdsRegionModel, 
     for c in f.drain_before:
         lst = st.tl[c]
         if lst:
-            report("isa-drain", lst[-1], f"{f.inst.mnemonic} needs {m.counter_of[c]} drained first",
+            report("isa-drain", lst[-1], f"needs {m.counter_of[c]} drained first",
                    m.need(st, lst[-1], 1 << c), True)
     if st.after is not None:
         cks, prod = st.after
@@ -93,8 +93,8 @@ def check_instruction(m: Machine, st: State, f: Facts, regions: LdsRegionModel, 
         for c in cks:
             lst = st.tl[c]
             if lst:
-                report("isa-drain", lst[-1], f"{facts[prod].inst.mnemonic} (line {facts[prod].inst.line}) "
-                       f"needs {m.counter_of[c]} drained right after it", m.need(st, lst[-1], 1 << c), True)
+                report("isa-drain", lst[-1], f"follows {facts[prod].inst.mnemonic} (line {facts[prod].inst.line}), "
+                       f"which needs {m.counter_of[c]} drained right after it", m.need(st, lst[-1], 1 << c), True)
     if f.control == CTL_RETURN:
         cands = []
         for s in st.mask:
