@@ -16,8 +16,8 @@ proggen's ops it makes the hazards the hardware model has and the upstream model
   `s_clause` groups of two loads.
 
 `HwGenParams.arch` picks the target: gfx1200 programs get no tensor or async ops (it has
-neither).  `random_hw_program(seed, params)` is reproducible; `hw_programs(params)` is the
-hypothesis strategy.
+neither).  `random_hw_program(seed, params)` is reproducible (seeded corpora: the property
+tests and benchmarks/bench_hwcheck.py).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from proggen import GenParams, Op, ProgSpec, _DrawChooser, _Gen, _RandomChooser
+from proggen import GenParams, Op, ProgSpec, _Gen, _RandomChooser
 
 _V_DATA = ["v0", "v1", "v2", "v3", "v[4:5]", "v[6:7]"]
 #: address registers of the VMEM ops (proggen never writes them; here they are reused)
@@ -142,13 +142,3 @@ def random_hw_program(seed: int, params: HwGenParams | None = None) -> ProgSpec:
     """Reproducible program number `seed`."""
     return _generate(_RandomChooser(random.Random(seed)), params or HwGenParams(), f"hw{seed}")
 
-
-def hw_programs(params: HwGenParams | None = None):
-    """Hypothesis strategy of `ProgSpec` for the hardware checker."""
-    from hypothesis import strategies as st
-
-    @st.composite
-    def _strategy(draw):
-        return _generate(_DrawChooser(draw), params or HwGenParams(), "hw")
-
-    return _strategy()

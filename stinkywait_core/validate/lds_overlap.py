@@ -1,9 +1,10 @@
 """Which LDS accesses may touch the same bytes: the hardware checker's region model.
 
-The checker asks two questions of a region model: `region(inst)`, an opaque description of
-the LDS an instruction (a DS op, a tensor or async copy, a barrier) may access, computed once
-per static instruction; and `overlap(a, b)` -> (may overlap, proven), where `proven` says the
-answer rests on facts (tokens, address ranges) rather than on "nothing is known".  A checker
+The checker asks a region model: `region(inst)`, an opaque description of the LDS an
+instruction (a DS op, a tensor or async copy, a barrier) may access, computed once per static
+instruction; `overlap(a, b)` -> (may overlap, proven), where `proven` says the answer rests on
+facts (tokens, address ranges) rather than on "nothing is known"; and `describe(a, b)`, the
+words a report uses for the pair.  A checker
 that finds a hazard between two accesses reports whether the overlap was proven, so an
 unproven one reads as "disjointness not shown" rather than as a certain bug.
 
