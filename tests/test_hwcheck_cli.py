@@ -3,13 +3,9 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-
 import pytest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from test_cli import run
 
 CASES = """.amdgcn_target "amdgcn-amd-amdhsa--gfx1250"
 .text
@@ -27,16 +23,10 @@ k:
 """
 
 
-def run(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "stinkywait_core.cli.main", *args], capture_output=True,
-                          text=True, cwd=ROOT, timeout=120)
-
-
 @pytest.fixture
 def kernel(tmp_path):
-    p = tmp_path / "k.s"
-    p.write_text(CASES)
-    return p
+    (tmp_path / "k.s").write_text(CASES)
+    return tmp_path / "k.s"
 
 
 def test_violations_are_located_with_producer_and_path(kernel):

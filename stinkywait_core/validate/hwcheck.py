@@ -37,6 +37,7 @@ from .hwfacts import Facts, function_facts
 from .hwrules import RULES, check_instruction
 from .hwstate import Machine, State
 from .lds_overlap import LdsRegionModel, TokenRegions
+from .paths import Coverage, TripMemo, block_successors, enter, retreating_edges
 
 TENSOR_RAW_POLICIES = ("num-waves", "always")
 
@@ -64,7 +65,7 @@ class HwViolation:
                 f"{self.producer.mnemonic}@{self.producer.line} {self.needs}>")
 
 
-class HwResult:
+class HwResult(Coverage):
     """Outcome of `check_function` for one function."""
 
     __slots__ = ("function", "target", "violations", "paths", "states", "steps", "bounded", "trip_cut",
@@ -78,25 +79,6 @@ class HwResult:
         self.bounded = self.trip_cut = False
         self.max_trips, self.max_paths = max_trips, max_paths
         self.seconds = 0.0
-
-    @property
-    def ok(self) -> bool:
-        return not self.violations
-
-    @property
-    def complete(self) -> bool:
-        return not self.bounded and not self.trip_cut
-
-    @property
-    def notice(self) -> str | None:
-        """Why the result is not a proof for every execution, if it is not."""
-        if self.bounded:
-            return (f"bounded: stopped after {self.paths} paths / {self.steps} steps "
-                    f"(max_paths={self.max_paths}); violations on unexplored paths may be missing")
-        if self.trip_cut:
-            return (f"loops checked up to {self.max_trips} trips per entry (the loop state did not "
-                    f"repeat earlier); raise --max-trips to check deeper iterations")
-        return None
 
     def by_rule(self) -> dict[str, int]:
         out = {r: 0 for r in RULES}
@@ -116,22 +98,13 @@ class _Walker:
         self.m = Machine(target, sorted(self.facts_by_id.values(), key=lambda f: f.sid))
         self.block_facts = [[self.facts_by_id[id(i)] for i in b.instrs if not self.facts_by_id[id(i)].skip]
                             for b in self.blocks]
-        by_label = {b.label: i for i, b in enumerate(self.blocks)}
-        self.succs = []
-        for b in self.blocks:
-            seen: list[int] = []
-            for lab in b.succ_labels:
-                j = by_label.get(lab)
-                if j is not None and j not in seen:
-                    seen.append(j)
-            self.succs.append(seen)
-        self.retreating = self._retreating_edges()
+        self.succs = block_successors(self.blocks)
+        self.retreating = retreating_edges(self.succs)
         self.headers = {v for (_, v) in self.retreating}
         self.regions = regions
         self.tensor_raw_required = tensor_raw_required
         self.max_trips, self.max_paths, self.max_steps = max_trips, max_paths, max_steps
-        self.memoize = memoize
-        self.memo: dict[tuple, list[dict[int, int]]] = {}
+        self.memo = TripMemo(memoize)
         self.found: dict[tuple[int, int, str], HwViolation] = {}
         self.res = HwResult(func.name, target, max_trips, max_paths)
         # the instruction being checked (read by `_report`)
@@ -139,41 +112,8 @@ class _Walker:
         self._st: State | None = None
         self._path: tuple[str, ...] = ()
 
-    def _retreating_edges(self) -> set[tuple[int, int]]:
-        """Edges into a block on the DFS stack (every CFG cycle contains one)."""
-        out: set[tuple[int, int]] = set()
-        if not self.blocks:
-            return out
-        color = [0] * len(self.blocks)
-        stack = [(0, 0)]
-        color[0] = 1
-        while stack:
-            u, k = stack[-1]
-            if k < len(self.succs[u]):
-                stack[-1] = (u, k + 1)
-                v = self.succs[u][k]
-                if color[v] == 1:
-                    out.add((u, v))
-                elif color[v] == 0:
-                    color[v] = 1
-                    stack.append((v, 0))
-            else:
-                color[u] = 2
-                stack.pop()
-        return out
-
     def _seen(self, bi: int, st: State) -> bool:
-        """An explored state at this block had the same future and at least this much loop
-        budget (checked before the trip bound, so a repeating loop state closes the loop)."""
-        if not self.memoize:
-            return False
-        prev = self.memo.setdefault((bi, self.m.key(st)), [])
-        cur = st.trips
-        for p in prev:
-            if all(p.get(h, 0) <= cur.get(h, 0) for h in p.keys() | cur.keys()):
-                return True
-        prev.append(dict(cur))
-        return False
+        return self.memo.seen((bi, self.m.key(st)), st.trips)
 
     def _report(self, rule: str, seq: int, detail: str, needs: dict[str, int], proven: bool) -> None:
         f, st = self._f, self._st
@@ -246,8 +186,7 @@ class _Walker:
                 nexts = []
                 for k, v in enumerate(succs):
                     nst = st if k == len(succs) - 1 else st.copy()
-                    if v in self.headers:
-                        nst.trips[v] = nst.trips.get(v, 0) + 1 if (bi, v) in self.retreating else 1
+                    enter(nst.trips, bi, v, self.headers, self.retreating)
                     nexts.append((v, nst, path))
                 work.extend(reversed(nexts))  # first successor first: deterministic reports
             if res.paths > self.max_paths or res.steps > self.max_steps:
