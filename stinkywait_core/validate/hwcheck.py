@@ -187,6 +187,8 @@ class _Walker:
                 for k, v in enumerate(succs):
                     nst = st if k == len(succs) - 1 else st.copy()
                     enter(nst.trips, bi, v, self.headers, self.retreating)
+                    if regions.crosses(self.blocks[bi], self.blocks[v]):
+                        nst.crossed = frozenset(nst.mask)
                     nexts.append((v, nst, path))
                 work.extend(reversed(nexts))  # first successor first: deterministic reports
             if res.paths > self.max_paths or res.steps > self.max_steps:
@@ -218,6 +220,15 @@ def check_function(func: Function, options: Options | None = None, *, target: Ta
                    max_steps, memoize).run()
 
 
-def check_module(module: Module, options: Options | None = None, **kw) -> list[HwResult]:
-    """`check_function` over every function of a parsed module, in file order."""
+def check_module(module: Module, options: Options | None = None, lds_addresses: bool = False,
+                 **kw) -> list[HwResult]:
+    """`check_function` over every function of a parsed module, in file order.  With
+    `lds_addresses`, LDS overlap the tokens do not decide is asked of the LDS address
+    analysis (validate/lds_overlap.py `AddressRegions`)."""
+    if lds_addresses and "regions" not in kw:
+        from ..analysis.lds_facts import module_facts
+        from .lds_overlap import AddressRegions
+        opts = options or Options()
+        facts = module_facts(module, _target_of(opts, kw.get("target")).name)
+        return [check_function(f, options, regions=AddressRegions(facts[f]), **kw) for f in module.functions]
     return [check_function(f, options, **kw) for f in module.functions]

@@ -127,12 +127,14 @@ def _lds(m: Machine, st: State, f: Facts, regions: LdsRegionModel, tensor_raw_re
         return
     writes = "w" in f.lds
     fenced = []
+    crossed = st.crossed
     for s in live:
         pf = facts[st.sid[s]]
-        hit, proven = regions.overlap(f.region, pf.region)
+        same = s not in crossed
+        hit, proven = regions.overlap(f.region, pf.region, same)
         if not hit:
             continue
-        detail = regions.describe(f.region, pf.region)
+        detail = regions.describe(f.region, pf.region, same)
         needs = m.need(st, s, pf.result_mask)
         if f.fence:
             fenced.append((s, needs, proven, detail))

@@ -23,7 +23,8 @@ hardware is *guaranteed* to have retired it there:
 Registers: `writers[unit]` are the in-flight ops that will still write the unit (late
 destinations), `locks[unit]` the in-flight ops still reading it as a source (gfx1250
 translation, expcnt).  LDS: `lds` lists the in-flight ops that access LDS; their regions and
-engines are static facts.  Stale entries (retired ops) are pruned when read.
+engines are static facts; `crossed` the ops issued before the last edge that starts a new trip
+for the LDS region model (validate/lds_overlap.py: ping-pong buffers move between trips).  Stale entries (retired ops) are pruned when read.
 
 `Machine.key` gives a canonical form of a state (ops named by static instruction and position,
 not by sequence number): two states with the same key have the same future.
@@ -40,7 +41,8 @@ class State:
     """One path's hardware state (see the module docstring).  `last_wait[counter]` is
     (value, sequence number when executed), for reports only (not part of `Machine.key`)."""
 
-    __slots__ = ("tl", "sid", "mask", "writers", "locks", "lds", "next_seq", "last_wait", "after", "trips")
+    __slots__ = ("tl", "sid", "mask", "writers", "locks", "lds", "next_seq", "last_wait", "after", "trips",
+                 "crossed")
 
     def __init__(self) -> None:
         self.tl: list[list[int]] = [[] for _ in range(CK_COUNT)]
@@ -54,6 +56,8 @@ class State:
         #: (timelines the next instruction needs drained, the static id of the op needing it)
         self.after: tuple[tuple[int, ...], int] | None = None
         self.trips: dict[int, int] = {}
+        #: in-flight ops issued before a trip-starting edge of the LDS region model was taken
+        self.crossed: frozenset[int] = frozenset()
 
     def copy(self) -> "State":
         n = State.__new__(State)
@@ -67,6 +71,7 @@ class State:
         n.last_wait = dict(self.last_wait)
         n.after = self.after
         n.trips = dict(self.trips)
+        n.crossed = self.crossed
         return n
 
 
@@ -255,7 +260,7 @@ class Machine:
                 k = canon.get(s)
                 if k is None:
                     k = canon[s] = len(canon)
-                row.append((sid[s], k))
+                row.append((sid[s], k, s in st.crossed))
             rows.append(tuple(row))
         regs = []
         for u, ws in st.writers.items():
