@@ -3,8 +3,8 @@ full output, and finds each case's hazard, with its path, once the wait the case
 removed from the plan (programmatically: tests/hwplan.py drops the waits the pass inserted
 before the consumer on the case's counter).
 
-Cases the pass or the front end gets wrong are strict xfails naming the rule and the layer
-that owns the fix (the checker's tests do not fix the pass).
+Cases the pass gets wrong are strict xfails naming the rule and the layer that owns the fix
+(the checker's tests do not fix the pass).
 """
 
 from __future__ import annotations
@@ -152,9 +152,6 @@ def test_flat_load_needs_loadcnt_and_dscnt(arch: str, counter: str):
     run_case("flat_load_b32 v2, v[0:1]\nv_add_f32_e32 v3, v2, v2 // <-", arch, "raw", counter)
 
 
-@pytest.mark.xfail(strict=True, reason="raw: the asm front end gives cluster_load_b32 no destination "
-                   "(syntax/asm_tables.py _VMEM_LOAD lacks cluster_load), so neither the pass nor the "
-                   "checker sees the load write v4; owner: syntax")
 def test_cluster_load_asm():
     run_case("cluster_load_b32 v4, v[0:1], off\nv_add_f32_e32 v3, v4, v4 // <-", "gfx1250", "raw", "loadcnt")
 
@@ -195,9 +192,6 @@ def test_km_results(body: str):
     run_case(body, "gfx1250", "raw", "kmcnt")
 
 
-@pytest.mark.xfail(strict=True, reason="raw: the asm front end does not list SCC as written by "
-                   "s_barrier_leave (syntax/asm_tables.py _SCC_WRITERS), although the target table says "
-                   "it returns SCC through kmcnt; owner: syntax")
 def test_barrier_leave_scc():
     run_case("s_barrier_leave\ns_cselect_b32 s6, 1, 0 // <-", "gfx1250", "raw", "kmcnt")
 
