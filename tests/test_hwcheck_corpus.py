@@ -66,5 +66,5 @@ def test_address_analysis_proves_the_gfx1250_finals(path: Path):
 def test_pass_output_on_the_kernels(path: Path, replace: bool):
     _, arch = _load(path)
     an = analyze(path.read_text(), str(path), Options(arch=arch, replace_waits=replace))
-    for res in check_module(parse(an.inserted_text(), str(path)), an.options):
+    for res in check_module(parse(an.inserted_text(), str(path)), an.options, lds_addresses=True):
         assert res.ok and res.complete, [v for v in res.violations][:3]

@@ -123,7 +123,8 @@ def _diag_dict(d: Any) -> dict[str, Any]:
 
 def _exhaustive(module_text: str, path: str, language: str, opts: Options, max_trips: int) -> dict[str, Any]:
     """The path check of the file as written: the hardware checker (validate/hwcheck.py) for
-    the file's target, or upstream's spec checker (validate/exhaustive.py) under `--upstream`."""
+    the file's target, with the LDS address analysis where memtokens prove nothing (as the
+    pass), or upstream's spec checker (validate/exhaustive.py) under `--upstream`."""
     from ..syntax import parse
     if opts.model == "upstream":
         from ..validate.exhaustive import check_module, format_result
@@ -136,7 +137,8 @@ def _exhaustive(module_text: str, path: str, language: str, opts: Options, max_t
     ok = True
     texts: list[str] = []
     violations: list[dict[str, Any]] = []
-    for res in check_module(module, opts, max_trips=max_trips):
+    extra = {} if opts.model == "upstream" else {"lds_addresses": True}  # the pass asks it too
+    for res in check_module(module, opts, max_trips=max_trips, **extra):
         text = format_result(res, path)
         if text:
             texts.append(text)
