@@ -122,30 +122,51 @@ def _diag_dict(d: Any) -> dict[str, Any]:
 
 
 def _exhaustive(module_text: str, path: str, language: str, opts: Options, max_trips: int) -> dict[str, Any]:
+    """The path check of the file as written: the hardware checker (validate/hwcheck.py) for
+    the file's target, with the LDS address analysis where memtokens prove nothing (as the
+    pass), or upstream's spec checker (validate/exhaustive.py) under `--upstream`."""
     from ..syntax import parse
-    from ..validate.exhaustive import check_module, format_result, format_violation
+    if opts.model == "upstream":
+        from ..validate.exhaustive import check_module, format_result
+        as_dict = _spec_violation
+    else:
+        from ..validate.hwcheck import check_module
+        from ..validate.hwreport import format_result
+        as_dict = _hw_violation
     module = parse(module_text, path, language)
     ok = True
     texts: list[str] = []
     violations: list[dict[str, Any]] = []
-    for res in check_module(module, opts, max_trips=max_trips):
+    extra = {} if opts.model == "upstream" else {"lds_addresses": True}  # the pass asks it too
+    for res in check_module(module, opts, max_trips=max_trips, **extra):
         text = format_result(res, path)
         if text:
             texts.append(text)
         ok = ok and res.ok
-        for v in res.violations:
-            head, _, rest = format_violation(v, path).partition("\n")
-            message = head.split(": error: ", 1)[-1]
-            route = rest.rsplit("\n", 1)[-1].strip()
-            c, p = v.consumer.span, v.producer.span
-            violations.append({
-                "kind": "exhaustive", "code": "exhaustive-violation", "severity": ERROR,
-                "line": c.line if c else 1, "column": c.col if c else 1,
-                "endLine": c.end_line if c else None, "endColumn": c.end_col if c else None,
-                "message": f"{message} ({route})",
-                "related": [] if p is None else [{"line": p.line, "column": p.col,
-                                                  "message": "producer issued here"}]})
+        violations.extend(as_dict(v, res, path) for v in res.violations)
     return {"ok": ok, "text": "\n".join(texts), "violations": violations}
+
+
+def _hw_violation(v: Any, res: Any, path: str) -> dict[str, Any]:
+    from ..validate.hwreport import diagnostic
+    d = diagnostic(v, res.target)
+    c = v.consumer.span
+    return {"kind": "exhaustive", "code": d.code, "severity": ERROR, "line": d.line, "column": d.col,
+            "endLine": c.end_line if c else None, "endColumn": c.end_col if c else None, "message": d.message,
+            "related": [{"line": r.line, "column": r.col, "message": r.message} for r in d.related]}
+
+
+def _spec_violation(v: Any, res: Any, path: str) -> dict[str, Any]:
+    from ..validate.exhaustive import format_violation
+    head, _, rest = format_violation(v, path).partition("\n")
+    message = head.split(": error: ", 1)[-1]
+    route = rest.rsplit("\n", 1)[-1].strip()
+    c, p = v.consumer.span, v.producer.span
+    return {"kind": "exhaustive", "code": "exhaustive-violation", "severity": ERROR,
+            "line": c.line if c else 1, "column": c.col if c else 1,
+            "endLine": c.end_line if c else None, "endColumn": c.end_col if c else None,
+            "message": f"{message} ({route})",
+            "related": [] if p is None else [{"line": p.line, "column": p.col, "message": "producer issued here"}]}
 
 
 def check_file(path: str, explicit: bool, options: Options, language: str | None, exhaustive: bool,
@@ -174,7 +195,9 @@ def check_file(path: str, explicit: bool, options: Options, language: str | None
         rep.diagnostics = [_diag_dict(d) for d in an.diagnostics if _LEVEL_RANK.get(d.severity, 3) <= 1]
         rep.has_errors = an.has_errors()
         if exhaustive:
-            rep.exhaustive = _exhaustive(an.module.text, rep.path, an.language, options, max_trips)
+            # the file's own target (an.options); nothing to check for a target we do not model
+            if not any(d.code == "unsupported-target" for d in an.diagnostics):
+                rep.exhaustive = _exhaustive(an.module.text, rep.path, an.language, an.options, max_trips)
             return rep
         waits = findings.waits_by_key(an.waits())
         for d in an.check_diagnostics():

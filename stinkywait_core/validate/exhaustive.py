@@ -113,6 +113,7 @@ from ..analysis.classify import (
 )
 from ..ir import Function, Imm, Instruction, Reg
 from ..results import Options
+from .paths import Coverage, TripMemo, block_successors, enter, retreating_edges
 
 RULE_RAW = "raw"
 RULE_TENSOR_RAW = "tensor-raw"
@@ -159,7 +160,7 @@ class Violation:
 
 
 @dataclass(slots=True)
-class CheckResult:
+class CheckResult(Coverage):
     """Outcome of `check_function`.
 
     `bounded` = the search stopped at `max_paths`/`max_steps`; `trip_cut` = some path was cut
@@ -176,25 +177,6 @@ class CheckResult:
     trip_cut: bool = False
     max_trips: int = 2
     max_paths: int = 0
-
-    @property
-    def ok(self) -> bool:
-        return not self.violations
-
-    @property
-    def complete(self) -> bool:
-        return not self.bounded and not self.trip_cut
-
-    @property
-    def notice(self) -> str | None:
-        """Human-readable reason why the result is not a proof for all executions, if any."""
-        if self.bounded:
-            return (f"bounded: stopped after {self.paths} paths / {self.steps} steps "
-                    f"(max_paths={self.max_paths}); violations on unexplored paths may be missing")
-        if self.trip_cut:
-            return (f"loops checked up to {self.max_trips} trips per entry (the loop state did not "
-                    f"repeat earlier); raise max_trips to check deeper iterations")
-        return None
 
 
 @dataclass(slots=True)
@@ -326,47 +308,16 @@ class _Checker:
         self.func = func
         self.cfg = cfg
         self.blocks = list(func.blocks)
-        by_label = {b.label: i for i, b in enumerate(self.blocks)}
-        self.succs: list[list[int]] = []
-        for b in self.blocks:
-            seen: list[int] = []
-            for lab in b.succ_labels:
-                j = by_label.get(lab)
-                if j is not None and j not in seen:
-                    seen.append(j)
-            self.succs.append(seen)
+        self.succs = block_successors(self.blocks)
         self.sid: dict[int, int] = {}
         for k, inst in enumerate(func.instructions()):
             self.sid[id(inst)] = k
-        self.retreating = self._retreating_edges()
+        self.retreating = retreating_edges(self.succs)
         self.headers = {v for (_, v) in self.retreating}
-        self.memo: dict[tuple, list[tuple[tuple[int, int], ...]]] = {}
+        self.memo = TripMemo(cfg.memoize)
         self.found: dict[tuple[int, int, str, int], Violation] = {}
         self.order: list[tuple[int, int, str, int]] = []
         self.result = CheckResult(function=func.name, max_trips=cfg.max_trips, max_paths=cfg.max_paths)
-
-    def _retreating_edges(self) -> set[tuple[int, int]]:
-        """Edges into a block on the current DFS stack (every CFG cycle contains one)."""
-        out: set[tuple[int, int]] = set()
-        if not self.blocks:
-            return out
-        color = [0] * len(self.blocks)
-        stack: list[tuple[int, int]] = [(0, 0)]
-        color[0] = 1
-        while stack:
-            u, k = stack[-1]
-            if k < len(self.succs[u]):
-                stack[-1] = (u, k + 1)
-                v = self.succs[u][k]
-                if color[v] == 1:
-                    out.add((u, v))
-                elif color[v] == 0:
-                    color[v] = 1
-                    stack.append((v, 0))
-            else:
-                color[u] = 2
-                stack.pop()
-        return out
 
     # ---- state canonicalisation for memoisation
 
@@ -383,23 +334,10 @@ class _Checker:
         return (bi, tuple(fifo_key), regs, lds)
 
     def _seen(self, bi: int, st: _State) -> bool:
-        """True when an explored state at this block had the same future and more budget.
-
-        Checked before the trip bound, so a loop whose header state repeats is closed by
-        memoisation instead of being reported as cut.
-        """
-        if not self.cfg.memoize:
-            return False
-        key = self._canon(bi, st)
-        trips = tuple(sorted(st.trips.items()))
-        prev = self.memo.setdefault(key, [])
-        cur = st.trips
-        for p in prev:
-            pd = dict(p)
-            if all(pd.get(h, 0) <= cur.get(h, 0) for h in set(pd) | set(cur)):
-                return True
-        prev.append(trips)
-        return False
+        """An explored state at this block had the same future and more budget (checked
+        before the trip bound, so a loop whose header state repeats is closed by memoisation
+        instead of being reported as cut)."""
+        return self.memo.seen(self._canon(bi, st), st.trips)
 
     # ---- per-instruction semantics
 
@@ -554,8 +492,7 @@ class _Checker:
             nexts: list[tuple[int, _State, tuple[str, ...]]] = []
             for k, v in enumerate(succs):
                 nst = st if k == len(succs) - 1 else st.copy()
-                if v in self.headers:
-                    nst.trips[v] = nst.trips.get(v, 0) + 1 if (bi, v) in self.retreating else 1
+                enter(nst.trips, bi, v, self.headers, self.retreating)
                 nexts.append((v, nst, path))
             # push in reverse so the first successor is explored first (deterministic reports)
             work.extend(reversed(nexts))

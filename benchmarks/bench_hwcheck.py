@@ -1,0 +1,165 @@
+"""The hardware checker (validate/hwcheck.py) as figures: safety of the pass, over-drain, kernels.
+
+1. ``property``: N random programs per target (tests/hwproggen.py, the generator of
+   tests/test_hwcheck_props.py) through the pass with the default `Options()` (hardware
+   model), then the checker: programs with a violation, violations by rule, how many results
+   are proofs (no trip cut), and the time per program of the pass and of the checker.  The
+   pass's known loop self-WAW defect (tests/test_hwcheck_cases.py::test_loop_self_waw) is
+   counted apart.
+2. ``over-drain``: on the first M programs per target, each wait the pass inserted is relaxed
+   by one (one more op may stay in flight) and, separately, removed, all other waits
+   unchanged; if the checker then finds no violation the program did not already have, the
+   wait was stricter than needed (relaxable) or not needed at all (removable).  A figure,
+   never an assertion: the checker explores a bounded number of trips.
+3. ``kernels``: the real kernels in ../shared/corpus/asm (aiter gfx1250/gfx942/gfx950 and the
+   LLVM 22 outputs llvm22-pairs/*.llvm.s) as they are, with their own waits: violations per
+   rule (LDS overlaps proven by tokens or not), with memtokens alone and with the LDS address
+   analysis, under both tensor-fill policies, with the run time per kernel (the address
+   analysis included); and the same kernels after the pass (``insert`` and ``insert
+   --replace-waits``).
+
+    .venv/bin/python benchmarks/bench_hwcheck.py [--programs 1000] [--overdrain 150] [--no-kernels]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
+
+from hwplan import planned  # noqa: E402
+from hwproggen import params_for, random_hw_program  # noqa: E402
+from stinkywait_core.api import analyze, declared_target  # noqa: E402
+from stinkywait_core.results import Options  # noqa: E402
+from stinkywait_core.syntax import parse  # noqa: E402
+from stinkywait_core.targets import canonical  # noqa: E402
+from stinkywait_core.validate.hwcheck import check_function, check_module  # noqa: E402
+
+SHARED = ROOT.parent / "shared"
+TRIPS = 3
+
+
+def _known(v) -> bool:
+    return v.rule == "waw" and v.producer is v.consumer
+
+
+def _keys(res) -> set:
+    return {(v.rule, id(v.consumer), id(v.producer)) for v in res.violations}
+
+
+def property_run(arch: str, n: int, overdrain: int) -> None:
+    rules: Counter = Counter()
+    unsafe = known = complete = 0
+    t_pass = t_check = 0.0
+    waits = relaxable = removable = 0
+    od_programs = 0
+    for seed in range(n):
+        spec = random_hw_program(seed, params_for(arch))
+        opts = spec.options(arch=arch)
+        t0 = time.perf_counter()
+        p = planned(spec.to_stir(), opts, "hw.stir")
+        t1 = time.perf_counter()
+        res = check_function(p.func, opts, max_trips=TRIPS)
+        t2 = time.perf_counter()
+        t_pass += t1 - t0
+        t_check += t2 - t1
+        complete += res.complete
+        other = [v for v in res.violations if not _known(v)]
+        unsafe += bool(other)
+        known += bool(res.violations) and not other
+        rules.update(v.rule for v in other)
+        if seed < overdrain:
+            od_programs += 1
+            base = _keys(res)
+            for w in p.waits:
+                waits += 1
+                p.relax(w)
+                if _keys(check_function(p.func, opts, max_trips=TRIPS)) <= base:
+                    relaxable += 1
+                p.restore()
+                p.drop(w)
+                if _keys(check_function(p.func, opts, max_trips=TRIPS)) <= base:
+                    removable += 1
+                p.restore()
+    print(f"{arch}: {n} programs, unsafe {unsafe} (violations by rule {dict(rules) or '{}'}), "
+          f"known self-WAW defect in {known}; proofs (no trip cut) {complete}/{n}; "
+          f"pass {1000 * t_pass / n:.1f} ms, checker {1000 * t_check / n:.1f} ms per program")
+    if od_programs:
+        pct = (lambda k: f"{100 * k / waits:.1f}%") if waits else (lambda k: "-")
+        print(f"{arch}: over-drain on {od_programs} programs: {waits} inserted waits, relaxable by one "
+              f"{relaxable} ({pct(relaxable)}), removable {removable} ({pct(removable)})")
+
+
+def _kernels() -> list[Path]:
+    base = SHARED / "corpus" / "asm"
+    return sorted(base.glob("*.s")) + sorted((base / "llvm22-pairs").glob("*.llvm.s"))
+
+
+def _arch(path: Path, module) -> str:
+    d = declared_target(module)
+    if d:
+        return canonical(d[0])
+    return "gfx942" if "gfx942" in path.name else "gfx1250"
+
+
+def _summary(res) -> str:
+    c: Counter = Counter()
+    for v in res.violations:
+        c[v.rule + ("" if v.proven else "?")] += 1
+    return ", ".join(f"{k} {n}" for k, n in sorted(c.items())) or "none"
+
+
+def kernels_run() -> None:
+    files = _kernels()
+    if not files:
+        print("kernels: ../shared/corpus/asm not found, skipped")
+        return
+    print("kernels as written ('?' = LDS overlap not proven: untagged accesses):")
+    for path in files:
+        text = path.read_text()
+        module = parse(text, str(path))
+        arch = _arch(path, module)
+        for lds in (False, True):
+            for policy in ("num-waves", "always"):
+                t0 = time.perf_counter()
+                for res in check_module(module, Options(arch=arch), lds_addresses=lds, tensor_raw=policy,
+                                        max_trips=TRIPS):
+                    ms = 1000 * (time.perf_counter() - t0)
+                    print(f"  {path.name} [{arch}, LDS {'addresses' if lds else 'tokens'}, tensor RAW {policy}]: "
+                          f"{_summary(res)}; {res.paths} paths, {res.states} states, "
+                          f"{'proof' if res.complete else 'bounded'}, {ms:.0f} ms")
+    print("kernels after the pass (insert; insert --replace-waits):")
+    for path in files:
+        text = path.read_text()
+        arch = _arch(path, parse(text, str(path)))
+        parts = []
+        for replace in (False, True):
+            an = analyze(text, str(path), Options(arch=arch, replace_waits=replace))
+            out = parse(an.inserted_text(), str(path))
+            for func in out.functions:
+                res = check_function(func, an.options, max_trips=TRIPS)
+                parts.append(f"{len(an.waits())} waits -> {_summary(res)} ({1000 * res.seconds:.0f} ms)")
+        print(f"  {path.name}: " + "; ".join(parts))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--programs", type=int, default=1000, help="random programs per target")
+    ap.add_argument("--overdrain", type=int, default=150, help="programs per target for over-drain")
+    ap.add_argument("--arch", action="append", help="targets (default gfx1250 and gfx1200)")
+    ap.add_argument("--no-kernels", action="store_true")
+    ns = ap.parse_args()
+    for arch in ns.arch or ("gfx1250", "gfx1200"):
+        property_run(arch, ns.programs, min(ns.overdrain, ns.programs))
+    if not ns.no_kernels:
+        kernels_run()
+
+
+if __name__ == "__main__":
+    main()

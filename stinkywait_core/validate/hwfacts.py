@@ -1,0 +1,165 @@
+"""What the hardware checker needs to know about each static instruction of a function.
+
+The facts come only from the IR (operands, memtokens) and the target's instruction table
+(`Target.sem`, `Target.decode_wait`): nothing here is taken from the insertion pass, so the
+checker can disagree with it.  They are derived once per instruction before the path walk;
+the walk (validate/hwcheck.py) and the machine state (validate/hwstate.py) only read them.
+
+Choices that are the checker's own reading of the table:
+* an op is put on its `locks` timelines even where the table lists a lock without pushing it
+  (a GDS op locks its data on expcnt: LLVM's GDS_GPR_LOCK event increments expcnt), so a
+  source lock can always be retired by a wait on the counter that holds it;
+* an op's *result* timelines are the timelines it pushes that are not lock timelines; an op
+  with no result timeline (an export) is in flight until every lock timeline retires it;
+* "store-like" (exempt at returns, kept across calls): a vector memory op that writes no
+  register and no LDS (stores, non-returning atomics).
+"""
+
+from __future__ import annotations
+
+from ..ir import Function, Imm, Instruction, Reg
+from ..targets.model import (BAR_FULL, BAR_SIGNAL, BAR_WAIT, CK_COUNT, CK_XS, CK_XV, CTL_CALL, CTL_ENDPGM,
+                             CTL_RETURN)
+from ..targets.target import Target
+from .lds_overlap import LdsRegionModel
+
+#: register kinds that are not architectural state a late write can clobber
+_NOT_UNITS = frozenset({"null", "LDS", "src_shared_base", "src_private_base"})
+_VMEM_FAMILIES = frozenset({"buffer", "global", "scratch", "flat", "image"})
+
+Unit = tuple[str, int]
+
+
+def units_of(ops: list) -> tuple[Unit, ...]:
+    """The 32-bit register units an operand list names (no pseudo registers)."""
+    out: list[Unit] = []
+    for op in ops:
+        if isinstance(op, Reg) and op.kind not in _NOT_UNITS:
+            out.extend((op.kind, i) for i in range(op.lo, op.hi + 1))
+    return tuple(dict.fromkeys(out))
+
+
+def _bits(cks) -> int:
+    m = 0
+    for c in cks:
+        m |= 1 << c
+    return m
+
+
+def _is_cluster_handshake(inst: Instruction) -> bool:
+    """`s_barrier_signal -3` / `s_barrier_wait -3`: the cluster barrier, not an LDS fence."""
+    for op in inst.srcs:
+        if isinstance(op, Imm):
+            return op.value == -3
+    return False
+
+
+class Facts:
+    """The checker's view of one instruction (see the module docstring)."""
+
+    __slots__ = ("sid", "inst", "skip", "wait", "pushes", "push_mask", "result_mask", "lock_mask", "srcs", "dsts",
+                 "late", "order", "lds", "engine", "region", "fence", "control", "drain_before", "drain_after",
+                 "store_like", "xv", "xs")
+
+    def __init__(self, sid: int, inst: Instruction) -> None:
+        self.sid = sid
+        self.inst = inst
+        self.skip = True
+        #: [(counter name, value, timelines on that counter)] for a wait instruction
+        self.wait: tuple = ()
+        self.pushes: tuple[int, ...] = ()
+        self.push_mask = self.result_mask = self.lock_mask = 0
+        self.srcs: tuple[Unit, ...] = ()
+        self.dsts: tuple[Unit, ...] = ()
+        self.late = False
+        self.order: str | None = None
+        self.lds = ""
+        self.engine = ""
+        self.region: object = None
+        self.fence = False
+        self.control = ""
+        self.drain_before: tuple[int, ...] = ()
+        self.drain_after: tuple[int, ...] = ()
+        self.store_like = False
+        self.xv = self.xs = False
+
+    @property
+    def is_wait(self) -> bool:
+        return bool(self.wait)
+
+    @property
+    def ends_path(self) -> bool:
+        return self.control in (CTL_RETURN, CTL_ENDPGM)
+
+    @property
+    def is_call(self) -> bool:
+        return self.control == CTL_CALL
+
+
+def decode_wait(target: Target, inst: Instruction) -> dict[str, int]:
+    """Counter -> value a wait enforces: the target's spelling, or the IR's one-counter form
+    ``s_wait_<counter> N`` (what the pass emits into STIR for every target)."""
+    got = target.decode_wait(inst)
+    if got:
+        return got
+    mn = inst.mnemonic
+    if mn.startswith("s_wait_") and mn[len("s_wait_"):] in target.counter_names:
+        for op in inst.srcs:
+            if isinstance(op, Imm) and op.value >= 0:
+                return {mn[len("s_wait_"):]: op.value}
+    return {}
+
+
+def function_facts(func: Function, target: Target, regions: LdsRegionModel) -> dict[int, Facts]:
+    """id(instruction) -> Facts for every instruction of `func` (sids in program order)."""
+    active = set(target.timelines)
+    by_counter: dict[str, tuple[int, ...]] = {}
+    for ck in target.timelines:
+        by_counter.setdefault(target.counter_of[ck], ())
+        by_counter[target.counter_of[ck]] += (ck,)
+    out: dict[int, Facts] = {}
+    sid = 0
+    for b in func.blocks:
+        for inst in b.instrs:
+            f = Facts(sid, inst)
+            sid += 1
+            out[id(inst)] = f
+            if inst.is_label or inst.is_phi:
+                continue
+            f.skip = False
+            s = target.sem(inst)
+            # (the table knows the target's own wait spellings; the pass's IR form
+            # `s_wait_<counter>` is a wait on every target)
+            vals = decode_wait(target, inst) if s.wait or inst.mnemonic.startswith("s_wait_") else {}
+            if s.wait or vals:
+                f.wait = tuple((cn, v, by_counter.get(cn, ())) for cn, v in vals.items())
+                if not f.wait:
+                    f.skip = True  # a wait on a counter we do not track: retires nothing
+                continue
+            locks = tuple(c for c in s.locks if c in active)
+            pushes = tuple(dict.fromkeys(c for c in s.pushes + s.locks if c in active))
+            results = tuple(c for c in pushes if c not in locks)
+            f.pushes = pushes
+            f.push_mask, f.result_mask, f.lock_mask = _bits(pushes), _bits(results), _bits(locks)
+            f.srcs = units_of(inst.srcs)
+            f.dsts = units_of(inst.dsts)
+            f.late = bool(s.late_dsts and pushes)
+            f.order = s.order_class
+            f.lds = s.lds
+            f.engine = s.engine
+            if s.lds or s.barrier:
+                f.region = regions.region(inst)
+            f.fence = s.barrier in (BAR_FULL, BAR_SIGNAL, BAR_WAIT) and not (
+                s.barrier != BAR_FULL and _is_cluster_handshake(inst))
+            f.control = s.control
+            f.drain_before = tuple(c for c in s.drain_before if c in active)
+            f.drain_after = tuple(c for c in s.drain_after if c in active)
+            f.store_like = bool(pushes) and not s.late_dsts and not s.lds and s.family in _VMEM_FAMILIES
+            f.xv = CK_XV in pushes
+            f.xs = CK_XS in pushes
+    return out
+
+
+def counters_of(target: Target) -> dict[int, str]:
+    """timeline -> the counter it is counted on, for the active timelines."""
+    return {ck: target.counter_of[ck] for ck in target.timelines if ck < CK_COUNT}
