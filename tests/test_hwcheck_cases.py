@@ -3,8 +3,8 @@ full output, and finds each case's hazard, with its path, once the wait the case
 removed from the plan (programmatically: tests/hwplan.py drops the waits the pass inserted
 before the consumer on the case's counter).
 
-Cases the pass gets wrong are strict xfails naming the rule and the layer that owns the fix
-(the checker's tests do not fix the pass).
+A case the pass gets wrong is a strict xfail naming the rule and the layer that owns the fix
+(the checker's tests do not fix the pass); the last one, the loop self-WAW, is fixed.
 """
 
 from __future__ import annotations
@@ -232,11 +232,6 @@ k:
 """
 
 
-@pytest.mark.xfail(strict=True, reason="waw: the pass exempts an instruction's own earlier dynamic instance "
-                   "(waitcnt/dataflow.py _hazard_candidates discards inst from its WAW writers), so a load "
-                   "in a loop whose result is never read lets the next trip's load write the register while "
-                   "the previous one may still land (SMEM and gfx12+ VMEM return out of order); LLVM waits "
-                   "kmcnt/loadcnt 0 there. Owner: waitcnt")
 @pytest.mark.parametrize("arch, load", [("gfx1250", "s_load_b32 s20, s[0:1], 0x0"),
                                         ("gfx1200", "global_load_b32 v1, v[42:43], off")])
 def test_loop_self_waw(arch: str, load: str):

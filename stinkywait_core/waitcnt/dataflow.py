@@ -354,8 +354,14 @@ class WaitDataflow:
         if hit is None:
             hit = self._cands[key] = self._candidates(inst.block, dkey, order, vmem)
         waw, waw_cks, war, war_cks = hit
-        if inst in waw or inst in war:  # (an instruction is never its own candidate)
-            waw, war = waw - {inst}, war - {inst}
+        if inst in waw or inst in war:
+            # its own earlier instance (last trip) is a WAW writer when its writes may land out
+            # of order and its block lies on a cycle: the next trip's write may otherwise be
+            # overtaken by the previous one (SMEM, gfx12+ VMEM; LLVM waits there too).  As a
+            # WAR locker it never is: it reads its sources before it writes.
+            own = (inst in waw and order is None and inst.block is not None
+                   and self.cfg.reaches(inst.block, inst.block))
+            waw, war = (waw if own else waw - {inst}), war - {inst}
             if not war:
                 war_cks = ()
         return waw, waw_cks, war, war_cks
