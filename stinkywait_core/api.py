@@ -355,10 +355,17 @@ def _effective_options(module: Module, options: Options) -> tuple[Options, Diagn
     opts = options
     line = col = 1
     if declared is not None:
-        from .targets import canonical
+        from .targets import canonical, xnack_on
         name, line, col = declared
-        if canonical(name) != canonical(options.arch):
-            opts = options.replace(arch=canonical(name))
+        # XNACK (replay protection, docs/decisions.md 43): the file's `xnack+`/`xnack-` wins;
+        # a file that leaves it open ("any") keeps what --arch / the setting say
+        info = getattr(module, "target_info", None)
+        xnack = getattr(info, "xnack", None) if info is not None else None
+        if xnack is None and canonical(name) == canonical(options.arch):
+            xnack = xnack_on(options.arch)
+        arch = canonical(name) + (":xnack+" if xnack else "")
+        if arch != options.arch:
+            opts = options.replace(arch=arch)
     try:
         opts.target
     except UnsupportedTarget as exc:

@@ -1,6 +1,6 @@
 """CoalesceWaits (waitcnt/coalesce.py, docs/decisions.md 42): a wait folded into an earlier one
-of the same in-order counter takes exactly `b - k`, only within one block and the window, never
-on a counter several timelines share; STIR and `coalesce_window=0` keep one wait per consumer."""
+of the same counter takes exactly `b - k` (k: the counter's pushes of every kind in between),
+only within one block and the window; STIR and `coalesce_window=0` keep one wait per consumer."""
 
 from __future__ import annotations
 
@@ -59,24 +59,32 @@ def test_window_bounds_the_distance():
     assert plan(body, window=32) == [(8, "ds", 2)]
 
 
-def test_a_counter_shared_with_scalar_loads_is_left_alone():
-    # gfx942 lgkmcnt counts LDS and SMEM (out of order against each other)
-    body = ("\ts_load_dword s10, s[0:1], 0x0\n" + "".join(f"\tds_read_b32 v{10 + i}, v0 offset:{4 * i}\n"
-                                                       for i in range(2))
-            + "\tv_mov_b32 v20, v10\n\tv_mov_b32 v21, v11\n")
-    got = plan(body, cpu="gfx942")
-    assert got == plan(body, cpu="gfx942", window=0)
-    assert len(got) == 2
+def test_a_counter_shared_by_several_timelines_folds_as_a_whole():
+    # gfx942 lgkmcnt counts LDS and SMEM: a wait bounds the total, so the fold is exact as long
+    # as k counts the pushes of every kind (docs/decisions.md 42)
+    reads = "".join(f"\tds_read_b32 v{10 + i}, v0 offset:{4 * i}\n" for i in range(2))
+    body = "\ts_load_dword s10, s[0:1], 0x0\n" + reads + "\tv_mov_b32 v20, v10\n\tv_mov_b32 v21, v11\n"
+    assert [(ln, n) for ln, _, n in plan(body, cpu="gfx942", window=0)] == [(7, 1), (8, 0)]
+    assert [(ln, n) for ln, _, n in plan(body, cpu="gfx942")] == [(7, 0)]
 
 
-@pytest.mark.parametrize("cpu,folded", [("gfx1200", True), ("gfx1100", True), ("gfx942", False)])
-def test_loads_on_other_targets(cpu, folded):
-    # gfx9's vmcnt counts loads and stores as two timelines on one counter: left alone
+def test_a_push_of_another_kind_in_between_counts():
+    # a scalar load between the two waits: B needs lgkmcnt(0) (SMEM completes out of order),
+    # b - k = -1, so B keeps its own wait
+    body = ("\tds_read_b32 v10, v0\n\tds_read_b32 v11, v0 offset:4\n\tv_mov_b32 v20, v10\n"
+            "\ts_load_dword s10, s[0:1], 0x0\n\tv_mov_b32 v21, v11\n\tv_mov_b32 v22, s10\n")
+    got = [(ln, n) for ln, _, n in plan(body, cpu="gfx942")]
+    assert got == [(ln, n) for ln, _, n in plan(body, cpu="gfx942", window=0)]
+    assert got[0] == (6, 1) and len(got) == 2
+
+
+@pytest.mark.parametrize("cpu", ["gfx1200", "gfx1100", "gfx942"])
+def test_loads_on_other_targets(cpu):
     mn = "global_load_b32" if cpu in ("gfx1200", "gfx1100") else "global_load_dword"
     loads = "".join(f"\t{mn} v{10 + i}, v[0:1], off offset:{4 * i}\n" for i in range(3))
     uses = "".join(f"\tv_mov_b32 v{20 + i}, v{10 + i}\n" for i in range(3))
-    got = [(line, n) for line, _, n in plan(loads + uses, cpu=cpu)]
-    assert got == ([(7, 0)] if folded else [(7, 2), (8, 1), (9, 0)])
+    assert [(line, n) for line, _, n in plan(loads + uses, cpu=cpu, window=0)] == [(7, 2), (8, 1), (9, 0)]
+    assert [(line, n) for line, _, n in plan(loads + uses, cpu=cpu)] == [(7, 0)]
 
 
 def test_stir_keeps_the_specs_placement():

@@ -83,8 +83,9 @@ def _run_sequence(text: str, path: str, options: Options, steps: int, seed: int,
 
 
 @needs_shared
-@pytest.mark.parametrize("options", [Options(), Options(replace_waits=True), Options.upstream()],
-                         ids=["safe", "replace-waits", "upstream"])
+@pytest.mark.parametrize("options", [Options(), Options(replace_waits=True), Options.upstream(),
+                                     Options(arch="gfx1250:xnack+")],
+                         ids=["safe", "replace-waits", "upstream", "xnack"])
 def test_gemm_edit_sequence(options: Options) -> None:
     text = (ASM / "aiter_gfx1250_mxscale_gemm1_final_isa.s").read_text()
     reused = _run_sequence(text, "gemm1.s", options, steps=6, seed=7, stir=False)

@@ -31,18 +31,22 @@ class Features:
     `s_barrier` needs no drain of outstanding memory (every target but gfx900/906/908).
     `split_barriers`: `s_barrier_signal` / `s_barrier_wait` (gfx12+).  `atomic_xcnt_drain`:
     `s_wait_xcnt 0` before a FLAT/global atomic (AMDGPUUsage GFX125x: atomicity during an xnack
-    replay).
+    replay).  `xnack_replay`: the code runs with XNACK on (target id `:xnack+`, gfx1250), so a
+    VMEM op may be replayed: its translation completes before an `s_set_vgpr_msb` that is not
+    followed by VMEM and before a forever `s_sleep` (stinkytofu's Gfx1250HazardPass;
+    docs/decisions.md 43).
     """
 
     __slots__ = ("stores_on_vmcnt", "split_image_counters", "flat_in_order", "vmem_write_vgpr_in_order",
                  "has_xcnt", "has_tensor", "has_async", "lds_dma", "has_exports", "has_gds",
-                 "back_off_barrier", "split_barriers", "atomic_xcnt_drain", "has_vscnt")
+                 "back_off_barrier", "split_barriers", "atomic_xcnt_drain", "has_vscnt", "xnack_replay")
 
     def __init__(self, *, stores_on_vmcnt: bool = False, split_image_counters: bool = False,
                  flat_in_order: bool = True, vmem_write_vgpr_in_order: bool = False, has_xcnt: bool = False,
                  has_tensor: bool = False, has_async: bool = False, lds_dma: tuple[str, ...] = (),
                  has_exports: bool = True, has_gds: bool = False, back_off_barrier: bool = True,
-                 split_barriers: bool = False, atomic_xcnt_drain: bool = False, has_vscnt: bool = False) -> None:
+                 split_barriers: bool = False, atomic_xcnt_drain: bool = False, has_vscnt: bool = False,
+                 xnack_replay: bool = False) -> None:
         self.stores_on_vmcnt = stores_on_vmcnt
         self.split_image_counters = split_image_counters
         self.flat_in_order = flat_in_order
@@ -57,6 +61,7 @@ class Features:
         self.split_barriers = split_barriers
         self.atomic_xcnt_drain = atomic_xcnt_drain
         self.has_vscnt = has_vscnt
+        self.xnack_replay = xnack_replay
 
     def replace(self, **changes: object) -> "Features":
         values = {name: getattr(self, name) for name in self.__slots__}

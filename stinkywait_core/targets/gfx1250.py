@@ -21,13 +21,14 @@ from .spelling import SplitSpelling
 CPUS = ("gfx1250", "gfx1251")
 
 
-def generation(cpu: str) -> Generation:
+def generation(cpu: str, xnack: bool = False) -> Generation:
+    """`xnack`: the code runs with XNACK replay on (target id feature `xnack+`)."""
     counters = (Counter("dscnt", 63, 62), Counter("loadcnt", 63, 62), Counter("kmcnt", 31, 0),
                 Counter("tensorcnt", 63, 62), Counter("asynccnt", 63, 62), Counter("storecnt", 63, 62),
                 Counter("xcnt", 63, 62))
     timelines = {CK_DS: "dscnt", CK_LOAD: "loadcnt", CK_KM: "kmcnt", CK_TENSOR: "tensorcnt",
                  CK_ASYNC: "asynccnt", CK_STORE: "storecnt", CK_XV: "xcnt", CK_XS: "xcnt"}
     features = Features(split_barriers=True, has_xcnt=True, has_tensor=True, has_async=True,
-                        has_exports=False, atomic_xcnt_drain=True)
+                        has_exports=False, atomic_xcnt_drain=True, xnack_replay=xnack)
     return Generation("gfx1250", counters, timelines, frozenset({CK_KM, CK_XS}), features,
                       SplitSpelling(tuple(c.name for c in counters), legacy=False))

@@ -29,6 +29,11 @@ def canonical(name: str) -> str:
     return n
 
 
+def xnack_on(name: str) -> bool:
+    """The target id turns XNACK on (`gfx1250:xnack+`); `xnack-` or no setting: off."""
+    return ":xnack+" in name.replace(" ", "").lower()
+
+
 def build_target(name: str, model: str = "hw") -> Target:
     cpu = canonical(name)
     if model not in MODELS:
@@ -40,6 +45,8 @@ def build_target(name: str, model: str = "hw") -> Target:
                     raise UnsupportedTarget(
                         f"the upstream model exists for gfx1250 only, not for '{cpu}' (use the hardware model)")
                 return Target(cpu, upstream.generation(), "upstream", upstream.semantics)
+            if make is gfx1250.generation:
+                return Target(cpu, make(cpu, xnack_on(name)), "hw")
             return Target(cpu, make(cpu), "hw")
     raise UnsupportedTarget(f"unsupported target '{name}': supported targets are "
                             f"{', '.join(SUPPORTED_TARGETS)}")

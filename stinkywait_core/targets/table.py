@@ -32,6 +32,7 @@ from .model import (BAR_FULL, BAR_NONE, BAR_OTHER, BAR_SIGNAL, BAR_WAIT, CK_ASYN
 V_RETURNING = 1  # an atomic that returns the pre-op value (glc / sc0 / th:TH_ATOMIC_RETURN / _rtn)
 V_LDS = 2        # the `lds` modifier of a MUBUF load (LDS DMA, gfx9/gfx10)
 V_GDS = 4        # the `gds` modifier of a DS op (GDS instead of LDS)
+V_FOREVER = 8    # `s_sleep` with bit 15 of its operand set: sleeps until woken
 
 _VMEM_PREFIXES = ("buffer_", "tbuffer_", "global_", "scratch_", "flat_", "image_", "cluster_")
 
@@ -210,6 +211,15 @@ def _scalar(mn: str, g: Generation, variant: int) -> InstrSem:
     f = g.features
     if mn in WAIT_MNEMONICS:
         return InstrSem(mn, "wait", wait=True)
+    if f.xnack_replay and mn == "s_set_vgpr_msb":
+        return InstrSem(mn, "salu", drain_before=(CK_XV,),
+                        note="XNACK replay protection: a VMEM op still being translated may be "
+                             "replayed, reading its VGPRs under the new MSB mode; stinkytofu's "
+                             "Gfx1250HazardPass")
+    if f.xnack_replay and mn == "s_sleep" and variant & V_FOREVER:
+        return InstrSem(mn, "salu", drain_before=(CK_XV, CK_XS),
+                        note="XNACK replay protection: no translation pending while the wave sleeps "
+                             "until woken; stinkytofu's Gfx1250HazardPass")
     if mn.startswith(("s_load_", "s_buffer_load_", "s_scratch_load_", "s_dcache_", "s_atc_probe",
                       "s_scratch_store", "s_store_", "s_buffer_store", "s_atomic_", "s_buffer_atomic_",
                       "s_prefetch_", "s_buffer_prefetch")):

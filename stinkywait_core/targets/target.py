@@ -14,11 +14,15 @@ from functools import lru_cache
 from ..ir import Instruction, Reg
 from .generation import Generation
 from .model import CK_COUNT, InstrSem
-from .table import V_GDS, V_LDS, V_RETURNING, semantics
+from .table import V_FOREVER, V_GDS, V_LDS, V_RETURNING, semantics
+
+
+#: families whose ops join a VMEM replay group (`Target.drain_before`)
+_REPLAY_GROUP = frozenset({"global", "scratch", "flat", "buffer", "image"})
 
 
 def variant_of(inst: Instruction) -> int:
-    """The operand facts the table needs (returning atomic, LDS DMA, GDS)."""
+    """The operand facts the table needs (returning atomic, LDS DMA, GDS, a forever sleep)."""
     v = 0
     suffix = inst.suffix
     if suffix:
@@ -27,6 +31,10 @@ def variant_of(inst: Instruction) -> int:
             v |= V_LDS
         if "gds" in words:
             v |= V_GDS
+    if inst.mnemonic == "s_sleep":
+        lit = inst.first_literal()
+        if lit is not None and lit & 0x8000:
+            v |= V_FOREVER
     if "atomic" in inst.mnemonic or "_rtn" in inst.mnemonic:
         for op in inst.dsts:
             if type(op) is Reg and op.kind not in ("SCC", "exec", "LDS"):
@@ -70,6 +78,21 @@ class Target:
     def sem(self, inst: Instruction) -> InstrSem:
         """The semantics of one instruction, its operands considered."""
         return self._table(inst.mnemonic, self.generation, variant_of(inst))
+
+    def drain_before(self, inst: Instruction, following: Instruction | None) -> tuple[int, ...]:
+        """The timelines that must be empty before `inst` issues, given the instruction after
+        it in its block (None: the block ends, or unknown).  The table's `drain_before`, but
+        for gfx1250's `s_set_vgpr_msb` directly followed by a VMEM op: the mode change then
+        opens that op's replay group instead of leaving an earlier group behind it
+        (stinkytofu's Gfx1250HazardPass drains only an `s_set_vgpr_msb` whose successor is not
+        memory).  The pass and the hardware checker both ask here."""
+        s = self.sem(inst)
+        if not s.drain_before:
+            return ()
+        if inst.mnemonic == "s_set_vgpr_msb" and following is not None and not following.is_label \
+                and self.sem(following).family in _REPLAY_GROUP:
+            return ()
+        return tuple(c for c in s.drain_before if c in self.timelines)
 
     def sem_for(self, mnemonic: str) -> InstrSem | None:
         """The semantics of a mnemonic alone (None: not an instruction the table knows)."""

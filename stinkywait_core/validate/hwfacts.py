@@ -120,7 +120,7 @@ def function_facts(func: Function, target: Target, regions: LdsRegionModel) -> d
     out: dict[int, Facts] = {}
     sid = 0
     for b in func.blocks:
-        for inst in b.instrs:
+        for k, inst in enumerate(b.instrs):
             f = Facts(sid, inst)
             sid += 1
             out[id(inst)] = f
@@ -152,7 +152,8 @@ def function_facts(func: Function, target: Target, regions: LdsRegionModel) -> d
             f.fence = s.barrier in (BAR_FULL, BAR_SIGNAL, BAR_WAIT) and not (
                 s.barrier != BAR_FULL and _is_cluster_handshake(inst))
             f.control = s.control
-            f.drain_before = tuple(c for c in s.drain_before if c in active)
+            following = b.instrs[k + 1] if k + 1 < len(b.instrs) else None
+            f.drain_before = tuple(c for c in target.drain_before(inst, following) if c in active)
             f.drain_after = tuple(c for c in s.drain_after if c in active)
             f.store_like = bool(pushes) and not s.late_dsts and not s.lds and s.family in _VMEM_FAMILIES
             f.xv = CK_XV in pushes

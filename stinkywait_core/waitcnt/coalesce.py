@@ -6,12 +6,14 @@ instruction allows, so a run of WMMAs fed by a run of LDS loads gets one wait pe
 wait instruction costs an issue slot, and loads issued together arrive together anyway.
 
 Merging a later wait B (value b) into an earlier wait A of the same counter in the same block
-is exact: with k ops pushed on that counter between A and B, "keep b newest at B" retires
-precisely the ops "keep b - k newest at A" retires (the counter completes in order), so A
-takes min(a, b - k) and B goes.  It needs b - k >= 0 (B must not wait for an op issued after
-A) and B at most `window` instructions after A; A then waits earlier for what B needed, the
-price of the saved instruction.  Counters shared by several timelines (gfx9-11 lgkmcnt,
-gfx1250 xcnt) and out-of-order ones are left alone.
+is exact: a wait guarantees only "at most n ops of this counter outstanding", and with k ops
+pushed on the counter between A and B, at most a' + k are outstanding at B when A leaves a'.
+So A takes a' = min(a, b - k) and B goes: whatever B's "at most b" retired is retired by then,
+on every timeline of the counter, in order or not (gfx9 vmcnt: loads and stores; gfx9-11
+lgkmcnt: LDS beside SMEM), and A only waits more.  It needs b - k >= 0 (B must not wait for an
+op issued after A) and B at most `window` instructions after A; A then waits earlier for what
+B needed, the price of the saved instruction.  gfx1250's xcnt folds the same way: its
+translations also retire implicitly when their ops complete, which only lowers the count.
 
 It runs on the finalized plan: after B the same ops are retired as before, so every block's
 exit state (what the incremental memo and the tail drains read) is unchanged.
@@ -34,15 +36,15 @@ def coalesce_waits(plan: WaitInsertionPlan, df: WaitDataflow, window: int) -> Co
         return merged
     anchors = plan.anchor_waits
     info = df.info
-    singles = [c for c in df.cks if len(df.siblings[c]) == 1 and df.in_order[c]]
-    if not singles:
+    groups = _counters(df)
+    if not groups:
         return merged
     blocks = {inst.block for inst in anchors if inst.block is not None}
     for b in df.rpo:
         if b not in blocks:
             continue
-        # timeline -> [anchor, ops pushed since it, instructions since it]
-        last: dict[int, list] = {}
+        # counter (its timelines) -> [anchor, ops pushed on the counter since it, instructions since it]
+        last: dict[tuple[int, ...], list] = {}
         for inst in b.instrs:
             if inst.is_phi or inst.is_label:
                 continue
@@ -51,27 +53,45 @@ def coalesce_waits(plan: WaitInsertionPlan, df: WaitDataflow, window: int) -> Co
                 # (the finalized plan's lists may be the incremental memo's own: copied first)
                 spec = anchors[inst] = list(spec)
                 touched = False
-                for c in singles:
-                    w = spec[c]
+                for g in groups:
+                    w = _value(spec, g)
                     if w == -1:
                         continue
-                    prev = last.get(c)
+                    prev = last.get(g)
                     if prev is not None and prev[2] <= window and w - prev[1] >= 0:
                         a_inst, k = prev[0], prev[1]
                         a_spec = anchors[a_inst]  # a copy made when it was met
-                        if w - k < a_spec[c]:
-                            a_spec[c] = w - k
-                        spec[c] = -1
+                        v = min(_value(a_spec, g), w - k)
+                        for c in g:
+                            a_spec[c] = v
+                            if spec[c] != -1:
+                                merged.setdefault(a_inst, {}).setdefault(c, []).append((inst, k))
+                            spec[c] = -1
                         touched = True
-                        merged.setdefault(a_inst, {}).setdefault(c, []).append((inst, k))
                         continue
-                    last[c] = [inst, 0, 0]
+                    last[g] = [inst, 0, 0]
                 if touched and all(v == -1 for v in spec):
                     del anchors[inst]
             inf = info.get(inst)
             pushes = inf.pushes if inf is not None else ()
-            for c, st in last.items():
-                if c in pushes:
-                    st[1] += 1
+            for g, st in last.items():
+                for c in g:
+                    if c in pushes:
+                        st[1] += 1  # (one instruction pushing two timelines of a counter counts twice)
                 st[2] += 1
     return merged
+
+
+def _counters(df: WaitDataflow) -> list[tuple[int, ...]]:
+    """The hardware counters, each as the group of its timelines."""
+    seen: dict[tuple[int, ...], None] = {}
+    for c in df.cks:
+        g = tuple(sorted(df.siblings[c]))
+        seen.setdefault(g, None)
+    return list(seen)
+
+
+def _value(spec: list[int], g: tuple[int, ...]) -> int:
+    """The wait value of counter `g` in `spec` (every timeline of a waited counter carries it)."""
+    vals = [spec[c] for c in g if spec[c] != -1]
+    return min(vals) if vals else -1

@@ -150,6 +150,32 @@ class WaitDataflow:
     def _fresh_info(self, inst: Instruction) -> InstInfo:
         return make_info(inst, self.target, self.options.num_waves)
 
+    def _context_drains(self, blocks) -> list[Instruction]:
+        """Drains that depend on the next instruction of the block (`Target.drain_before`:
+        gfx1250 `s_set_vgpr_msb`); recomputed for every block whose contents may have changed
+        (an instruction last in its block is judged without a successor, so a change in
+        another block never matters)."""
+        out: list[Instruction] = []
+        if not self.hw or not self.target.generation.features.xnack_replay:
+            return out
+        info = self.info
+        for b in blocks:
+            instrs = b.instrs
+            for k, inst in enumerate(instrs):
+                if inst.mnemonic != "s_set_vgpr_msb":
+                    continue
+                inf = info.get(inst)
+                if inf is None:
+                    continue
+                want = self.target.drain_before(inst, instrs[k + 1] if k + 1 < len(instrs) else None)
+                if inf.drain != want:
+                    inf = info[inst] = inf.copy()  # (never mutate facts a memo shares)
+                    inf.drain = want
+                    inf.linked = False  # (its fast-path flags are derived when linked)
+                    self._relinked.add(b)
+                    out.append(inst)
+        return out
+
     def _init_full(self, memo: FunctionMemo | None) -> None:
         known = memo.infos if memo is not None and memo.target is self.target else {}
         for b in self.rpo:
@@ -158,6 +184,7 @@ class WaitDataflow:
                 if inf is None:
                     inf = self._fresh_info(inst)
                 self.info[inst] = inf
+        self._context_drains(self.rpo)
         self._structure(self.rpo)
         self.track_trips = any(has_trips(inf) for inf in self.info.values())
         if self.hw:
@@ -198,6 +225,7 @@ class WaitDataflow:
                 if inst not in info:
                     info[inst] = self._fresh_info(inst)
                     fresh.append(inst)
+        redrained = self._context_drains(changed)
         for phi in memo.ssa.new_phis:
             if phi not in info:
                 info[phi] = self._fresh_info(phi)
@@ -218,8 +246,8 @@ class WaitDataflow:
         for inst in fresh:
             self._link_sources(inst, info[inst])
             linked.add(inst)
-        for inst in memo.ssa.touched:  # kept instructions whose sources the SSA re-solved
-            inf = info.get(inst)
+        for inst in list(memo.ssa.touched) + redrained:  # kept instructions whose sources the SSA
+            inf = info.get(inst)                          # re-solved, or whose drains changed
             if inf is not None and inst not in linked:
                 self._link_sources(inst, inf)
                 linked.add(inst)

@@ -298,6 +298,9 @@ def _anchor_waits(out: PassOutput, options: Options, b: Block, inst: Instruction
                 reason = (f"{reason}; waits here for {later.mnemonic} (line {_loc(later)[0]}), "
                           f"so that one needs no wait of its own")
                 contribs = taken + contribs
+        if any(ct.rule == "isa-drain" and ct.op is None and ct.wait == value for ct in contribs):
+            note = target.sem(inst).note
+            reason = f"isa-drain: {inst.mnemonic} needs every {cn} op complete first" + (f" ({note})" if note else "")
         if rule == "fallback" and df.lds_source is not None:
             binding = next((ct for ct in contribs if ct.wait == value and ct.op is not None), None)
             if binding is not None:
