@@ -5,7 +5,7 @@ Usage: .venv/bin/python benchmarks/bench_plan.py [--repeat N] [KERNEL.s]
 Prints, side by side in one run:
 * the median wall and CPU (user+system) time of a whole `stinkywait plan KERNEL` process
   (interpreter start-up and imports included) and of `llvm-mc-22 -triple=amdgcn-amd-amdhsa
-  -mcpu=gfx1250 -filetype=obj`, the runs of the two interleaved so that both see the same load;
+  -mcpu=CPU -filetype=obj` (the kernel's own target), the runs of the two interleaved so that both see the same load;
 * where a cold plan's CPU goes: interpreter start-up, imports, parse, the pass and printing
   (medians over fresh processes);
 * in-process `analyze` time (CPU) for the kernel and for a synthetic kernel 10x its size (the
@@ -134,7 +134,10 @@ def main() -> int:
     print(f"load average at start: {os.getloadavg()[0]:.2f}")
     cmds = [[exe, "plan", ns.kernel]]
     if mc:
-        cmds.append([mc, "-triple=amdgcn-amd-amdhsa", "-mcpu=gfx1250", "-filetype=obj", ns.kernel, "-o", os.devnull])
+        m = re.search(r'amdgcn-amd-amdhsa--(gfx[0-9a-f]+)', text)
+        cpu = m.group(1) if m else "gfx1250"
+        print(f"llvm-mc-22 -mcpu={cpu}")
+        cmds.append([mc, "-triple=amdgcn-amd-amdhsa", f"-mcpu={cpu}", "-filetype=obj", ns.kernel, "-o", os.devnull])
     timings = side_by_side(cmds, ns.repeat)
     plan, plan_cpu = timings[0]
     print(f"cold `stinkywait plan` (whole process):          {plan * 1e3:8.1f} ms wall {plan_cpu * 1e3:8.1f} ms CPU")

@@ -101,6 +101,8 @@ class WaitDataflow:
         #: `lds_source` is the callable that makes them (None: no address analysis)
         self.lds_source = None
         self._lds = None
+        #: (a, b, same_trip) -> `_disjoint`'s answer for this version's facts
+        self._pairs: dict = {}
         #: the logs of the memoised walks being recorded (each gets every disjointness answer)
         self._qlogs: list[list] = []
         if memo is not None and memo.infos and memo.changed_blocks is not None \
@@ -467,11 +469,10 @@ class WaitDataflow:
     def lds_disjoint(self, a: Instruction, b: Instruction, same_trip: bool) -> bool:
         """The address analysis proves the LDS accesses of `a` and `b` disjoint (the answer is
         logged for the walks being memoised)."""
-        facts = self._facts()
-        # the machine model says both touch LDS: an access the address analysis does not
-        # recognise is unknown, never "no LDS memory"
-        ans = (facts is not None and facts.access(a) is not None and facts.access(b) is not None
-               and not facts.may_overlap(a, b, same_trip))
+        key = (a, b, same_trip)
+        ans = self._pairs.get(key)
+        if ans is None:
+            ans = self._pairs[key] = self._disjoint(a, b, same_trip)
         if self._qlogs:
             q = (a, b, same_trip, ans)
             for log in self._qlogs:
@@ -483,14 +484,22 @@ class WaitDataflow:
         facts = self._facts()
         return facts.why_not_proven(a, b, same_trip) if facts is not None else ""
 
+    def _disjoint(self, a: Instruction, b: Instruction, same_trip: bool) -> bool:
+        facts = self._facts()
+        # the machine model says both touch LDS: an access the address analysis does not
+        # recognise is unknown, never "no LDS memory"
+        return (facts is not None and facts.access(a) is not None and facts.access(b) is not None
+                and not facts.may_overlap(a, b, same_trip))
+
     def queries_hold(self, queries) -> bool:
         """A memoised walk's disjointness answers are still this version's."""
         if not queries:
             return True
-        facts = self._facts()
         for a, b, same_trip, ans in queries:
-            now = (facts is not None and facts.access(a) is not None and facts.access(b) is not None
-                   and not facts.may_overlap(a, b, same_trip))
+            key = (a, b, same_trip)
+            now = self._pairs.get(key)
+            if now is None:
+                now = self._pairs[key] = self._disjoint(a, b, same_trip)
             if ans != now:
                 return False
         return True

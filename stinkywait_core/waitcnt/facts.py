@@ -125,7 +125,7 @@ def plain_facts(mnemonic: str, variant: int, target: Target, num_waves_one: bool
     drain = tuple(c for c in s.drain_before if c in active)
     return (pushes, ((), (), None, None, s.wait, tensor_anchor, lds_writer, False, ds_read_or_atomic,
                      num_waves_one, results, "" if upstream else s.lds, "" if upstream else s.engine,
-                     "" if upstream else s.control, () if upstream else drain, (), None, False, s.late_dsts,
+                     "" if upstream else s.control, () if upstream else drain, (), None, None, s.late_dsts,
                      s.order_class, () if upstream else locks))
 
 
