@@ -224,21 +224,30 @@ def _diff_meets(la: Lin, lb: Lin, lo: int, hi: int) -> bool:
     for atom, c in lb[0]:
         coeff[atom] = coeff.get(atom, 0) - c
     base = I.shift(I.sub(la[1], lb[1]), -((ka - kb) << 32))
-    small, combos = [], 1
+    # symbols derived from one root (a bit and a half of the wave index) are enumerated with
+    # it: their values are the root's function, not independent
+    groups: dict = {}
     for atom, c in coeff.items():
         if not c:
             continue
-        r = atom.range
+        d = atom.derived
+        root = d[0] if d is not None else atom
+        groups.setdefault(root, []).append((atom, c))
+    small, combos = [], 1
+    for root, members in groups.items():
+        r = root.range
         n = 1 if r[2] == 0 else (r[1] - r[0]) // r[2] + 1
-        if combos * n <= _ENUMERATE:
+        if combos * n <= _ENUMERATE and I.in_u32(r):
             combos *= n
-            small.append((c, r))
-        else:
-            base = I.add(base, I.mul_const(r, c))
+            small.append((root, r, members))
+            continue
+        for atom, c in members:
+            base = I.add(base, I.mul_const(atom.range, c))
     offsets = [0]
-    for c, r in small:
+    for root, r, members in small:
         vals = [r[0]] if r[2] == 0 else range(r[0], r[1] + 1, r[2])
-        offsets = [o + c * v for o in offsets for v in vals]
+        steps = [sum(c * (v if atom is root else atom.derived[1](v)) for atom, c in members) for v in vals]
+        offsets = [o + st for o in offsets for st in steps]
     return any(_meets(I.shift(base, o), lo, hi) for o in offsets)
 
 

@@ -345,6 +345,18 @@ def _reg_name(key: Key) -> str:
 
 
 _NO_VALUE = frozenset(("null", "LDS"))
+def _bfe(x: int, spec: int) -> int:
+    o, w = spec & 31, (spec >> 16) & 0x7F
+    return (x >> o) & ((1 << min(w, 32)) - 1)
+
+
+#: results that are a function of one value: mnemonic -> (value operand, constant operands,
+#: the function of the value's number and the constants)
+_DERIVED = {"s_and_b32": (0, (1,), lambda x, m: x & m), "v_and_b32": (1, (0,), lambda x, m: x & m),
+            "s_lshr_b32": (0, (1,), lambda x, k: x >> (k & 31)), "v_lshrrev_b32": (1, (0,), lambda x, k: x >> (k & 31)),
+            "s_bfe_u32": (0, (1,), _bfe),
+            "v_bfe_u32": (0, (1, 2), lambda x, o, w: (x >> (o & 31)) & ((1 << (w & 31)) - 1))}
+
 #: operations whose result depends on the destination's old value (not among the sources)
 _READS_OLD = frozenset(("s_addk_i32", "s_addk_co_i32", "s_mulk_i32", "s_cmov_b32", "s_cmovk_i32", "s_bitset1_b32",
                         "s_bitset0_b32", "v_writelane_b32", "v_mbcnt_lo_u32_b32", "v_mbcnt_hi_u32_b32"))
@@ -850,6 +862,8 @@ class ValueFlow:
                 lins.append((terms, s))
             else:
                 a = self.new_atom(s, variant, origin)
+                if vn is not None and not terms and v.phase is None:
+                    a.derived = self._derivation(d, ctx)
                 lins.append(lin_add((terms, (0, 0, 0)), lin_atom(a)))
         why = v.why
         if why is None and any(I.size(s) > 1 << 24 for _, s in v.lins):
@@ -858,6 +872,29 @@ class ValueFlow:
         if vn is not None:
             self._numbered[vn[0]] = out
         return out
+
+    def _derivation(self, d: Instruction, ctx: _Ctx | None) -> tuple | None:
+        """(root atom, f) when the numbered result of `d` is ``f(root)``: a mask, a right
+        shift or a bit-field extract by constants of ``c*root + k`` (one symbol, exact, no
+        trip phase)."""
+        mn = base_mnemonic(d.mnemonic)
+        spec = _DERIVED.get(mn)
+        if spec is None:
+            return None
+        ops = self._operands(d, ctx)
+        vi, ci = spec[0], spec[1]
+        if mn in ("s_and_b32", "v_and_b32") and ops.const(ci[0]) is None:
+            vi, ci = ci[0], (vi,)  # the mask on the other side
+        x = ops.src(vi)
+        consts = [ops.const(i) for i in ci]
+        if None in consts or x.phase is not None or len(x.lins[0][0]) != 1 or x.lins[0][1][2] != 0:
+            return None
+        (root, coeff), = x.lins[0][0]
+        if root.derived is not None:
+            return None
+        k = x.lins[0][1][0]
+        op = spec[2]
+        return root, (lambda r, c=coeff, k=k, a=tuple(consts), op=op: op((c * r + k) & I.MASK32, *a))
 
     def _number(self, d: Instruction, key: Key, ctx: _Ctx | None, v: Val) -> tuple | None:
         """(value-number key, symbol variant) of the wave-uniform result `key` of `d`, or None
