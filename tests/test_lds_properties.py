@@ -87,7 +87,7 @@ class Gen:
         return d
 
     def op(self) -> None:
-        k = self.draw(st.integers(0, 25))
+        k = self.draw(st.integers(0, 30))
         if k == 0:
             self.emit(f"s_mov_b32 {self.s_dst()}, {self.s_src()}")
         elif k == 1:
@@ -157,6 +157,51 @@ class Gen:
             a, b = self.v_src(), self.v_src()
             self.emit(f"v_dual_lshlrev_b32 {self.v_dst()}, {self.draw(st.sampled_from(SHIFTS))}, {a} :: "
                       f"v_dual_and_b32 {self.v_dst()}, {self.const()}, {b}")
+        elif k == 21:
+            # a flag from a bit test selects between two values (SCC as the result != 0)
+            a = self.draw(st.sampled_from(self.sdef))
+            mn = self.draw(st.sampled_from(["s_and_b32", "s_lshr_b32", "s_bfe_u32"]))
+            b = {"s_and_b32": hex(self.draw(st.sampled_from([1, 2, 3, 0x10]))),
+                 "s_lshr_b32": str(self.draw(st.sampled_from([1, 2, 3, 31]))),
+                 "s_bfe_u32": hex(self.draw(st.integers(0, 3)) | self.draw(st.integers(1, 2)) << 16)}[mn]
+            self.emit(f"{mn} {self.s_dst()}, {a}, {b}")
+            self.emit(f"s_cselect_b32 {self.s_dst()}, {self.s_src()}, {self.s_src()}")
+        elif k == 22:
+            # an equality test of a small value selects
+            a = self.draw(st.sampled_from(self.sdef))
+            mn = self.draw(st.sampled_from(["s_cmp_eq_u32", "s_cmp_lg_u32"]))
+            self.emit(f"{mn} {a}, {self.draw(st.integers(0, 3))}")
+            self.emit(f"s_cselect_b32 {self.s_dst()}, {self.s_src()}, {self.s_src()}")
+        elif k == 23:
+            # the same computation twice (value numbering must not confuse the copies)
+            a = self.draw(st.sampled_from(self.sdef + ["ttmp8"]))
+            mn, b = self.draw(st.sampled_from([("s_and_b32", "1"), ("s_lshr_b32", "1"), ("s_and_b32", "3"),
+                                               ("s_lshr_b32", "2"), ("s_bfe_u32", "0x50019"), ("s_or_b32", "s1")]))
+            self.emit(f"{mn} {self.s_dst()}, {a}, {b}")
+            for _ in range(self.draw(st.integers(0, 2))):
+                self.op()
+            self.emit(f"{mn} {self.s_dst()}, {a}, {b}")
+        elif k == 24:
+            # a conditional swap on a flag (per-wave ping-pong), or a two-way diamond
+            self.n += 1
+            a = self.draw(st.sampled_from(self.sdef))
+            x, y = self.v_dst(), self.v_dst()
+            self.emit(f"v_add_nc_u32 {y}, {self.any_src()}, {x if x in self.vdef else 'v0'}")
+            if self.draw(st.booleans()):
+                self.emit(f"s_and_b32 {self.s_dst()}, {a}, {self.draw(st.sampled_from(['1', '2', '3']))}")
+            else:
+                self.emit(f"s_cmp_eq_u32 {a}, {self.draw(st.integers(0, 2))}")
+            if self.draw(st.booleans()):
+                self.emit(f"{self.draw(st.sampled_from(['s_cbranch_scc0', 's_cbranch_scc1']))} .Lsw{self.n}")
+                self.emit(f"v_swap_b32 {x}, {y}")
+                self.emit(f".Lsw{self.n}:")
+            else:
+                self.emit(f"{self.draw(st.sampled_from(['s_cbranch_scc0', 's_cbranch_scc1']))} .Lel{self.n}")
+                self.emit(f"v_add_nc_u32 {x}, {self.const()}, {y}")
+                self.emit(f"s_branch .Lj{self.n}")
+                self.emit(f".Lel{self.n}:")
+                self.emit(f"v_add_nc_u32 {x}, {self.const()}, {y}")
+                self.emit(f".Lj{self.n}:")
         else:
             self.access()
 
@@ -308,6 +353,13 @@ class Wave:
             ops = [o.strip() for o in rest.split(",")] if rest else []
             if mn == "s_endpgm":
                 return
+            if mn == "s_branch":
+                pc = labels[ops[0]]
+                continue
+            if mn == "s_cbranch_scc0":
+                if not self.scc:
+                    pc = labels[ops[0]]
+                continue
             if mn == "s_cbranch_scc1":
                 if self.scc:
                     target = labels[ops[0]]
@@ -372,24 +424,30 @@ class Wave:
             c = int(ops[1], 0) & 0xFFFF
             self.s[d] = c | 0xFFFF0000 if c & 0x8000 else c
         elif mn == "s_add_co_u32":
-            self.s[d] = (s(ops[1]) + s(ops[2])) & M
+            r = s(ops[1]) + s(ops[2])
+            self.s[d] = r & M
+            self.scc = int(r > M)
         elif mn == "s_sub_co_u32":
             r = s(ops[1]) - s(ops[2])
             self.s[d] = r & M
             self.scc = int(r < 0)
-        elif mn == "s_lshl_b32":
+        elif mn == "s_lshl_b32":  # these SALU operations set SCC = (result != 0)
             self.s[d] = (s(ops[1]) << (s(ops[2]) & 31)) & M
+            self.scc = int(self.s[d] != 0)
         elif mn == "s_lshr_b32":
             self.s[d] = s(ops[1]) >> (s(ops[2]) & 31)
+            self.scc = int(self.s[d] != 0)
         elif mn in ("s_and_b32", "s_or_b32", "s_xor_b32") and d != "exec_lo":
             a, b = s(ops[1]), s(ops[2])
             self.s[d] = a & b if "and" in mn else a | b if "_or" in mn else a ^ b
+            self.scc = int(self.s[d] != 0)
         elif mn == "s_mul_i32":
             self.s[d] = (s(ops[1]) * s(ops[2])) & M
         elif mn == "s_bfe_u32":
             spec = s(ops[2])
             o, w = spec & 31, spec >> 16 & 0x7F
             self.s[d] = (s(ops[1]) >> o) & ((1 << w) - 1 if w < 32 else M)
+            self.scc = int(self.s[d] != 0)
         elif mn == "s_cmp_lt_u32":
             self.scc = int(s(ops[0]) < s(ops[1]))
         elif mn == "s_cmp_lg_u32":
@@ -408,6 +466,10 @@ class Wave:
             self.s[d] = (self.seed * 0x85EBCA6B + int(ops[2], 0) * 0xC2B2AE35) & M
         elif mn == "s_wait_kmcnt":
             pass
+        elif mn == "v_swap_b32":
+            a, b = [self.lane(ops[0], i) for i in range(LANES)], [self.lane(ops[1], i) for i in range(LANES)]
+            self.setv(ops[0], lambda i: b[i])
+            self.setv(ops[1], lambda i: a[i])
         elif mn == "v_mov_b32":
             self.setv(d, lambda i: self.lane(ops[1], i))
         elif mn in ("v_add_nc_u32", "v_sub_nc_u32", "v_and_b32", "v_or_b32", "v_xor_b32"):

@@ -2,7 +2,8 @@
 
 The LDS address analysis needs the range of the work-item id in v0 (lanes differ by it), the
 wave size (how many lanes an LDS DMA spreads over), how the work-item ids are laid out in v0,
-and the largest LDS address that names a distinct byte.  They come from the ``.amdhsa_*``
+and the largest LDS address that names a distinct byte.  The workgroup size is bounded by the
+metadata and by how many waves of the kernel's VGPR allocation fit on one WGP.  They come from the ``.amdhsa_*``
 directives of the kernel descriptor and the ``amdhsa.kernels`` code-object metadata; anything
 absent falls back to the hardware maximum (1024 work-items per workgroup).
 
@@ -27,11 +28,21 @@ _PACKED = ("gfx90a", "gfx94", "gfx95", "gfx10", "gfx11", "gfx12")
 
 _LINE = re.compile(
     r'^(?P<ind>[ \t]*)(?:\.amdhsa_kernel[ \t]+(?P<kernel>[\w.$]+)'
-    r'|\.amdhsa_(?P<dir>system_vgpr_workitem_id|wavefront_size32|group_segment_fixed_size)[ \t]+(?P<dval>\d+)'
+    r'|\.amdhsa_(?P<dir>system_vgpr_workitem_id|wavefront_size32|group_segment_fixed_size|next_free_vgpr)'
+    r'[ \t]+(?P<dval>\d+)'
     r'|(?P<dash>-[ \t]+)?\.(?P<key>name|symbol|max_flat_workgroup_size|reqd_workgroup_size|wavefront_size'
     r'|(?<=-[ \t]\.)[\w.]+)[ \t]*:[ \t]*(?P<mval>[^\n;#]*))',
     re.M)
 _INT = re.compile(r'\d+')
+
+#: VGPRs (per lane) one SIMD holds for the waves resident on it, by target and wave size, as
+#: LLVM 22 models them (`llc-22 -mcpu=<target>` reports "; Occupancy: 4" for a kernel using
+#: 256 VGPRs on gfx1250 wave32, 2 on gfx90a/gfx942/gfx950 wave64, where the AGPRs count in
+#: `.amdhsa_next_free_vgpr`).  Only the targets probed are listed.
+_VGPRS_PER_SIMD = (("gfx1250", 32, 1024), ("gfx90a", 64, 512), ("gfx942", 64, 512), ("gfx950", 64, 512))
+#: SIMDs of the unit a workgroup's waves must share (a gfx10+ WGP, or a gfx9 CU): at most
+#: four (a gfx10+ workgroup in CU mode gets two; four is the bound either way)
+_SIMDS_PER_GROUP = 4
 _TARGET = re.compile(r'(?:\.amdgcn_target[ \t]+|amdhsa\.target:[ \t]*)"?([\w.:+-]*--gfx\w+[\w:+-]*)')
 
 
@@ -148,8 +159,32 @@ def launch_infos(text: str, default_arch: str = "gfx1250") -> dict[str, LaunchIn
         max_flat = md.get("max_flat_workgroup_size", 1024)
         if reqd:
             max_flat = min(max_flat, reqd[0] * reqd[1] * reqd[2])
+        ws = wave or (64 if target.startswith("gfx9") else 32)
+        fits = resident_waves(target, ws, d.get("next_free_vgpr"), "s_alloc_vgpr" in text)
+        if fits is not None:
+            max_flat = min(max_flat, fits * ws)
         out[name] = LaunchInfo(target, wave, d.get("system_vgpr_workitem_id", 2), max_flat, reqd)
     return out
+
+
+def resident_waves(arch: str, wave_size: int, vgprs: int | None, dynamic: bool) -> int | None:
+    """The most waves one workgroup of a kernel can have, from its VGPR allocation (None:
+    no bound known).
+
+    All waves of a workgroup run on one WGP (one CU before gfx10) because they share its LDS,
+    and a wave holds its VGPRs for its whole life: at most ``SIMDs * (VGPRs per SIMD //
+    VGPRs per wave)`` waves fit, whatever `.max_flat_workgroup_size` says (hand-written
+    kernels often leave it at 1024 while using 1024 VGPRs: then four waves at most).  The
+    wave's allocation is at least `.amdhsa_next_free_vgpr` (rounding up to the allocation
+    granule only lowers the bound further, so it is not needed).  Dynamic VGPR allocation
+    (`s_alloc_vgpr`) changes a wave's share while it runs: no bound then.
+    """
+    if not vgprs or dynamic:
+        return None
+    for prefix, ws, total in _VGPRS_PER_SIMD:
+        if arch == prefix and wave_size == ws:
+            return _SIMDS_PER_GROUP * max(1, total // vgprs) if vgprs <= total else None
+    return None
 
 
 def _ints_after(text: str, pos: int, inline: str) -> tuple[int, int, int] | None:

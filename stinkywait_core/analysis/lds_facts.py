@@ -203,21 +203,52 @@ def _trip_note(pa: Piece, pb: Piece, same_trip: bool) -> str:
     return ""
 
 
-def _diff_range(la: Lin, lb: Lin) -> I.SI | None:
-    """All values of (value of a) - (value of b), or None when either may wrap."""
+#: symbols whose joint values a difference enumerates (instead of adding their ranges) when
+#: there are at most this many combinations
+_ENUMERATE = 64
+
+
+def _diff_meets(la: Lin, lb: Lin, lo: int, hi: int) -> bool:
+    """May (value of a) - (value of b) fall in [lo, hi]?  True when either form may wrap.
+
+    The symbols left after cancelling are added as ranges, except that a few symbols of
+    few values each (a wave's parity bit, a half index) are enumerated jointly: the sum of
+    two such terms as intervals (0x46000*{0,1} + 0x2200*{0,1}) would cover the gaps between
+    their four actual sums."""
     ka, kb = lin_window(la), lin_window(lb)
     if ka is None or kb is None:
-        return None
+        return True
     coeff: dict = {}
     for atom, c in la[0]:
         coeff[atom] = c
     for atom, c in lb[0]:
         coeff[atom] = coeff.get(atom, 0) - c
-    s = I.sub(la[1], lb[1])
+    base = I.shift(I.sub(la[1], lb[1]), -((ka - kb) << 32))
+    # symbols derived from one root (a bit and a half of the wave index) are enumerated with
+    # it: their values are the root's function, not independent
+    groups: dict = {}
     for atom, c in coeff.items():
-        if c:
-            s = I.add(s, I.mul_const(atom.range, c))
-    return I.shift(s, -((ka - kb) << 32))
+        if not c:
+            continue
+        d = atom.derived
+        root = d[0] if d is not None else atom
+        groups.setdefault(root, []).append((atom, c))
+    small, combos = [], 1
+    for root, members in groups.items():
+        r = root.range
+        n = 1 if r[2] == 0 else (r[1] - r[0]) // r[2] + 1
+        if combos * n <= _ENUMERATE and I.in_u32(r):
+            combos *= n
+            small.append((root, r, members))
+            continue
+        for atom, c in members:
+            base = I.add(base, I.mul_const(atom.range, c))
+    offsets = [0]
+    for root, r, members in small:
+        vals = [r[0]] if r[2] == 0 else range(r[0], r[1] + 1, r[2])
+        steps = [sum(c * (v if atom is root else atom.derived[1](v)) for atom, c in members) for v in vals]
+        offsets = [o + st for o in offsets for st in steps]
+    return any(_meets(I.shift(base, o), lo, hi) for o in offsets)
 
 
 def _meets(d: I.SI, lo: int, hi: int) -> bool:
@@ -260,8 +291,7 @@ def _pieces_meet(pa: Piece, pb: Piece, same_trip: bool) -> bool:
     level = 2 if same_trip else 1
     for la, lb in pairs:
         la, lb = _variant_free(la, level), _variant_free(lb, level)
-        d = _diff_range(la, lb)
-        if d is None or _meets(d, 1 - pa.size, pb.size - 1):
+        if _diff_meets(la, lb, 1 - pa.size, pb.size - 1):
             return True
     return False
 

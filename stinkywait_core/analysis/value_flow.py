@@ -345,6 +345,21 @@ def _reg_name(key: Key) -> str:
 
 
 _NO_VALUE = frozenset(("null", "LDS"))
+def _bfe(x: int, spec: int) -> int:
+    o, w = spec & 31, (spec >> 16) & 0x7F
+    return (x >> o) & ((1 << min(w, 32)) - 1)
+
+
+#: results that are a function of one value: mnemonic -> (value operand, constant operands,
+#: the function of the value's number and the constants)
+_DERIVED = {"s_and_b32": (0, (1,), lambda x, m: x & m), "v_and_b32": (1, (0,), lambda x, m: x & m),
+            "s_lshr_b32": (0, (1,), lambda x, k: x >> (k & 31)), "v_lshrrev_b32": (1, (0,), lambda x, k: x >> (k & 31)),
+            "s_bfe_u32": (0, (1,), _bfe),
+            "v_bfe_u32": (0, (1, 2), lambda x, o, w: (x >> (o & 31)) & ((1 << (w & 31)) - 1))}
+
+#: operations whose result depends on the destination's old value (not among the sources)
+_READS_OLD = frozenset(("s_addk_i32", "s_addk_co_i32", "s_mulk_i32", "s_cmov_b32", "s_cmovk_i32", "s_bitset1_b32",
+                        "s_bitset0_b32", "v_writelane_b32", "v_mbcnt_lo_u32_b32", "v_mbcnt_hi_u32_b32"))
 
 
 def _dst_keys(inst: Instruction) -> list:
@@ -472,6 +487,8 @@ class ValueFlow:
         self._irreducible: dict = {}
         self._sources: dict = {}
         self._regions: dict = {}
+        #: value numbering: operation and exact operands -> the result (see `_number`)
+        self._numbered: dict = {}
 
     # --- public --------------------------------------------------------------------------------
     def value_at(self, inst: Instruction, key: Key, ctx: _Ctx | None = None) -> Val:
@@ -754,6 +771,9 @@ class ValueFlow:
         for k in keys:
             v = res.get(k)
             out[k] = self._unknown(d, k) if v is None else self._finish(d, k, v, ctx)
+        scc = res.get(("SCC", 0))
+        if scc is not None and keys[0] in out and scc is res.get(keys[0]):
+            out[("SCC", 0)] = out[keys[0]]  # the flag is the result itself (its symbols too)
         return out
 
     def _vopd(self, d: Instruction, ctx: _Ctx | None) -> dict:
@@ -818,26 +838,104 @@ class ValueFlow:
             j = join_vals([v, old])
             v = Val(j.lins, False, j.phase, j.why or f"{_reg_name(key)} written under a partial EXEC at line {d.line}")
         if v.uniform and kind != "SCC":
-            v = self._atomize(v, d, key)
+            v = self._atomize(v, d, key, ctx)
         return v
 
-    def _atomize(self, v: Val, d: Instruction, key: Key) -> Val:
-        """Name the unknown part of a wave-uniform value, so that later uses correlate."""
+    def _atomize(self, v: Val, d: Instruction, key: Key, ctx: _Ctx | None = None) -> Val:
+        """Name the unknown part of a wave-uniform value, so that later uses correlate.
+
+        Value numbering: an operation that a second instruction repeats on the same exact
+        operands (see `_number`) gets the same symbols, so a base computed twice (once for a
+        tensor descriptor, once for the DS addresses) compares exactly."""
         if all(x[1][2] == 0 for x in v.lins):
             return v
+        vn = self._number(d, key, ctx, v)
+        if vn is not None:
+            got = self._numbered.get(vn[0])
+            if got is not None:
+                return got
         origin = f"{_reg_name(key)} from {d.mnemonic} at line {d.line}"
-        variant = self.variant(d.block)
+        variant = self.variant(d.block) if vn is None else vn[1]
         lins = []
         for terms, s in v.lins:
             if s[2] == 0:
                 lins.append((terms, s))
             else:
                 a = self.new_atom(s, variant, origin)
+                if vn is not None and not terms and v.phase is None:
+                    a.derived = self._derivation(d, ctx)
                 lins.append(lin_add((terms, (0, 0, 0)), lin_atom(a)))
         why = v.why
         if why is None and any(I.size(s) > 1 << 24 for _, s in v.lins):
             why = origin
-        return Val(tuple(lins), True, v.phase, why)
+        out = Val(tuple(lins), True, v.phase, why)
+        if vn is not None:
+            self._numbered[vn[0]] = out
+        return out
+
+    def _derivation(self, d: Instruction, ctx: _Ctx | None) -> tuple | None:
+        """(root atom, f) when the numbered result of `d` is ``f(root)``: a mask, a right
+        shift or a bit-field extract by constants of ``c*root + k`` (one symbol, exact, no
+        trip phase)."""
+        mn = base_mnemonic(d.mnemonic)
+        spec = _DERIVED.get(mn)
+        if spec is None:
+            return None
+        ops = self._operands(d, ctx)
+        vi, ci = spec[0], spec[1]
+        if mn in ("s_and_b32", "v_and_b32") and ops.const(ci[0]) is None:
+            vi, ci = ci[0], (vi,)  # the mask on the other side
+        x = ops.src(vi)
+        consts = [ops.const(i) for i in ci]
+        if None in consts or x.phase is not None or len(x.lins[0][0]) != 1 or x.lins[0][1][2] != 0:
+            return None
+        (root, coeff), = x.lins[0][0]
+        if root.derived is not None:
+            return None
+        k = x.lins[0][1][0]
+        op = spec[2]
+        return root, (lambda r, c=coeff, k=k, a=tuple(consts), op=op: op((c * r + k) & I.MASK32, *a))
+
+    def _number(self, d: Instruction, key: Key, ctx: _Ctx | None, v: Val) -> tuple | None:
+        """(value-number key, symbol variant) of the wave-uniform result `key` of `d`, or None
+        when `d` cannot be numbered.
+
+        The key holds the operation, its modifiers, which unit of the result, and the value
+        of every source unit (implicit ones such as SCC included: the IR lists them).  It is
+        only formed when every source is *exact* (each trip residue a sum of symbols plus a
+        constant: the same abstract value then means the same number in every lane), and
+        the symbols' current ranges are part of it (a loop's range iteration narrows them).
+        Instructions that read their destination's old value (`_READS_OLD`), VOPD pairs and
+        lane shuffles are never numbered.  The symbols of a numbered result depend only on
+        its operands: their variant is the largest of the operands' (a pure function of
+        values fixed per wave is fixed per wave).  A result whose range is too wide to name
+        in an explanation keeps its own symbols (explanations must not depend on the order
+        in which the analysis met the instructions)."""
+        mn = d.mnemonic
+        if mn.startswith("v_dual_") or base_mnemonic(mn) in _READS_OLD or not d.srcs:
+            return None
+        if any(I.size(s) > 1 << 24 for _, s in v.lins):
+            return None
+        ops = self._operands(d, ctx)
+        parts: list = [base_mnemonic(mn), d.suffix, key[1] - ops.dst_key(0)[1] if key[0] != "SCC" else -1]
+        variant = 0
+        for i, op in enumerate(d.srcs):
+            t = type(op)
+            if t is Imm:
+                parts.append(op.value)
+                continue
+            if t is not Reg or (op.spelling and any(m in op.spelling for m in ("|", "abs", "sext", "neg"))):
+                return None
+            for j in range(op.hi - op.lo + 1):
+                x = ops.src_unit(i, j)
+                if x.bottom or any(lin[1][2] != 0 for lin in x.lins):
+                    return None
+                for lin in x.lins:
+                    for a, _ in lin[0]:
+                        parts.append(a.range)
+                        variant = max(variant, a.variant)
+                parts.append(x)
+        return tuple(parts), variant
 
     def _entry_value(self, key: Key) -> Val:
         kind, idx = key
@@ -936,12 +1034,86 @@ class ValueFlow:
             return v
         if not any(self._is_back(p, h) for p, _ in ops):
             vals = [self._def_val(d, key, scope) for _, d in ops]
-            v = join_vals(vals) if vals else self._entry_value(key)
+            v = self._gated(h, ops, vals, scope) if len(ops) == 2 else None
+            if v is None:
+                v = join_vals(vals) if vals else self._entry_value(key)
             if v.uniform and len(vals) > 1:
                 v = self._atomize_join(v, h, key)
             memo[phi] = v
             return v
         return self._resolve(h, phi, memo, scope)
+
+    def _gated(self, h: Block, ops: list, vals: list, scope: _Ctx | None) -> Val | None:
+        """A two-way join decided by a wave-uniform flag, kept as a form in the flag.
+
+        Kernels swap registers on a condition such as "this wave is odd" (``s_and_b32 s, w,
+        1`` then ``s_cbranch_scc0`` over ``v_swap_b32``s): after the join a base is ``x`` or
+        ``x + d``.  When the branch block B ends in ``s_cbranch_scc0/1``, the join's two
+        predecessors are B itself and a block whose only predecessor is B (or two such
+        blocks), and the SCC at the branch is a flag f in {0, 1}: with x the value on the f=0
+        edge and y on the f=1 edge, both with the same symbolic terms T, and d the distance
+        between their lowest lane parts, the joined value is ``T + d*f + s`` with s in the
+        join of x's lane part and y's shifted down by d.  Sound for every lane: when f is 0
+        the value is in T + S_x, when it is 1 in T + d + (S_y - d).  None when the shape does
+        not apply."""
+        (p0, _), (p1, _) = ops
+        if p0 is None or p1 is None or p0 is p1:
+            return None
+        x0, x1 = vals
+        if x0.phase is not None or x1.phase is not None or x0.bottom or x1.bottom or x0 == x1:
+            return None
+        (t0, s0), (t1, s1) = x0.lins[0], x1.lins[0]
+        if t0 != t1:
+            return None
+        # the branch block: a predecessor that branches, or the common single predecessor
+        cands = []
+        for b in (p0, p1):
+            other = p1 if b is p0 else p0
+            if self._branch_on_scc(b) is not None and other.preds == [b] and b in self.cfg.rpo_index:
+                cands.append(b)
+        if not cands and p0.preds == p1.preds and len(p0.preds) == 1 and p0.preds[0] is not h:
+            cands.append(p0.preds[0])
+        if len(cands) != 1:
+            return None
+        branch = cands[0]
+        got = self._branch_on_scc(branch)
+        if got is None:
+            return None
+        inst, taken_when, target = got
+        # which predecessor of h is reached when SCC == 1
+        on_one = []
+        for pred in (p0, p1):
+            via = h if pred is branch else pred
+            if via not in branch.succs:
+                return None
+            taken = via.label == target
+            on_one.append(taken == (taken_when == 1))
+        if on_one[0] == on_one[1]:
+            return None
+        flag = self.value_at(inst, ("SCC", 0), scope)
+        fc = flag.concrete()
+        if flag.bottom or flag.phase is not None or fc[0] < 0 or fc[1] > 1 or not flag.uniform:
+            return None
+        x, y = (x1, x0) if on_one[0] else (x0, x1)
+        sx, sy = (s1, s0) if on_one[0] else (s0, s1)
+        d = (sy[0] - sx[0]) & I.MASK32
+        if fc[2] == 0:
+            return None  # a constant flag: only one edge is ever taken (the plain join is exact enough)
+        lane = I.join(sx, I.shift(sy, -(sy[0] - sx[0])))
+        form = lin_add(lin_add((t0, lane), lin_mul_const(flag.lins[0], d)), ((), (0, 0, 0)))
+        why = x.why or y.why
+        return Val((form,), x.uniform and y.uniform, None, why)
+
+    def _branch_on_scc(self, b: Block) -> tuple | None:
+        """(the branch, the SCC it jumps on, its target label) when `b` ends in
+        ``s_cbranch_scc0/1 label``; else None."""
+        t = b.terminator()
+        if t is None or t.mnemonic not in ("s_cbranch_scc0", "s_cbranch_scc1") or not t.srcs:
+            return None
+        lab = getattr(t.srcs[0], "value", None)
+        if not isinstance(lab, str) or len(b.succs) != 2:
+            return None
+        return t, int(t.mnemonic[-1]), lab
 
     def _nestable(self, h: Block, scope: _Ctx) -> bool:
         depth = 0

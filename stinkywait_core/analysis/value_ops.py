@@ -100,11 +100,56 @@ _CMP = {"eq": lambda a, b: a == b, "lg": lambda a, b: a != b, "lt": lambda a, b:
 def _cmp(ops):
     c, t = ops.mnemonic.split("_")[2:4]
     a, b = ops.src(0).const(), ops.src(1).const()
+    if (a is None) != (b is None) and c in ("eq", "lg"):
+        return _cmp_two_valued(ops, ops.src(1) if a is not None else ops.src(0), a if a is not None else b, c)
     if a is None or b is None:
         return {}
     if t == "i32":
         a, b = (a - (1 << 32) if a >> 31 else a), (b - (1 << 32) if b >> 31 else b)
     return _one(ops, const_val(int(_CMP[c](a, b))))
+
+
+def _cmp_two_valued(ops, x: Val, k: int, c: str) -> dict:
+    """``s_cmp_eq``/``s_cmp_lg`` of a value with a constant, exactly, when the value takes at
+    most two consecutive values m, m+1: SCC is then the form ``x - m`` or ``1 - (x - m)``
+    (a flag a later ``s_cselect`` selects with)."""
+    r = x.concrete()
+    if r[2] == 0 or r[1] - r[0] > 1:
+        if k & I.MASK32 < r[0] or k & I.MASK32 > r[1]:
+            return _one(ops, const_val(int(c == "lg")))  # the constant is not among the values
+        return {}
+    m = r[0]
+    t = v_sub(x, const_val(m))  # 0 or 1: x == m + t
+    k &= I.MASK32
+    if k not in (m, m + 1):
+        return _one(ops, const_val(int(c == "lg")))
+    eq = t if k == m + 1 else v_sub(const_val(1), t)
+    return _one(ops, Val(eq.lins, True, eq.phase, eq.why) if c == "eq" else
+                Val(v_sub(const_val(1), eq).lins, True, eq.phase, eq.why))
+
+
+def _flag(v: Val) -> Val | None:
+    """SCC as a value: a known constant, or the flag itself as a form in [0, 1]."""
+    if v.bottom:
+        return None
+    c = v.concrete()
+    if c[2] == 0:
+        return const_val(int(c[0] != 0))
+    if c[0] >= 0 and c[1] <= 1:
+        return v
+    return None
+
+
+def _scc_result(ops, v: Val) -> dict:
+    """The result, and SCC = (result != 0) as SALU bit operations and shifts set it."""
+    out = _one(ops, v)
+    if ops.mnemonic.startswith("s_"):
+        c = v.concrete()
+        if c[0] > 0:
+            out[("SCC", 0)] = const_val(1)
+        elif c[0] == 0 and c[1] <= 1:
+            out[("SCC", 0)] = v if c[2] else const_val(0)  # the same object: the flag is the result
+    return out
 
 
 @_op("s_cselect_b32", "v_cndmask_b32")
@@ -114,6 +159,10 @@ def _select(ops):
         scc = _scc(ops)
         if scc is not None:
             return _one(ops, a if scc else b)
+        flag = _flag(ops.src(2)) if ops.nsrc > 2 else None
+        d = v_sub(a, b).const()
+        if flag is not None and d is not None:
+            return _one(ops, v_add(b, v_mul_const(flag, d)))  # b + (a - b) * SCC, SCC in {0, 1}
     v = join_vals([a, b])
     if ops.mnemonic.startswith("v_") and a != b:
         v = Val(v.lins, False, v.phase, v.why)  # a per-lane condition mixes the two
@@ -244,7 +293,7 @@ _SHIFTS = {"s_lshl_b32": (v_shl, 1), "v_lshl_b32": (v_shl, 1), "v_lshlrev_b32": 
 def _shift(ops):
     f, amount = _SHIFTS[base_mnemonic(ops.mnemonic)]
     k = _shift_amount(ops, amount)
-    return {} if k is None else _one(ops, f(ops.src(1 - amount), k))
+    return {} if k is None else _scc_result(ops, f(ops.src(1 - amount), k))
 
 
 def _ashr(ops, v: Val, k: int | None) -> dict:
@@ -328,17 +377,17 @@ def _shr64(ops):
 
 @_op("s_and_b32", "v_and_b32")
 def _and(ops):
-    return _one(ops, v_and(ops.src(0), ops.src(1)))
+    return _scc_result(ops, v_and(ops.src(0), ops.src(1)))
 
 
 @_op("s_or_b32", "v_or_b32")
 def _or(ops):
-    return _one(ops, v_or(ops.src(0), ops.src(1)))
+    return _scc_result(ops, v_or(ops.src(0), ops.src(1)))
 
 
 @_op("s_xor_b32", "v_xor_b32")
 def _xor(ops):
-    return _one(ops, v_xor(ops.src(0), ops.src(1)))
+    return _scc_result(ops, v_xor(ops.src(0), ops.src(1)))
 
 
 @_op("s_and_b64", "s_or_b64", "s_xor_b64", "v_and_b64", "v_or_b64", "v_xor_b64")
@@ -472,7 +521,7 @@ def _sbfe(ops):
     spec = ops.src(1).const()
     if spec is None:
         return {}
-    return _one(ops, v_bfe(ops.src(0), spec & 31, (spec >> 16) & 0x7F))
+    return _scc_result(ops, v_bfe(ops.src(0), spec & 31, (spec >> 16) & 0x7F))
 
 
 @_op("v_bfe_u32")

@@ -53,16 +53,20 @@ class Atom:
     (a new instance each trip: accesses in different trips see different instances); 2 when
     it may take a new value at every execution even within one trip (code of a subroutine
     the function calls).  `origin`: what defined it, for explanations ("s_load_b32 at line
-    40").  Compared by identity; `id` orders terms.
+    40").  `derived`: None, or (root atom, f) when this symbol is always ``f(root)`` for the
+    same instance of the root (a bit or a half of the wave index: ``s_and_b32 s, w, 1``);
+    a comparison that enumerates the root's values then knows this one's too.  Compared by
+    identity; `id` orders terms.
     """
 
-    __slots__ = ("id", "range", "variant", "origin")
+    __slots__ = ("id", "range", "variant", "origin", "derived")
 
-    def __init__(self, ident: int, rng: I.SI, variant: int, origin: str) -> None:
+    def __init__(self, ident: int, rng: I.SI, variant: int, origin: str, derived: tuple | None = None) -> None:
         self.id = ident
         self.range = rng
         self.variant = variant
         self.origin = origin
+        self.derived = derived
 
     def __repr__(self) -> str:
         return f"<atom{self.id} {self.origin} {I.fmt(self.range)}>"
