@@ -45,7 +45,7 @@ class Options(FrozenRecord):
     """
 
     #: the CoalesceWaits window on assembly under the hardware model (docs/decisions.md 41)
-    COALESCE_WINDOW = 16
+    COALESCE_WINDOW = 32
 
     __slots__ = ("num_waves", "arch", "enable_loop_carried_token_deps", "enable_tensor_descriptor_war", "optimize",
                  "replace_waits", "bounded", "count_from_instance", "represent_empty_paths", "model",

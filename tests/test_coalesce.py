@@ -53,10 +53,10 @@ def test_not_across_blocks():
 
 
 def test_window_bounds_the_distance():
-    filler = "".join(f"\tv_add_f32 v{40 + i}, v1, v2\n" for i in range(20))
+    filler = "".join(f"\tv_add_f32 v{40 + i}, v1, v2\n" for i in range(40))
     body = LOADS + "\tv_mov_b32 v20, v10\n" + filler + "\tv_mov_b32 v21, v11\n"
-    assert plan(body) == [(8, "ds", 3), (29, "ds", 2)]
-    assert plan(body, window=32) == [(8, "ds", 2)]
+    assert plan(body) == [(8, "ds", 3), (49, "ds", 2)]
+    assert plan(body, window=48) == [(8, "ds", 2)]
 
 
 def test_a_counter_shared_by_several_timelines_folds_as_a_whole():

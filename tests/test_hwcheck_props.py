@@ -6,7 +6,7 @@ The suite runs a few hundred programs; `benchmarks/bench_hwcheck.py` runs 2,000 
 over-drain (waits the checker shows unnecessary) as a figure.
 
 Each program is planned twice: as the spec places waits (one right before each first
-consumer) and with CoalesceWaits on (window 16, docs/decisions.md 42, what assembly gets).
+consumer) and with CoalesceWaits on (window 32, docs/decisions.md 42, what assembly gets).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ N = {"gfx1250": 150, "gfx1200": 150, "gfx942": 60, "gfx1100": 60}
 TRIPS = 3
 
 
-WINDOWS = (0, 16)
+WINDOWS = (0, 32)
 
 
 def _run(arch: str, seed: int, window: int) -> tuple[str, HwResult]:

@@ -190,7 +190,7 @@ COMMON_OPTIONS: list[tuple[tuple[str, ...], dict[str, Any]]] = [
     (("--no-optimize",), dict(action="store_true", help="disable ShallowPredPromotion")),
     (("--coalesce",), dict(type=int, default=-1, metavar="N",
                            help="CoalesceWaits: fold a wait into an earlier one of the same counter up to N "
-                                "instructions before it (0: one wait per first consumer; default: 16 on "
+                                "instructions before it (0: one wait per first consumer; default: 32 on "
                                 "assembly, 0 on STIR; docs/decisions.md 42)")),
     (("--exact",), dict(action="store_true", help="no widening: the exact per-predecessor iteration (may be slow)")),
     (("--upstream",), dict(action="store_true",

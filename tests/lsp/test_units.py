@@ -75,7 +75,7 @@ def test_coalesce_window_setting():
     s, problems = Settings().merged({"coalesceWindow": 0})
     assert not problems and s.to_options().coalesce_window == 0
     s, problems = Settings().merged({"coalesceWindow": -1})
-    assert not problems and s.to_options().coalesce_for(True) == 16
+    assert not problems and s.to_options().coalesce_for(True) == 32
     s, problems = Settings().merged({"coalesceWindow": -2})
     assert s == Settings() and problems == ["stinkywait.coalesceWindow: must be >= -1, got -2"]
 
