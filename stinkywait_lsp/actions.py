@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from lsprotocol import types as T
 
 from stinkywait_core import findings
+from stinkywait_core.separate import separation_fixes
 
 from .snapshot import Snapshot
 
@@ -59,6 +60,26 @@ def missing_wait_fix(snap: Snapshot, style: EditStyle, diag: T.Diagnostic,
     return T.CodeAction(title=title, kind=T.CodeActionKind.QuickFix,
                         diagnostics=[diag], is_preferred=True,
                         edit=style.edit(snap, [snap.lines.insertion(line, text)]))
+
+
+def separation_actions(snap: Snapshot, style: EditStyle, diag: T.Diagnostic,
+                       core: object) -> list[T.CodeAction]:
+    """The `// st.token:N` fixes of an unproven wait: one per LDS pair the core says needs
+    it (stinkywait_core.separate), each tagging the two operations with disjoint tokens."""
+    analysis = snap.ir()
+    wait = snap.planned_wait(core)
+    if analysis is None or wait is None or not hasattr(analysis, "outputs"):
+        return []
+    out = []
+    for fix in separation_fixes(analysis, wait):
+        if not fix.edits:
+            continue
+        edits = [T.TextEdit(range=T.Range(start=snap.lines.position(e.line, e.col),
+                                          end=snap.lines.position(e.line, e.col)), new_text=e.text)
+                 for e in fix.edits]
+        out.append(T.CodeAction(title=fix.title, kind=T.CodeActionKind.QuickFix, diagnostics=[diag],
+                                edit=style.edit(snap, edits)))
+    return out
 
 
 def spelled_like(written: str, count: int) -> str:
@@ -129,6 +150,8 @@ def code_actions(snap: Snapshot, params: T.CodeActionParams, style: EditStyle,
     missing = [(lsp, core) for lsp, core in here if core.code in INSERTS]
     if wanted(only, T.CodeActionKind.QuickFix):
         for lsp, core in here:
+            if core.code == UNPROVEN:
+                actions.extend(separation_actions(snap, style, lsp, core))
             if core.code in INSERTS:
                 fix = missing_wait_fix(snap, style, lsp, core.data or {})
             else:

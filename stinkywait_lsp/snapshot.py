@@ -231,10 +231,14 @@ class Snapshot:
             return None, None
         wait = None
         if d.code == findings.CORE_MISSING:
-            if self._by_key is None:
-                self._by_key = findings.waits_by_key(self.waits)
-            wait = findings.planned_wait_of(d, self._by_key)
+            wait = self.planned_wait(d)
         return findings.kind_of(d, wait), wait
+
+    def planned_wait(self, d: Any) -> PlannedWait | None:
+        """The planned wait a missing/unproven diagnostic (core or presented) asks for."""
+        if self._by_key is None:
+            self._by_key = findings.waits_by_key(self.waits)
+        return findings.planned_wait_of(d, self._by_key)
 
     def presented(self, d: Any) -> CoreDiagnostic | None:
         """A diagnostic as the user sees it (`stinkywait_core.findings.present`: the kind's
