@@ -50,3 +50,30 @@ async def test_plan_matches_the_hints_and_shows_only_user_settings(nvim):
     assert keys and not keys & {"bounded", "countFromInstance", "representEmptyPaths", "replaceWaits"}
     for w in waits:
         assert _get(w, "summary") and all("`" not in s or s.count("`") % 2 == 0 for s in _get(w, "summary"))
+
+
+async def test_status_names_the_files_own_target_not_the_setting(nvim, tmp_path):
+    """The real gfx942 kernel declares its target only at line 1362 (`.amdhsa_kernel`, with
+    `amdhsa.target` in its metadata); the setting's default is gfx1250: the status item must
+    say gfx942, and the plan must be spelled for it."""
+    from .conftest import SHARED
+    import pytest
+    src = SHARED / "corpus" / "asm" / "aiter_gfx942_flatmm_uk_f16f8_128x256x128.s"
+    if not src.exists():
+        pytest.skip("../shared absent")
+    path = tmp_path / src.name
+    # its hand-written waits removed, so that the plan has waits to spell
+    path.write_text("".join(ln for ln in src.read_text().splitlines(keepends=True)
+                            if not ln.lstrip().startswith("s_waitcnt")))
+    uri, text = nvim.open_file(path)
+    await nvim.diagnostics(uri, 1)
+    status = await _request(nvim, "stinkywait/status", uri)
+    a = core(text, path)
+    assert a.options.arch == "gfx942"
+    assert _get(status, "target") == "gfx942"
+    assert _get(status, "waits") == len(a.waits())
+    plan = await _request(nvim, "stinkywait/plan", uri)
+    assert _get(plan, "target") == "gfx942"
+    # spelled for gfx9: `s_waitcnt vmcnt(N) ...`, never a gfx12 `s_wait_*`
+    waits = [w for f in _get(plan, "functions") for w in _get(f, "waits")]
+    assert waits and all(_get(w, "label").startswith("s_waitcnt ") for w in waits)

@@ -5,8 +5,8 @@
 --     settings = { stinkywait = { numWaves = 4 } },
 --   })
 --
--- Filetypes: `stir` (*.stir) and `amdgpu-asm` (*.amdgcn, and *.s / *.asm whose first lines
--- declare an AMDGPU target). Neovim 0.10+ renders the server's inlay hints natively; older
+-- Filetypes: `stir` (*.stir) and `amdgpu-asm` (*.amdgcn, and *.s / *.asm that declare an
+-- AMDGPU target anywhere or use AMDGPU-only instructions). Neovim 0.10+ renders the server's inlay hints natively; older
 -- versions get the same hints as end-of-line virtual text. Commands: :StinkywaitInsertAll,
 -- :StinkywaitHints (re-render the fallback hints), :StinkywaitRestart.
 local M = {}
@@ -22,6 +22,10 @@ M.defaults = {
       enableLoopCarriedTokenDeps = true,
       enableTensorDescriptorWar = false,
       optimize = true,
+      -- used when the file declares no target (the file's own `.amdgcn_target` wins); one of
+      -- targets: gfx900 gfx902 gfx904 gfx906 gfx908 gfx909 gfx90a gfx90c gfx940 gfx941 gfx942 gfx950
+      --   gfx1010 gfx1011 gfx1012 gfx1013 gfx1030 gfx1031 gfx1032 gfx1033 gfx1034 gfx1035 gfx1036
+      --   gfx1100 gfx1101 gfx1102 gfx1103 gfx1150 gfx1151 gfx1152 gfx1153 gfx1200 gfx1201 gfx1250 gfx1251
       arch = 'gfx1250',
       coalesceWindow = -1,
     },
@@ -41,10 +45,45 @@ local function has(version)
   return vim.fn.has('nvim-' .. version) == 1
 end
 
+-- The same content rule as the VS Code extension (editors/vscode/src/detection.ts): a target
+-- directive or st.token annotation anywhere in the first MAX_DIRECTIVE_LINES lines, or at least
+-- two families of AMDGPU-only instructions (no x86, ARM or RISC-V mnemonic has their prefixes)
+-- as the first word of a line in the first MAX_MNEMONIC_LINES.
+local MAX_DIRECTIVE_LINES = 40000
+local MAX_MNEMONIC_LINES = 4000
+local FAMILIES = {
+  { 's_waitcnt', '^s_waitcnt' }, { 's_wait', '^s_wait_' }, { 's_endpgm', '^s_endpgm$' },
+  { 's_load', '^s_load_' }, { 's_load', '^s_buffer_load_' }, { 's_barrier', '^s_barrier' },
+  { 's_setprio', '^s_setprio$' }, { 'buffer', '^buffer_load_' }, { 'buffer', '^buffer_store_' },
+  { 'buffer', '^buffer_atomic_' }, { 'global', '^global_load_' }, { 'global', '^global_store_' },
+  { 'global', '^global_atomic_' }, { 'flat', '^flat_load_' }, { 'flat', '^flat_store_' },
+  { 'ds', '^ds_read' }, { 'ds', '^ds_write' }, { 'ds', '^ds_load' }, { 'ds', '^ds_store' },
+  { 'mfma', '^v_mfma_' }, { 'wmma', '^v_wmma_' }, { 'wmma', '^v_swmmac_' }, { 'accvgpr', '^v_accvgpr_' },
+  { 'tensor', '^tensor_' },
+}
+
 local function declares_amdgpu_target(bufnr)
-  for _, line in ipairs(vim.api.nvim_buf_get_lines(bufnr, 0, 20, false)) do
-    if line:match('^%s*%.amdgcn_target') or line:match('^%s*%.amdhsa_code_object_version') or line:match('st%.token:') then
+  for _, line in ipairs(vim.api.nvim_buf_get_lines(bufnr, 0, MAX_DIRECTIVE_LINES, false)) do
+    if line:match('^%s*%.amdgcn_target') or line:match('^%s*%.amdhsa_code_object_version')
+        or line:match('^%s*%.amdhsa_kernel') or line:match('//%s*st%.token:%d') then
       return true
+    end
+  end
+  local found, n = {}, 0
+  for _, line in ipairs(vim.api.nvim_buf_get_lines(bufnr, 0, MAX_MNEMONIC_LINES, false)) do
+    local word, after = line:match('^%s*([%a_][%w_.]*)(.?)')
+    if word and (after == '' or after:match('%s')) then
+      word = word:lower()
+      for _, fam in ipairs(FAMILIES) do
+        if not found[fam[1]] and word:match(fam[2]) then
+          found[fam[1]] = true
+          n = n + 1
+          if n >= 2 then
+            return true
+          end
+          break
+        end
+      end
     end
   end
   return false

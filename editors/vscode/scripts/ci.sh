@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The whole editor check (called by .ci/run):
-#   VS Code client: npm ci, tsc typecheck, esbuild bundle, grammar tests, `npm run package` (.vsix);
+#   VS Code client: npm ci, tsc typecheck, esbuild bundle, unit tests, grammar tests, `npm run package` (.vsix);
 #   real editor:    code-server (cached) + the .vsix + headless Chromium via playwright-core,
 #                   writes docs/vscode-e2e.png and docs/vscode-plan.png;
 #   Neovim:         headless test of editors/nvim against the real server.
@@ -123,6 +123,7 @@ else
   if step "npm ci" npm_deps; then
     step "tsc typecheck" bash -c "cd '$ext' && npx --no-install tsc -p . --noEmit"
     step "esbuild bundle" bash -c "cd '$ext' && node scripts/esbuild.mjs"
+    step "unit tests (detection)" bash -c "cd '$ext' && node scripts/unit-tests.mjs"
     step "grammar tests (scopes + snapshots)" bash -c "cd '$ext' && node scripts/grammar-tests.mjs"
     step "npm run package (.vsix)" vsix_ok && vsix_built=0
   fi

@@ -1,20 +1,17 @@
 // Content-based language detection for `.s`/`.asm` files. VS Code's `firstLine` rule only sees
-// line 1, but llc writes `.text` first and `.amdgcn_target` on a later line; other assembly
-// extensions may also have claimed `.s`. When such a file declares an AMDGPU target in its
-// first lines, switch it to `amdgpu-asm` (unless the user associated the extension explicitly).
+// line 1, but llc writes `.text` first and `.amdgcn_target` on a later line, hand-written gfx9
+// kernels put their `.amdhsa_kernel` block after the code, and other assembly extensions may
+// have claimed `.s`. When such a file is AMDGPU assembly by its content (detection.ts: a
+// target directive anywhere in a bounded prefix, or AMDGPU-only mnemonics), switch it to
+// `amdgpu-asm` (unless the user associated the extension explicitly).
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { isAmdgpuAssembly } from './detection';
 
 const EXTENSIONS = new Set(['.s', '.asm']);
-const SCAN_LINES = 40;
-const TARGET = /^\s*\.(amdgcn_target|amdhsa_code_object_version|amdhsa_kernel)\b|\/\/\s*st\.token:\d/;
 
 /** Language ids a `.s` file gets from VS Code or common assembly extensions. */
 const GENERIC_ASM_IDS = new Set(['plaintext', 'asm', 'gas', 'arm', 'arm64', 'assembly', 'asm-collection', 'riscv', 'mips', 'x86', 'nasm', 'masm', 'asm-intel-x86-generic']);
-
-export function declaresAmdgpuTarget(lines: readonly string[]): boolean {
-  return lines.slice(0, SCAN_LINES).some((l) => TARGET.test(l));
-}
 
 function explicitlyAssociated(fileName: string): boolean {
   const assoc = vscode.workspace.getConfiguration('files').get<Record<string, string>>('associations') ?? {};
@@ -39,11 +36,7 @@ export function shouldSwitchToAmdgpu(doc: vscode.TextDocument): boolean {
   if (explicitlyAssociated(doc.fileName)) {
     return false;
   }
-  const lines: string[] = [];
-  for (let i = 0; i < Math.min(doc.lineCount, SCAN_LINES); i++) {
-    lines.push(doc.lineAt(i).text);
-  }
-  return declaresAmdgpuTarget(lines);
+  return isAmdgpuAssembly(doc.getText());
 }
 
 /** Switch `doc` to amdgpu-asm when it qualifies; resolves to the (possibly new) document. */

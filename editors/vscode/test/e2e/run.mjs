@@ -134,6 +134,10 @@ if (haveGemm) {
     .filter((l) => !/^\s*s_wait_(dscnt|loadcnt|tensorcnt|asynccnt)\b/.test(l)).join('\n');
   fs.writeFileSync(strippedFile, stripped);
 }
+// aiter's hand-written gfx942 kernel: its first target directive is on line 1362
+const corpusGfx942 = path.join(repoRoot, '..', 'shared', 'corpus', 'asm', 'aiter_gfx942_flatmm_uk_f16f8_128x256x128.s');
+const haveGfx942 = fs.existsSync(corpusGfx942);
+if (haveGfx942) fs.copyFileSync(corpusGfx942, path.join(ws, 'flatmm_gfx942.s'));
 const asmFile = path.join(ws, 'gemm_loop.s');
 const stirFile = path.join(ws, 'double_buffer.stir');
 const asmOriginal = fs.readFileSync(asmFile, 'utf8');
@@ -618,6 +622,18 @@ try {
     assert(status.includes('Plain Text') && !status.includes('AMDGPU Assembly'), `x86 assembly was not left as Plain Text: ${status}`);
     assert((await hintSpans()).length === 0, 'hints in a non-AMDGPU file');
   });
+  if (haveGfx942) {
+    await check('the gfx942 kernel (target directive on line 1362) is AMDGPU Assembly and the status names gfx942', async () => {
+      await openFile('flatmm_gfx942.s');
+      await poll(async () => (await statusText()).includes('AMDGPU Assembly'), { what: 'language mode "AMDGPU Assembly" for the gfx942 kernel', timeout: 20000 });
+      const want = cliPlan(path.join(ws, 'flatmm_gfx942.s')).length;
+      const text = await poll(async () => {
+        const t = await statusText();
+        return new RegExp(`stinkywait: ${want} waits? · gfx942\\b`).test(t) ? t : false;
+      }, { what: `"stinkywait: ${want} waits · gfx942" in the status bar`, timeout: 60000 });
+      return /stinkywait: \d+ waits? · \S+/.exec(text)[0];
+    });
+  }
   await openFile('gemm_loop.s');
 
   await check('go to definition (F12) on a consumer jumps to a producer it waits for', async () => {
