@@ -7,9 +7,10 @@ its per-anchor contributions (`WaitDataflow.why`, and CoalesceWaits' folded cons
 module reads them back for one `PlannedWait` and hands the pair to
 `analysis.lds_quickfix.token_fix`, which decides the token sets.
 
-The language server offers the result as a quick fix on the `unproven-wait` diagnostic; the
-CLI or any other front end can do the same.  Nothing is re-planned here: the fix is computed
-from the analysis the diagnostic came from, in the time of one token-set choice.
+The language server offers the result as a quick fix on the `unproven-wait` diagnostic.
+`separation_fixes` re-plans nothing (the first pair, from the analysis the diagnostic came
+from, in milliseconds: the action's title and the edit for clients that do not resolve);
+`complete_fix` (the resolved edit) re-analyses once per pair until the wait is gone.
 """
 
 from __future__ import annotations
@@ -30,8 +31,9 @@ class SeparationFix(FrozenRecord):
     (1-based) with disjoint st.token sets.
 
     `edits` is empty when no token set can separate the two; `description` then says why.
-    `pairs` is how many distinct unproven pairs ask for the wait (only when it is 1 does this
-    fix alone remove it).
+    `pairs` is how many distinct unproven pairs the pass names for the wait (older overlapping
+    operations it does not name may keep the wait after all of them are separated:
+    `complete_fix` goes on until it is gone).
     """
 
     __slots__ = ("producer_line", "consumer_line", "producer", "consumer", "edits", "description", "pairs")
@@ -57,8 +59,7 @@ class SeparationFix(FrozenRecord):
     def title(self) -> str:
         """The action's title in an editor's quick-fix menu."""
         lo, hi = sorted((self.producer_line, self.consumer_line))
-        more = f"; {self.pairs - 1} more pair(s) also need the wait" if self.pairs > 1 else ""
-        return f"Separate with st.token (LDS ops at lines {lo} and {hi}{more})"
+        return f"Separate with st.token (LDS ops at lines {lo} and {hi})"
 
 
 def _is_fallback(rule: str) -> bool:
@@ -136,3 +137,77 @@ def separation_fixes(an: Analysis, wait: PlannedWait) -> list[SeparationFix]:
 
 
 __all__ = ["SeparationFix", "TextEdit", "separation_fixes", "unproven_pairs"]
+
+
+class CompleteFix(FrozenRecord):
+    """The result of `complete_fix`: every edit of the rounds kept (against the original
+    text), how many rounds ran, and whether the wait is gone."""
+
+    __slots__ = ("edits", "rounds", "removed", "description")
+    edits: tuple[TextEdit, ...]
+    rounds: int
+    removed: bool
+    description: str
+
+    def __init__(self, edits: tuple[TextEdit, ...], rounds: int, removed: bool, description: str) -> None:
+        _set(self, "edits", edits)
+        _set(self, "rounds", rounds)
+        _set(self, "removed", removed)
+        _set(self, "description", description)
+
+
+def _insert(text_lines: list[str], edits) -> None:
+    for e in sorted(edits, key=lambda e: (e.line, -e.col)):
+        s = text_lines[e.line - 1]
+        body = s.rstrip("\r\n")
+        text_lines[e.line - 1] = body[:e.col - 1] + e.text + body[e.col - 1:] + s[len(body):]
+
+
+def _proven(an: Analysis) -> set[tuple[int, str]]:
+    from .findings import rule_is_proven
+    return {(w.line, w.instruction) for w in an.waits() if rule_is_proven(w.rule)}
+
+
+def _unproven_at(an: Analysis, line: int, counter: str) -> PlannedWait | None:
+    from .findings import rule_is_proven
+    return next((w for w in an.waits() if w.line == line and w.counter == counter and w.placement == "before"
+                 and not rule_is_proven(w.rule)), None)
+
+
+def complete_fix(text: str, path: str, options, language: str | None, line: int, counter: str,
+                 max_rounds: int = 24) -> CompleteFix:
+    """Tag pairs until the unproven `counter` wait before `line` is gone: the pass names one
+    producer per queue and one consumer per anchor, so once a pair is separated the wait may
+    stay for the next (an older op of the same kind, or the `s_barrier_wait` after a tagged
+    `s_barrier_signal`).  Each round re-analyses the text with the edits so far and separates
+    the pair the wait now stands for.  A round that would make any wait a proven one (a new
+    error: tokens shared with another tagged op now prove an overlap) is not kept.  The
+    analyses are the caller's cost (one per round); `max_rounds` bounds them."""
+    from .api import AnalysisCache, analyze, physical_lines
+    lines = physical_lines(text, keepends=True)
+    cache = AnalysisCache()
+    an = analyze(text, path, options, language, cache=cache)
+    before = _proven(an)
+    kept: list[TextEdit] = []
+    desc = "nothing to separate: the wait is not an unproven one"
+    rounds = 0
+    while rounds < max_rounds:
+        wait = _unproven_at(an, line, counter)
+        if wait is None:
+            return CompleteFix(tuple(kept), rounds, True, desc if kept else "no unproven wait of that counter there")
+        fix = next((f for f in separation_fixes(an, wait) if f.edits), None)
+        if fix is None:
+            why = separation_fixes(an, wait)
+            return CompleteFix(tuple(kept), rounds, False, why[0].description if why else desc)
+        trial = list(lines)
+        _insert(trial, list(kept) + list(fix.edits))
+        nxt = analyze("".join(trial), path, options, language, cache=cache)
+        rounds += 1
+        if not _proven(nxt) <= before:
+            return CompleteFix(tuple(kept), rounds, False,
+                               f"separating lines {fix.producer_line} and {fix.consumer_line} as well would make "
+                               "another wait a proven one")
+        kept.extend(fix.edits)
+        desc = f"tags {len({e.line for e in kept})} operations in {rounds} round(s)"
+        an = nxt
+    return CompleteFix(tuple(kept), rounds, _unproven_at(an, line, counter) is None, desc)

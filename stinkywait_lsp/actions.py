@@ -1,5 +1,7 @@
 """Code actions: a preferred quick fix per missing hand-written wait, "Insert all N waits",
-and `source.fixAll.stinkywait` (whose edit reproduces `stinkywait insert` exactly).
+`source.fixAll.stinkywait` (whose edit reproduces `stinkywait insert` exactly), and on an
+unproven wait "Separate with st.token" (its edit from `codeAction/resolve` when the client
+resolves edits: it re-analyses the file once per pair it tags).
 
 Edits come from the core's records (`data.insert_line`/`insert_text` of a missing-wait
 diagnostic, `PlannedWait.insert_*`, `Analysis.inserted_text()`), are computed from one
@@ -62,24 +64,58 @@ def missing_wait_fix(snap: Snapshot, style: EditStyle, diag: T.Diagnostic,
                         edit=style.edit(snap, [snap.lines.insertion(line, text)]))
 
 
-def separation_actions(snap: Snapshot, style: EditStyle, diag: T.Diagnostic,
-                       core: object) -> list[T.CodeAction]:
-    """The `// st.token:N` fixes of an unproven wait: one per LDS pair the core says needs
-    it (stinkywait_core.separate), each tagging the two operations with disjoint tokens."""
+#: `CodeAction.data` tag of an st.token fix whose edit `codeAction/resolve` computes
+SEPARATE = "stinkywait.separate"
+
+
+def _token_edits(snap: Snapshot, edits) -> list[T.TextEdit]:
+    return [T.TextEdit(range=T.Range(start=snap.lines.position(e.line, e.col),
+                                     end=snap.lines.position(e.line, e.col)), new_text=e.text) for e in edits]
+
+
+def separation_actions(snap: Snapshot, style: EditStyle, diag: T.Diagnostic, core: object,
+                       resolve: bool = False) -> list[T.CodeAction]:
+    """The `// st.token:N` fix of an unproven wait (stinkywait_core.separate), titled by the
+    pair the wait stands for.  With `resolve` (the client resolves a code action's edit) the
+    edit is left to `codeAction/resolve`, which tags pair after pair until the wait is gone
+    (`resolved_separation`); otherwise the edit tags that first pair only."""
     analysis = snap.ir()
     wait = snap.planned_wait(core)
     if analysis is None or wait is None or not hasattr(analysis, "outputs"):
         return []
-    out = []
-    for fix in separation_fixes(analysis, wait):
-        if not fix.edits:
-            continue
-        edits = [T.TextEdit(range=T.Range(start=snap.lines.position(e.line, e.col),
-                                          end=snap.lines.position(e.line, e.col)), new_text=e.text)
-                 for e in fix.edits]
-        out.append(T.CodeAction(title=fix.title, kind=T.CodeActionKind.QuickFix, diagnostics=[diag],
-                                edit=style.edit(snap, edits)))
-    return out
+    fix = next((f for f in separation_fixes(analysis, wait) if f.edits), None)
+    if fix is None:
+        return []
+    if resolve:
+        return [T.CodeAction(title=fix.title, kind=T.CodeActionKind.QuickFix, diagnostics=[diag],
+                             data={"kind": SEPARATE, "uri": snap.uri, "version": snap.version,
+                                   "line": wait.line, "counter": wait.counter})]
+    return [T.CodeAction(title=fix.title, kind=T.CodeActionKind.QuickFix, diagnostics=[diag],
+                         edit=style.edit(snap, _token_edits(snap, fix.edits)))]
+
+
+def separation_request(action: T.CodeAction) -> dict | None:
+    """The resolve request an st.token action carries (None: not one of ours)."""
+    data = action.data
+    if not isinstance(data, dict) or data.get("kind") != SEPARATE:
+        return None
+    if not (isinstance(data.get("uri"), str) and isinstance(data.get("version"), int)
+            and isinstance(data.get("line"), int) and isinstance(data.get("counter"), str)):
+        return None
+    return data
+
+
+def resolved_separation(snap: Snapshot, style: EditStyle, action: T.CodeAction, data: dict) -> T.CodeAction:
+    """`action` with the edit that removes its unproven wait (computed from the snapshot's
+    text in fresh analyses, so it never touches the snapshot's IR: safe off the loop)."""
+    from stinkywait_core.separate import complete_fix
+    job = snap.job
+    if job is None:
+        return action
+    fix = complete_fix(snap.text, job.path, job.options, job.language, data["line"], data["counter"])
+    if fix.edits:
+        action.edit = style.edit(snap, _token_edits(snap, fix.edits))
+    return action
 
 
 def spelled_like(written: str, count: int) -> str:
@@ -141,7 +177,7 @@ def _touches_hint(snap: Snapshot, rng: T.Range) -> bool:
 
 
 def code_actions(snap: Snapshot, params: T.CodeActionParams, style: EditStyle,
-                 fix_all: list[T.TextEdit] | None) -> list[T.CodeAction]:
+                 fix_all: list[T.TextEdit] | None, resolve: bool = False) -> list[T.CodeAction]:
     """All actions for a request; `fix_all` is the snapshot's fix-all edit list when the
     caller decided an "insert all" action may be offered (it is computed off the loop)."""
     only = params.context.only
@@ -151,7 +187,7 @@ def code_actions(snap: Snapshot, params: T.CodeActionParams, style: EditStyle,
     if wanted(only, T.CodeActionKind.QuickFix):
         for lsp, core in here:
             if core.code == UNPROVEN:
-                actions.extend(separation_actions(snap, style, lsp, core))
+                actions.extend(separation_actions(snap, style, lsp, core, resolve))
             if core.code in INSERTS:
                 fix = missing_wait_fix(snap, style, lsp, core.data or {})
             else:

@@ -31,7 +31,7 @@ from pygls.uris import to_fs_path
 from pygls.workspace import TextDocument
 
 from . import __version__
-from .actions import FIX_ALL_KIND, EditStyle, code_actions, needs_fix_all
+from .actions import FIX_ALL_KIND, EditStyle, code_actions, needs_fix_all, resolved_separation, separation_request
 from .document import install as install_documents
 from .memory import Collector, status_mb
 from .plan import document_uri, plan_json, status_json
@@ -344,6 +344,11 @@ class StinkyWaitServer(LanguageServer):
             self.capability("workspace.workspace_edit.document_changes", False)
             or self.capability("workspace.workspace_edit.resource_operations", None)))
 
+    def resolves_action_edits(self) -> bool:
+        """Whether the client resolves a code action's edit (`codeAction/resolve`)."""
+        props = self.capability("text_document.code_action.resolve_support.properties", None) or []
+        return "edit" in props
+
     def resolves_tooltips(self) -> bool:
         """Whether the client resolves an inlay hint's tooltip (then hints go without one)."""
         props = self.capability("text_document.inlay_hint.resolve_support.properties", None) or []
@@ -479,7 +484,7 @@ def create_server(*, debounce_s: float = 0.0, review_process: bool = False,
                                lambda snap: definitions(snap, params.position.line) or None)
 
     @server.feature(T.TEXT_DOCUMENT_CODE_ACTION, T.CodeActionOptions(
-        code_action_kinds=[T.CodeActionKind.QuickFix, FIX_ALL_KIND]))
+        code_action_kinds=[T.CodeActionKind.QuickFix, FIX_ALL_KIND], resolve_provider=True))
     async def on_code_action(ls: StinkyWaitServer, params: T.CodeActionParams) -> list[T.CodeAction] | None:
         async def render(snap: Snapshot) -> list[T.CodeAction] | None:
             await ls.scheduler.checked(snap)
@@ -489,9 +494,24 @@ def create_server(*, debounce_s: float = 0.0, review_process: bool = False,
                 fix_all = await ls.scheduler.fix_all(snap)
             if not snap.valid:
                 raise StaleSnapshot(snap.uri)
-            return code_actions(snap, params, ls.edit_style(), fix_all) or None
+            return code_actions(snap, params, ls.edit_style(), fix_all, ls.resolves_action_edits()) or None
 
         return await ls.answer(params.text_document.uri, render)
+
+    @server.feature(T.CODE_ACTION_RESOLVE)
+    async def on_code_action_resolve(ls: StinkyWaitServer, action: T.CodeAction) -> T.CodeAction:
+        data = separation_request(action)
+        if data is None:
+            return action
+
+        async def render(snap: Snapshot) -> T.CodeAction:
+            if snap.version != data["version"]:
+                return action  # the text moved on: no edit (the client asks again)
+            # fresh analyses of the snapshot's text, off the loop (seconds on a 10k-line kernel)
+            return await asyncio.get_running_loop().run_in_executor(
+                ls.analysis_pool, resolved_separation, snap, ls.edit_style(), action, data)
+
+        return await ls.answer(data["uri"], render, empty=action)
 
     @server.feature(STATS)
     def on_stats(ls: StinkyWaitServer, params: Any) -> dict[str, Any]:

@@ -87,3 +87,24 @@ def test_applying_a_fix_separates_its_pair_and_adds_no_error(fmha):
     # the pass names one producer per queue (the youngest); on this kernel most fallback
     # waits have just one, and tagging it removes the wait
     assert gone >= 2
+
+
+def test_complete_fix_tags_pair_after_pair_until_the_wait_is_gone(fmha):
+    """An s_wait_dscnt 0 before a tensor fill with many ds_loads still in flight: the pass names
+    the youngest overlapping load, so each round tags one more; the result, checked here
+    independently, plans no unproven dscnt wait there and no proven wait the original lacks."""
+    from stinkywait_core.findings import rule_is_proven
+    from stinkywait_core.separate import complete_fix
+    text, _, an = fmha
+    w = next(w for w in an.waits() if w.line == 2322 and w.counter == "ds")
+    assert not rule_is_proven(w.rule) and w.instruction == "s_wait_dscnt 0"
+    fix = complete_fix(text, "fmha.s", Options(), None, w.line, w.counter)
+    assert fix.removed and fix.rounds > 1 and len({e.line for e in fix.edits}) == len(fix.edits) > 2
+    after = analyze(apply(text, fix.edits), "fmha.s", Options())
+    assert not any(x.line == w.line and x.counter == "ds" and not rule_is_proven(x.rule) for x in after.waits())
+    proven = {(x.line, x.instruction) for x in an.waits() if rule_is_proven(x.rule)}
+    assert {(x.line, x.instruction) for x in after.waits() if rule_is_proven(x.rule)} <= proven
+    assert not any(d.severity == "error" for d in after.diagnostics)
+    # a proven wait is left alone
+    p = next(x for x in an.waits() if rule_is_proven(x.rule))
+    assert complete_fix(text, "fmha.s", Options(), None, p.line, p.counter).edits == ()
