@@ -10,6 +10,7 @@ snapshot and are stamped with its version so a client rejects them once the text
 
 from __future__ import annotations
 
+import logging
 import re
 from dataclasses import dataclass
 
@@ -19,6 +20,8 @@ from stinkywait_core import findings
 from stinkywait_core.separate import separation_fixes
 
 from .snapshot import Snapshot
+
+log = logging.getLogger(__name__)
 
 FIX_ALL_KIND = "source.fixAll.stinkywait"
 MISSING = findings.CODES[findings.MISSING]
@@ -112,7 +115,11 @@ def resolved_separation(snap: Snapshot, style: EditStyle, action: T.CodeAction, 
     job = snap.job
     if job is None:
         return action
-    fix = complete_fix(snap.text, job.path, job.options, job.language, data["line"], data["counter"])
+    try:
+        fix = complete_fix(snap.text, job.path, job.options, job.language, data["line"], data["counter"])
+    except Exception:  # noqa: BLE001 - a failed fix must not cost the request: no edit
+        log.exception("st.token fix of %s line %d failed", snap.uri, data["line"])
+        return action
     if fix.edits:
         action.edit = style.edit(snap, _token_edits(snap, fix.edits))
     return action

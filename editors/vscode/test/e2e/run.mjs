@@ -513,6 +513,41 @@ try {
       return text.split('\n').filter(Boolean).slice(0, 3).join(' | ').slice(0, 170);
     });
     await page.keyboard.press('Escape');
+
+    const fallback = gemmPlan.find((w) => /^fallback/i.test(w.reason ?? ''));
+    await check('"Separate with st.token" on an unproven wait tags the LDS ops and the wait goes', async () => {
+      assert(fallback, 'no unproven wait in the stripped GEMM');
+      const original = fs.readFileSync(strippedFile, 'utf8');
+      await gotoLine(fallback.line, fallback.column ?? 1);
+      await page.keyboard.press('Control+.');
+      const widget = page.locator('.action-widget');
+      await widget.waitFor({ state: 'visible', timeout: 20000 });
+      const rows = widget.locator('.monaco-list-row.action');
+      await rows.first().waitFor({ state: 'visible', timeout: 20000 });
+      const titles = (await rows.allInnerTexts()).map((t) => t.trim());
+      const index = titles.findIndex((t) => t.startsWith('Separate with st.token (LDS ops at lines '));
+      assert(index >= 0, `no st.token fix among ${JSON.stringify(titles)}`);
+      for (let i = 0; i < index; i++) await page.keyboard.press('ArrowDown');
+      await page.keyboard.press('Enter');
+      await widget.waitFor({ state: 'hidden', timeout: 10000 });
+      // the edit is resolved by the server (one re-analysis per pair): wait for it to land
+      await poll(async () => (await page.locator('.editor-group-container.active .view-lines').innerText()).includes('st.token:'),
+        { what: 'st.token comments in the buffer', timeout: 60000 });
+      await save();
+      const after = fs.readFileSync(strippedFile, 'utf8');
+      const tagged = after.split('\n').filter((l, i) => l !== original.split('\n')[i]);
+      assert(tagged.length >= 2 && tagged.every((l) => /\/\/ st\.token:\d/.test(l)), `changed lines: ${JSON.stringify(tagged)}`);
+      assert(after.split('\n').length === original.split('\n').length, 'lines were added or removed');
+      const still = cliPlan(strippedFile).filter((w) => w.line === fallback.line && w.counter === fallback.counter && /^fallback/i.test(w.reason ?? ''));
+      assert(still.length === 0, `still planned: ${JSON.stringify(still.map((w) => w.instruction))}`);
+      // back to the stripped text for the checks that follow
+      await page.keyboard.press('Control+Z');
+      await poll(async () => !(await page.locator('.editor-group-container.active .view-lines').innerText()).includes('st.token:'),
+        { what: 'the undo', timeout: 10000 }).catch(() => {});
+      await save();
+      fs.writeFileSync(strippedFile, original);
+      return `${fallback.instruction} before line ${fallback.line}: ${tagged.length} ops tagged`;
+    });
   }
 
   // --- the assembly kernel -------------------------------------------------------------
