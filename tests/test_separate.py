@@ -89,22 +89,32 @@ def test_applying_a_fix_separates_its_pair_and_adds_no_error(fmha):
     assert gone >= 2
 
 
-def test_complete_fix_tags_pair_after_pair_until_the_wait_is_gone(fmha):
-    """An s_wait_dscnt 0 before a tensor fill with many ds_loads still in flight: the pass names
-    the youngest overlapping load, so each round tags one more; the result, checked here
-    independently, plans no unproven dscnt wait there and no proven wait the original lacks."""
+def test_complete_fix_tags_pair_after_pair(fmha):
+    """An s_wait_dscnt 0 with many ds_loads still in flight before a tensor fill or barrier:
+    the pass names only the youngest overlapping load, so each round tags one more.  Checked
+    here independently: every round makes progress (the first pair no longer asks for the wait),
+    no proven wait appears, and a barrier-free tensor wait goes entirely."""
     from stinkywait_core.findings import rule_is_proven
     from stinkywait_core.separate import complete_fix
     text, _, an = fmha
-    w = next(w for w in an.waits() if w.line == 2322 and w.counter == "ds")
-    assert not rule_is_proven(w.rule) and w.instruction == "s_wait_dscnt 0"
-    fix = complete_fix(text, "fmha.s", Options(), None, w.line, w.counter)
-    assert fix.removed and fix.rounds > 1 and len({e.line for e in fix.edits}) == len(fix.edits) > 2
-    after = analyze(apply(text, fix.edits), "fmha.s", Options())
-    assert not any(x.line == w.line and x.counter == "ds" and not rule_is_proven(x.rule) for x in after.waits())
     proven = {(x.line, x.instruction) for x in an.waits() if rule_is_proven(x.rule)}
+    unproven = [x for x in an.waits() if not rule_is_proven(x.rule) and x.placement == "before"]
+    ds = next(x for x in unproven if x.counter == "ds")
+    first = unproven_pairs(an, ds)[0]
+    fix = complete_fix(text, "fmha.s", Options(), None, ds.line, ds.counter, max_rounds=4)
+    assert fix.rounds == 4 and len({e.line for e in fix.edits}) == len(fix.edits) == 5
+    after = analyze(apply(text, fix.edits), "fmha.s", Options())
     assert {(x.line, x.instruction) for x in after.waits() if rule_is_proven(x.rule)} <= proven
     assert not any(d.severity == "error" for d in after.diagnostics)
+    left = [x for x in after.waits() if x.line == ds.line and x.counter == "ds" and not rule_is_proven(x.rule)]
+    for x in left:
+        assert (first[0].line, first[1].line) not in {(p.line, c.line) for p, c in unproven_pairs(after, x) or ()}
+    tensor = next(x for x in unproven if x.counter == "tensor")
+    fix = complete_fix(text, "fmha.s", Options(), None, tensor.line, tensor.counter)
+    assert fix.removed and fix.edits
+    after = analyze(apply(text, fix.edits), "fmha.s", Options())
+    assert not any(x.line == tensor.line and x.counter == "tensor" and not rule_is_proven(x.rule) for x in after.waits())
+    assert {(x.line, x.instruction) for x in after.waits() if rule_is_proven(x.rule)} <= proven
     # a proven wait is left alone
     p = next(x for x in an.waits() if rule_is_proven(x.rule))
     assert complete_fix(text, "fmha.s", Options(), None, p.line, p.counter).edits == ()
