@@ -433,10 +433,14 @@ try {
     await page.waitForSelector('.monaco-workbench', { timeout: opts.timeout });
     await page.waitForSelector('.statusbar', { timeout: opts.timeout });
     // no tab switch, no click: the restored editor is the kernel
+    let seen = '';
     const text = await poll(async () => {
       const t = await statusText();
+      seen = t;
       return statusWant(demoPlan.length).test(t) ? t : false;
-    }, { what: 'the status item after reloading the window', timeout: 60000 });
+    }, { what: 'the status item after reloading the window', timeout: 60000 }).catch((err) => {
+      throw new Error(`${err.message}; the status bar reads: ${seen.replace(/\s+/g, ' ').slice(0, 300)}`);
+    });
     const active = await page.locator('.tab.active').first().getAttribute('aria-label');
     assert(active && active.startsWith('demo_loop.s'), `active tab is ${active}`);
     return statusWant(demoPlan.length).exec(text)[0];
