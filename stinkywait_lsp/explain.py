@@ -115,7 +115,14 @@ def reason_rest(w: PlannedWait) -> str:
     if sub:
         text = text[len(sub) + 2:]
     text = text.strip()
-    return "" if _RESTATED.match(text) else text
+    if _RESTATED.match(text):
+        return ""
+    # "<restated producer>; <what it adds>" (e.g. a folded wait: "waits here for ..."): the
+    # producer part is said by the summary, with display block names
+    head, sep, tail = text.partition("; ")
+    if sep and _RESTATED.match(head):
+        return tail.strip()
+    return text
 
 
 def binding_paths(w: PlannedWait, b: DepInfo) -> list[str | None]:

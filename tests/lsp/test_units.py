@@ -128,3 +128,14 @@ def test_view_settings_nested_dotted_and_bad():
     same, problems = s.merged({"hints": {"label": "loud"}, "severity": {"missing": "fatal", "bogus": "hint"}})
     assert same == s and len(problems) == 3
     assert Settings().merged({"severity": "error"})[1]
+
+
+def test_reason_rest_drops_the_restated_producer_of_a_folded_wait():
+    from types import SimpleNamespace
+
+    from stinkywait_lsp.explain import reason_rest
+    folded = SimpleNamespace(reason="raw: ds_load_b128 (line 446) still in flight, countFrom 11 via ^k_1; "
+                                    "waits here for v_wmma_f32 (line 460), so that one needs no wait of its own")
+    assert reason_rest(folded) == "waits here for v_wmma_f32 (line 460), so that one needs no wait of its own"
+    plain = SimpleNamespace(reason="raw: ds_load_b128 (line 446) still in flight, countFrom 11 via ^k_1")
+    assert reason_rest(plain) == ""

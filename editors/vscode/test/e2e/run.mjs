@@ -429,6 +429,9 @@ try {
   await dismissReloadPrompt();
   await openFile('demo_loop.s');
   await check('a fresh window with a content-detected kernel shows the status item at once', async () => {
+    // the web workbench stores its open editors asynchronously: let it record the kernel as
+    // the active editor before the reload restores it
+    await sleep(3000);
     await page.reload();
     await page.waitForSelector('.monaco-workbench', { timeout: opts.timeout });
     await page.waitForSelector('.statusbar', { timeout: opts.timeout });
