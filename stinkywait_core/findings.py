@@ -53,7 +53,7 @@ DESCRIPTIONS = {
 }
 
 #: where the `// st.token:N` annotation is explained (README section anchor)
-TOKEN_HELP = "README.md#proving-lds-accesses-disjoint-st-token"
+TOKEN_HELP = "README.md#proving-lds-accesses-disjoint-with-st-token"
 
 
 def rule_is_proven(rule: str) -> bool:
