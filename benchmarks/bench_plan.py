@@ -86,10 +86,10 @@ def scaled(text: str, times: int) -> str:
     """A kernel `times` as long: the body of its main loop (between the loop label and the
     back-edge branch) is repeated until the file has `times` x the lines; the rest is kept."""
     lines = text.splitlines(keepends=True)
-    back = next(i for i, ln in enumerate(lines) if re.match(r"\s*s_cbranch_\w+\s+(\.L\w+)", ln)
-                and any(lines[j].startswith(re.match(r"\s*s_cbranch_\w+\s+(\.L\w+)", ln).group(1) + ":")
-                        for j in range(i)))
-    label = re.match(r"\s*s_cbranch_\w+\s+(\.L\w+)", lines[back]).group(1)
+    branch = re.compile(r"\s*s_(?:cbranch_\w+|branch)\s+([A-Za-z_.$][\w.$]*)")
+    back = next(i for i, ln in enumerate(lines) if branch.match(ln)
+                and any(lines[j].startswith(branch.match(ln).group(1) + ":") for j in range(i)))
+    label = branch.match(lines[back]).group(1)
     head = next(j for j in range(back) if lines[j].startswith(label + ":"))
     body = lines[head + 1:back]
     rest = len(lines) - len(body)
