@@ -16,6 +16,8 @@ from stinkywait_core.analysis.lds_facts import lds_facts
 from stinkywait_core.analysis.lds_quickfix import token_fix
 from stinkywait_core.syntax.asm_parser import parse_asm
 
+from lds_kernels import at, lds_kernel
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 CORPUS = os.path.join(HERE, "..", "..", "shared", "corpus", "asm")
 GEMM1 = os.path.join(CORPUS, "aiter_gfx1250_mxscale_gemm1_final_isa.s")
@@ -25,20 +27,7 @@ LAUNCH = LaunchInfo("gfx1250", 32, 0, 128, (128, 1, 1))
 
 
 def build(body: str, launch: LaunchInfo | None = LAUNCH, head: str = ""):
-    text = head + "k:\n" + textwrap.indent(textwrap.dedent(body).strip("\n"), "  ") + "\n  s_endpgm\n"
-    m = parse_asm(text, "t.s")
-    errors = [d for d in m.diagnostics if d.severity == "error"]
-    assert not errors, errors
-    f = m.functions[0]
-    return text, m, f, lds_facts(f, m, launch=launch)
-
-
-def at(f, tag: str):
-    for b in f.blocks:
-        for i in b.instrs:
-            if i.comment and f"@{tag}" in i.comment.split():
-                return i
-    raise KeyError(tag)
+    return lds_kernel(body, launch, head)
 
 
 def rng(facts, inst) -> tuple[int, int]:

@@ -10,13 +10,14 @@ import gzip
 import os
 import shutil
 import subprocess
-import textwrap
 
 import pytest
 
 from stinkywait_core.analysis.launch import LaunchInfo, launch_infos, resident_waves
 from stinkywait_core.analysis.lds_facts import lds_facts
 from stinkywait_core.syntax.asm_parser import parse_asm
+
+from lds_kernels import at, lds_kernel
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 HANDWRITTEN = os.path.join(HERE, "data", "aiter_gfx1250")
@@ -25,19 +26,7 @@ LAUNCH = LaunchInfo("gfx1250", 32, 2, 128)
 
 
 def build(body: str, launch: LaunchInfo | None = LAUNCH):
-    text = "k:\n" + textwrap.indent(textwrap.dedent(body).strip("\n"), "  ") + "\n  s_endpgm\n"
-    m = parse_asm(text, "t.s")
-    assert not [d for d in m.diagnostics if d.severity == "error"]
-    f = m.functions[0]
-    return f, lds_facts(f, m, launch=launch)
-
-
-def at(f, tag: str):
-    for b in f.blocks:
-        for i in b.instrs:
-            if i.comment and f"@{tag}" in i.comment.split():
-                return i
-    raise KeyError(tag)
+    return lds_kernel(body, launch)[2:]
 
 
 # --- the workgroup bounded by the VGPR allocation ---------------------------------------------

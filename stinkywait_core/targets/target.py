@@ -89,10 +89,14 @@ class Target:
         s = self.sem(inst)
         if not s.drain_before:
             return ()
-        if inst.mnemonic == "s_set_vgpr_msb" and following is not None and not following.is_label \
+        if self.drains_by_context(inst) and following is not None and not following.is_label \
                 and self.sem(following).family in _REPLAY_GROUP:
             return ()
         return tuple(c for c in s.drain_before if c in self.timelines)
+
+    def drains_by_context(self, inst: Instruction) -> bool:
+        """Whether `drain_before` of `inst` depends on the instruction after it."""
+        return inst.mnemonic == "s_set_vgpr_msb" and bool(self.sem(inst).drain_before)
 
     def sem_for(self, mnemonic: str) -> InstrSem | None:
         """The semantics of a mnemonic alone (None: not an instruction the table knows)."""

@@ -152,32 +152,6 @@ class WaitDataflow:
     def _fresh_info(self, inst: Instruction) -> InstInfo:
         return make_info(inst, self.target, self.options.num_waves)
 
-    def _context_drains(self, blocks) -> list[Instruction]:
-        """Drains that depend on the next instruction of the block (`Target.drain_before`:
-        gfx1250 `s_set_vgpr_msb`); recomputed for every block whose contents may have changed
-        (an instruction last in its block is judged without a successor, so a change in
-        another block never matters)."""
-        out: list[Instruction] = []
-        if not self.hw or not self.target.generation.features.xnack_replay:
-            return out
-        info = self.info
-        for b in blocks:
-            instrs = b.instrs
-            for k, inst in enumerate(instrs):
-                if inst.mnemonic != "s_set_vgpr_msb":
-                    continue
-                inf = info.get(inst)
-                if inf is None:
-                    continue
-                want = self.target.drain_before(inst, instrs[k + 1] if k + 1 < len(instrs) else None)
-                if inf.drain != want:
-                    inf = info[inst] = inf.copy()  # (never mutate facts a memo shares)
-                    inf.drain = want
-                    inf.linked = False  # (its fast-path flags are derived when linked)
-                    self._relinked.add(b)
-                    out.append(inst)
-        return out
-
     def _init_full(self, memo: FunctionMemo | None) -> None:
         known = memo.infos if memo is not None and memo.target is self.target else {}
         for b in self.rpo:
@@ -186,7 +160,6 @@ class WaitDataflow:
                 if inf is None:
                     inf = self._fresh_info(inst)
                 self.info[inst] = inf
-        self._context_drains(self.rpo)
         self._structure(self.rpo)
         self.track_trips = any(has_trips(inf) for inf in self.info.values())
         if self.hw:
@@ -227,12 +200,11 @@ class WaitDataflow:
                 if inst not in info:
                     info[inst] = self._fresh_info(inst)
                     fresh.append(inst)
-        redrained = self._context_drains(changed)
         for phi in memo.ssa.new_phis:
             if phi not in info:
                 info[phi] = self._fresh_info(phi)
                 fresh.append(phi)
-        self._structure(changed)
+        restructured = self._structure(changed)
         if gone:
             self.track_trips = any(has_trips(inf) for inf in info.values())
         else:
@@ -248,8 +220,10 @@ class WaitDataflow:
         for inst in fresh:
             self._link_sources(inst, info[inst])
             linked.add(inst)
-        for inst in list(memo.ssa.touched) + redrained:  # kept instructions whose sources the SSA
-            inf = info.get(inst)                          # re-solved, or whose drains changed
+        # kept instructions whose sources the SSA re-solved, or whose neighbour-dependent facts
+        # changed (`_structure`: their fast-path flags are derived when linked)
+        for inst in list(memo.ssa.touched) + restructured:
+            inf = info.get(inst)
             if inf is not None and inst not in linked:
                 self._link_sources(inst, inf)
                 linked.add(inst)
@@ -269,11 +243,13 @@ class WaitDataflow:
             self._chunk_block(b)
         self._remember(memo)
 
-    def _structure(self, blocks) -> None:
-        """Clause groups and drains-after of `blocks` (neighbour-dependent facts); an info whose
-        fields change is replaced by a copy (shared facts are never mutated)."""
+    def _structure(self, blocks) -> list[Instruction]:
+        """Clause groups, drains-after and next-instruction drains of `blocks` (neighbour-
+        dependent facts: `block_structure`); an info whose fields change is replaced by an
+        unlinked copy (shared facts are never mutated).  Returns the instructions replaced."""
+        out: list[Instruction] = []
         if not self.hw:
-            return
+            return out
         info = self.info
         want = block_structure(blocks, info, self.target)
         for b in blocks:
@@ -282,14 +258,18 @@ class WaitDataflow:
                 if inf is None:
                     continue
                 w = want.get(inst)
-                fields = w if w is not None else ((), None, None)
-                if (inf.after, inf.clause, inf.in_clause) != fields:
+                after, clause, in_clause, drain = w if w is not None else ((), None, None, None)
+                if drain is None:
+                    drain = inf.drain  # (not neighbour-dependent: the table's)
+                if (inf.after, inf.clause, inf.in_clause, inf.drain) != (after, clause, in_clause, drain):
                     nc = inf.copy()
-                    nc.after, nc.clause, nc.in_clause = fields
+                    nc.after, nc.clause, nc.in_clause, nc.drain = after, clause, in_clause, drain
                     nc.linked = False
                     info[inst] = nc
+                    out.append(inst)
                     if inst.block is not None:
                         self._relinked.add(inst.block)
+        return out
 
     def _lds_timelines(self) -> None:
         if not self.hw:
@@ -469,10 +449,7 @@ class WaitDataflow:
     def lds_disjoint(self, a: Instruction, b: Instruction, same_trip: bool) -> bool:
         """The address analysis proves the LDS accesses of `a` and `b` disjoint (the answer is
         logged for the walks being memoised)."""
-        key = (a, b, same_trip)
-        ans = self._pairs.get(key)
-        if ans is None:
-            ans = self._pairs[key] = self._disjoint(a, b, same_trip)
+        ans = self._disjoint(a, b, same_trip)
         if self._qlogs:
             q = (a, b, same_trip, ans)
             for log in self._qlogs:
@@ -485,22 +462,23 @@ class WaitDataflow:
         return facts.why_not_proven(a, b, same_trip) if facts is not None else ""
 
     def _disjoint(self, a: Instruction, b: Instruction, same_trip: bool) -> bool:
-        facts = self._facts()
-        # the machine model says both touch LDS: an access the address analysis does not
-        # recognise is unknown, never "no LDS memory"
-        return (facts is not None and facts.access(a) is not None and facts.access(b) is not None
-                and not facts.may_overlap(a, b, same_trip))
+        """The analysis' answer for the pair, asked once per version (`_pairs`)."""
+        key = (a, b, same_trip)
+        ans = self._pairs.get(key)
+        if ans is None:
+            facts = self._facts()
+            # the machine model says both touch LDS: an access the address analysis does not
+            # recognise is unknown, never "no LDS memory"
+            ans = self._pairs[key] = (facts is not None and facts.access(a) is not None
+                                      and facts.access(b) is not None and not facts.may_overlap(a, b, same_trip))
+        return ans
 
     def queries_hold(self, queries) -> bool:
         """A memoised walk's disjointness answers are still this version's."""
         if not queries:
             return True
         for a, b, same_trip, ans in queries:
-            key = (a, b, same_trip)
-            now = self._pairs.get(key)
-            if now is None:
-                now = self._pairs[key] = self._disjoint(a, b, same_trip)
-            if ans != now:
+            if ans != self._disjoint(a, b, same_trip):
                 return False
         return True
 

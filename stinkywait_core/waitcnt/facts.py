@@ -209,20 +209,23 @@ def clause_members(instrs: list[Instruction], head: int, count: int) -> tuple[In
 
 
 def block_structure(blocks, info: dict[Instruction, InstInfo], target: Target) -> dict:
-    """Clause groups and drains-after, which depend on an instruction's neighbours:
-    {instruction: (after, clause, in_clause)} for the instructions that have any.
+    """Clause groups, drains-after and next-instruction drains, which depend on an
+    instruction's neighbours: {instruction: (after, clause, in_clause, drain)} for the
+    instructions that have any (`drain` None: the table's, not neighbour-dependent).
 
     An ``s_clause`` head gets its members (the waits they need are placed before the head,
     so that no wait splits the clause unless a member depends on an earlier one); an
     instruction the ISA wants a counter drained right after (GWS, ordered count) puts that
-    requirement on the next instruction of its block.
+    requirement on the next instruction of its block; an instruction whose drain-before
+    depends on the instruction after it (`Target.drain_before`: gfx1250 `s_set_vgpr_msb`
+    under XNACK) gets it from that one, or from none when it ends its block.
     """
     out: dict[Instruction, list] = {}
 
     def entry(inst: Instruction) -> list:
         e = out.get(inst)
         if e is None:
-            e = out[inst] = [(), None, None]
+            e = out[inst] = [(), None, None, None]
         return e
 
     active = set(target.timelines)
@@ -247,4 +250,6 @@ def block_structure(blocks, info: dict[Instruction, InstInfo], target: Target) -
                 after = tuple(c for c in target.sem(inst).drain_after if c in active)
                 if after:
                     pending = after
+            elif target.drains_by_context(inst):
+                entry(inst)[3] = target.drain_before(inst, instrs[i + 1] if i + 1 < len(instrs) else None)
     return {k: tuple(v) for k, v in out.items()}

@@ -203,7 +203,8 @@ def plan_function(func: Function, options: Options, memo: FunctionMemo | None = 
     if memo is not None:
         memo.begin()
     df = WaitDataflow(func, cfg, options, memo)
-    if df.hw and module is not None and getattr(module, "kind", "") == "asm":
+    assembly = module is not None and getattr(module, "kind", "") == "asm"
+    if df.hw and assembly:
         chains = memo.ssa if memo is not None else None
         df.lds_source = lambda: _lds_facts_of(func, module, options.arch, cfg, chains)
     df.solve()
@@ -212,7 +213,7 @@ def plan_function(func: Function, options: Options, memo: FunctionMemo | None = 
     if options.optimize and not (options.bounded and df.cap_hit):
         relaxed = ShallowPredPromotion().rewrite(plan, df)
     df.finalize_plan(plan, unchanged=not relaxed)
-    window = options.coalesce_for(module is not None and getattr(module, "kind", "") == "asm")
+    window = options.coalesce_for(assembly)
     coalesced = coalesce_waits(plan, df, window) if options.optimize and window else {}
     if end_is_return and df.hw:
         _end_of_function_drains(df, plan)

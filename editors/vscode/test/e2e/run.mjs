@@ -389,6 +389,24 @@ try {
     await sleep(800);
   }
 
+  /** Open the quick-fix widget (Ctrl+.) at the cursor, apply the first fix whose title
+   *  `pick` accepts (by keyboard: the widget's pointer block swallows synthetic clicks) and
+   *  wait for the widget to close; returns that title.  `describe` names the fix wanted. */
+  async function applyQuickFix(pick, describe) {
+    await page.keyboard.press('Control+.');
+    const widget = page.locator('.action-widget');
+    await widget.waitFor({ state: 'visible', timeout: 20000 });
+    const rows = widget.locator('.monaco-list-row.action');
+    await rows.first().waitFor({ state: 'visible', timeout: 20000 });
+    const titles = (await rows.allInnerTexts()).map((t) => t.trim());
+    const index = titles.findIndex(pick);
+    assert(index >= 0, `no ${describe} among ${JSON.stringify(titles)}`);
+    for (let i = 0; i < index; i++) await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('Enter');
+    await widget.waitFor({ state: 'hidden', timeout: 10000 });
+    return titles[index];
+  }
+
   // --- a clean profile: no settings, the bundled server, a kernel found by content ------
   await check('clean profile: no settings at all', async () => {
     assert(!fs.existsSync(settingsFile), `${settingsFile} exists`);
@@ -526,17 +544,7 @@ try {
       assert(fallback, 'no unproven wait in the stripped GEMM');
       const original = fs.readFileSync(strippedFile, 'utf8');
       await gotoLine(fallback.line, fallback.column ?? 1);
-      await page.keyboard.press('Control+.');
-      const widget = page.locator('.action-widget');
-      await widget.waitFor({ state: 'visible', timeout: 20000 });
-      const rows = widget.locator('.monaco-list-row.action');
-      await rows.first().waitFor({ state: 'visible', timeout: 20000 });
-      const titles = (await rows.allInnerTexts()).map((t) => t.trim());
-      const index = titles.findIndex((t) => t.startsWith('Separate with st.token (LDS ops at lines '));
-      assert(index >= 0, `no st.token fix among ${JSON.stringify(titles)}`);
-      for (let i = 0; i < index; i++) await page.keyboard.press('ArrowDown');
-      await page.keyboard.press('Enter');
-      await widget.waitFor({ state: 'hidden', timeout: 10000 });
+      await applyQuickFix((t) => t.startsWith('Separate with st.token (LDS ops at lines '), 'st.token fix');
       // the edit is resolved by the server (one re-analysis per pair): wait for it to land
       await poll(async () => (await page.locator('.editor-group-container.active .view-lines').innerText()).includes('st.token:'),
         { what: 'st.token comments in the buffer', timeout: 60000 });
@@ -695,20 +703,9 @@ try {
     await gotoLine(target.line, target.column ?? 1);
     const before = fs.readFileSync(asmFile, 'utf8').split('\n');
     const targetText = before[target.line - 1];
-    await page.keyboard.press('Control+.');
-    const widget = page.locator('.action-widget');
-    await widget.waitFor({ state: 'visible', timeout: 20000 });
-    // Pick the fix by keyboard (the widget's pointer block swallows synthetic clicks).
-    const rows = widget.locator('.monaco-list-row.action');
-    await rows.first().waitFor({ state: 'visible', timeout: 20000 });
-    const titles = (await rows.allInnerTexts()).map((t) => t.trim());
-    const index = titles.findIndex((t) => t.includes(target.instruction));
-    assert(index >= 0, `no quick fix mentioning "${target.instruction}" among ${JSON.stringify(titles)}`);
-    const title = titles[index];
+    const title = await applyQuickFix((t) => t.includes(target.instruction),
+      `quick fix mentioning "${target.instruction}"`);
     assert(!title.includes('`'), `quick-fix title shows markdown backticks: ${title}`);
-    for (let i = 0; i < index; i++) await page.keyboard.press('ArrowDown');
-    await page.keyboard.press('Enter');
-    await widget.waitFor({ state: 'hidden', timeout: 10000 });
     await sleep(300);
     await save();
     const after = fs.readFileSync(asmFile, 'utf8').split('\n');
