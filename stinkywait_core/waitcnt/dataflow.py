@@ -1047,6 +1047,11 @@ class WaitDataflow:
         # whole-block reuse across versions needs identical input objects; ring/trip kernels
         # also read their predecessors' terminators at the join, so they walk chunks only
         memo = self.memo if not self.widening and not self.track_trips else None
+        # A block whose merged entry equals the entry of its last walk in this solve would
+        # walk to the same plan and exit (the walk is a function of the entry; widening also
+        # reads the join, so it always walks): it is not walked again.  Without this, every
+        # block of a loop nest walks once more only to confirm its exit.
+        walked: set[Block] = set()
         for it in range(self.cap):
             self.sweeps = it + 1
             changed = False
@@ -1075,6 +1080,7 @@ class WaitDataflow:
                         self.emit_plan[bb] = rec.plan
                         self.block_sites[bb] = rec.sites
                         self._relog(rec.queries)
+                        walked.add(bb)
                         step = None
                 if step is not None or memo is None:
                     keep = self.keep_live[bb]
@@ -1085,6 +1091,11 @@ class WaitDataflow:
                         return False
                     if frozen:
                         self._restore_tensor(entry, self.entry_state[bb], keep)
+                    if bb in walked and not self.widening and entry == self.entry_state[bb]:
+                        if blog is not None:
+                            self.done(blog)
+                        continue  # same entry as its last walk: same plan, same exit
+                    walked.add(bb)
                     work = entry.copy()
                     self.overflow_sites = {}
                     self.emit_plan[bb] = self.transfer_block(bb, work)
