@@ -120,7 +120,13 @@ class WaitDataflow:
         #: finalize outputs
         self.final_entry: dict[Block, DataflowState] = {}
         self.why: dict[Instruction, list[list[Contribution]]] = {}
-        self.snapshots: dict[Instruction, list[list[PerPredQueue]]] = {}
+        self._snapshots: dict[Instruction, tuple] | None = {}
+        #: what a lazy snapshot replay needs (finalize's fast path): the applied plan
+        self._snap_planned: dict[Instruction, list[int]] | None = None
+        #: the solve's last walk of each block (cold solve, no memo): the queues right before
+        #: each anchor, and the exit before the tensor freeze restores it
+        self.anchor_before: dict[Block, dict[Instruction, tuple]] = {}
+        self.walk_exit: dict[Block, DataflowState] = {}
         self.finalize_sweeps = 0
         self.finalize_converged = True
         #: bounded analysis (issue 7): widening switched on after the exact attempt failed
@@ -133,6 +139,27 @@ class WaitDataflow:
         self.budget = WORK_BUDGET_EXACT + WORK_PER_EDGE * sum(len(b.preds) for b in self.rpo)
         #: overflow events of each block's latest transfer
         self.block_sites: dict[Block, dict] = {}
+
+    @property
+    def snapshots(self) -> dict[Instruction, tuple]:
+        """The FIFO state before every instruction under the final plan (hover, review,
+        LDS-ring provenance).  Finalize's fast path leaves them to be made on first use: a
+        cold plan that never shows a FIFO does not pay for the walk that records them."""
+        if self._snapshots is None:
+            snaps: dict[Instruction, tuple] = {}
+            planned = self._snap_planned or {}
+            for bb in self.rpo:
+                entry = self.final_entry.get(bb)
+                if entry is None:
+                    continue
+                emit = [CounterEmitState() for _ in range(CK_COUNT)]
+                self._replay(bb.instrs, entry.copy(), emit, planned, [], snaps)
+            self._snapshots = snaps
+        return self._snapshots
+
+    @snapshots.setter
+    def snapshots(self, value: dict[Instruction, tuple]) -> None:
+        self._snapshots = value
 
     # --- per-instruction facts ---------------------------------------------------------
     def drain(self, c: int, n: int) -> int:
@@ -958,7 +985,9 @@ class WaitDataflow:
         cks = self.cks
         if memo is None:
             events: list = []
-            self._walk(bb.instrs, state, emit, plan, events)
+            before: dict[Instruction, tuple] = {}
+            self._walk(bb.instrs, state, emit, plan, events, before)
+            self.anchor_before[bb] = before
             for c, inst, sat in events:
                 self._site(sites, bb, c, inst, sat)
             return plan
@@ -991,8 +1020,10 @@ class WaitDataflow:
         sites.setdefault((bb, c), (inst, sat))
 
     def _walk(self, instrs, state: DataflowState, emit: list[CounterEmitState],
-              plan: list[tuple[Instruction, list[int]]], events: list) -> None:
-        """The solver's walk (computeRequiredWaits, redundancy elision, trimQueues)."""
+              plan: list[tuple[Instruction, list[int]]], events: list, before: dict | None = None) -> None:
+        """The solver's walk (computeRequiredWaits, redundancy elision, trimQueues); `before`
+        gets the queues right before each anchor (for finalize's fast path)."""
+        nothing = new_spec()
         for inst in instrs:
             if inst.is_phi or inst.is_label:
                 continue
@@ -1005,9 +1036,12 @@ class WaitDataflow:
                     self._produce(inst, inf, state, emit, events)
                 continue
             req, _ = self.compute_required_waits(inst, state)
+            queues = tuple(state.queues) if before is not None and req != nothing else None
             spec = self._apply(req, emit, state)
             if spec is not None:
                 plan.append((inst, spec))
+                if queues is not None:
+                    before[inst] = queues
             self._produce(inst, inf, state, emit, events)
 
     def _restore_tensor(self, state: DataflowState, frozen: DataflowState | None, keep_live: bool) -> None:
@@ -1100,6 +1134,8 @@ class WaitDataflow:
                     self.overflow_sites = {}
                     self.emit_plan[bb] = self.transfer_block(bb, work)
                     self.block_sites[bb] = self.overflow_sites
+                    if memo is None:
+                        self.walk_exit[bb] = work.copy()
                     if frozen:
                         self._restore_tensor(work, self.exit_state[bb], keep)
                     if step is not None:
@@ -1166,6 +1202,10 @@ class WaitDataflow:
         gives its result (provenance, FIFO snapshots, tensor tokens) without re-iterating.
         """
         planned = {k: list(v) for k, v in plan.anchor_waits.items()}
+        if unchanged and not plan.tail_drains and not self.cap_hit and self.memo is None \
+                and all(bb in self.anchor_before and bb in self.walk_exit for bb in self.rpo):
+            self._finalize_from_solve(plan, planned)
+            return
         if unchanged and not plan.tail_drains and not self.cap_hit:
             new_anchors: dict[Instruction, list[int]] = {}
             tokens: dict[Instruction, list[int]] = {}
@@ -1259,6 +1299,34 @@ class WaitDataflow:
                 f"[WaitDataflow] finalizePlan iteration cap {self.cap} reached in @{self.func.name}",
                 sp.line if sp else 1, sp.col if sp else 1, function=self.func.name))
         plan.anchor_waits = new_anchors
+        plan.tensor_tokens = tokens
+
+    def _finalize_from_solve(self, plan: WaitInsertionPlan, planned: dict) -> None:
+        """finalizePlan when no optimizer touched the converged plan and the solve ran without
+        a memo: the replay from the converged entries would walk each block exactly as the
+        solve's last walk of it did (same entry, the same requirement at every instruction, and
+        min(planned, computed) is the planned wait itself), so its results are taken from that
+        walk: the anchors as planned, their provenance and drained tensor tokens from the queues
+        the walk saw right before each, the exits it reached.  The FIFO snapshots of every
+        instruction are made only if asked (`snapshots`)."""
+        why_all: dict = {}
+        tokens: dict[Instruction, list[int]] = {}
+        self.final_entry, self.final_exit = {}, {}
+        for bb in self.rpo:
+            self.final_entry[bb] = self.entry_state[bb]
+            self.final_exit[bb] = self.walk_exit[bb]
+            before = self.anchor_before[bb]
+            for inst, spec in self.emit_plan.get(bb, ()):
+                queues = before[inst]
+                why_all[inst] = self.compute_required_waits(inst, DataflowState(list(queues)), record=True)[1]
+                if spec[CK_TENSOR] != -1:
+                    tokens[inst] = self._drained_tokens(list(queues[CK_TENSOR]), spec[CK_TENSOR])
+        self.why = why_all
+        self._snapshots = None
+        self._snap_planned = planned
+        self.finalize_sweeps = 1
+        self.finalize_converged = True
+        plan.anchor_waits = {k: list(v) for k, v in planned.items()}  # later shaping edits the plan's own
         plan.tensor_tokens = tokens
 
     def _replay_walk(self, bb: Block, st: DataflowState, planned: dict, new_anchors: dict, tokens: dict,
