@@ -78,7 +78,7 @@ class UseDefChains:
 
 
 def build_use_def_chain(func: Function, cfg: CfgInfo, chains: UseDefChains | None = None,
-                        changed: set | None = None, dropped: list = (), include_pseudo: bool = True) -> None:
+                        changed: set | None = None, dropped: list = (), include_pseudo: bool = True) -> UseDefChains:
     """Place PHIs at iterated dominance frontiers, then fill `sources` walking in RPO.
 
     With `chains` from the previous analysis of this function (same CFG, instructions kept
@@ -87,6 +87,8 @@ def build_use_def_chain(func: Function, cfg: CfgInfo, chains: UseDefChains | Non
     instructions define or read are re-solved; `chains` is updated either way.
     `include_pseudo` (upstream's includePseudo): memtoken pseudo registers `LDS<t>` are units
     too; the hardware model reads LDS hazards from the memtokens directly and leaves them out.
+    Returns the chains (`chains` itself when given): other analyses of the same version read
+    their reaching definitions instead of walking the CFG again.
     """
     remove_phis(func)
     rpo = cfg.rpo
@@ -114,7 +116,7 @@ def build_use_def_chain(func: Function, cfg: CfgInfo, chains: UseDefChains | Non
             if b not in block_defs:
                 for inst in b.instrs:
                     inst.sources = []
-        return
+        return st
     scope: set[Key] = set()
     for inst in dropped:
         u = units.pop(inst, None)
@@ -134,6 +136,7 @@ def build_use_def_chain(func: Function, cfg: CfgInfo, chains: UseDefChains | Non
             scope.update(u[1])
         st.block_keys[b] = _block_keys(b, units)
     _solve_units(rpo, cfg, st, scope)
+    return st
 
 
 def _block_keys(b: Block, units: dict) -> frozenset:

@@ -197,15 +197,14 @@ def plan_function(func: Function, options: Options, memo: FunctionMemo | None = 
     pseudo = options.model == "upstream"
     if memo is not None:
         memo.cfg = cfg
-        build_use_def_chain(func, cfg, memo.ssa, memo.changed_blocks, memo.dropped, include_pseudo=pseudo)
-    else:
-        build_use_def_chain(func, cfg, include_pseudo=pseudo)
+        chains = build_use_def_chain(func, cfg, memo.ssa, memo.changed_blocks, memo.dropped, include_pseudo=pseudo)
+    else:  # (the LDS address analysis reads its reaching definitions too)
+        chains = build_use_def_chain(func, cfg, include_pseudo=pseudo)
     if memo is not None:
         memo.begin()
     df = WaitDataflow(func, cfg, options, memo)
     assembly = module is not None and getattr(module, "kind", "") == "asm"
     if df.hw and assembly:
-        chains = memo.ssa if memo is not None else None
         df.lds_source = lambda: _lds_facts_of(func, module, options.arch, cfg, chains)
     df.solve()
     plan = df.materialize_plan()
