@@ -285,7 +285,11 @@ class WaitDataflow:
                 if inf is None:
                     continue
                 w = want.get(inst)
-                after, clause, in_clause, drain = w if w is not None else ((), None, None, None)
+                if w is None:
+                    if not inf.after and inf.clause is None and inf.in_clause is None:
+                        continue  # no neighbour-dependent fact before or now (most instructions)
+                    w = ((), None, None, None)
+                after, clause, in_clause, drain = w
                 if drain is None:
                     drain = inf.drain  # (not neighbour-dependent: the table's)
                 if (inf.after, inf.clause, inf.in_clause, inf.drain) != (after, clause, in_clause, drain):

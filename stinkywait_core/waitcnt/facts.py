@@ -110,9 +110,9 @@ def is_cluster_barrier(inst: Instruction, barrier: str) -> bool:
 
 @lru_cache(maxsize=16384)
 def plain_facts(mnemonic: str, variant: int, target: Target, num_waves_one: bool) -> tuple:
-    """InstInfo's constructor arguments but the tokens, for an instruction whose mnemonic and
-    variant decide everything (no ring or loop-carried annotation, not a barrier): the
-    common case, derived once per mnemonic on a cold run."""
+    """(pushes, barrier kind, the rest of InstInfo's constructor arguments), for an
+    instruction whose mnemonic and variant decide everything (no ring or loop-carried
+    annotation, not a barrier): the common case, derived once per mnemonic on a cold run."""
     s = target._table(mnemonic, target.generation, variant)
     active = set(target.timelines)
     pushes = tuple(c for c in s.pushes if c in active)
@@ -123,7 +123,7 @@ def plain_facts(mnemonic: str, variant: int, target: Target, num_waves_one: bool
     tensor_anchor = s.engine == ENG_DS and s.family == "ds" and bool(pushes) if upstream else False
     ds_read_or_atomic = s.engine == ENG_DS and s.lds in (LDS_READ, "rw")
     drain = tuple(c for c in s.drain_before if c in active)
-    return (pushes, ((), (), None, None, s.wait, tensor_anchor, lds_writer, False, ds_read_or_atomic,
+    return (pushes, s.barrier, ((), (), None, None, s.wait, tensor_anchor, lds_writer, False, ds_read_or_atomic,
                      num_waves_one, results, "" if upstream else s.lds, "" if upstream else s.engine,
                      "" if upstream else s.control, () if upstream else drain, (), None, None, s.late_dsts,
                      s.order_class, () if upstream else locks))
@@ -134,10 +134,9 @@ def make_info(inst: Instruction, target: Target, num_waves: int) -> InstInfo:
     if inst.is_phi or inst.is_label:
         return InstInfo((), inst.tokens, [], [], None, None, False, False, False, False, False, False,
                         needs_check=False)
-    pushes, rest = plain_facts(inst.mnemonic, variant_of(inst), target, num_waves == 1)
+    pushes, barrier, rest = plain_facts(inst.mnemonic, variant_of(inst), target, num_waves == 1)
     mods = inst.mods
     annotated = bool(mods) and ("lds_ring" in mods or "loopcarriedwar" in mods or "loopcarriedraw" in mods)
-    barrier = target.sem(inst).barrier
     if not annotated and not barrier:
         return InstInfo(pushes, inst.tokens, *rest)
     r = list(rest)  # ring, advances, lc_war, lc_raw, is_wait, tensor_anchor, lds_writer, fence, ...
