@@ -1129,7 +1129,7 @@ class WaitDataflow:
                         return False
                     if frozen:
                         self._restore_tensor(entry, self.entry_state[bb], keep)
-                    if bb in walked and not self.widening and entry == self.entry_state[bb]:
+                    if bb in walked and self._same_entry(bb, entry):
                         if blog is not None:
                             self.done(blog)
                         continue  # same entry as its last walk: same plan, same exit
@@ -1165,6 +1165,11 @@ class WaitDataflow:
             f"every anchor falls back to s_wait_* 0",
             sp.line if sp else 1, sp.col if sp else 1, function=self.func.name))
         return False
+
+    def _same_entry(self, bb: Block, entry: DataflowState) -> bool:
+        """The solve need not walk `bb` again: its merged entry is the one its last walk
+        started from (widening reads the join itself, so it always walks)."""
+        return not self.widening and entry == self.entry_state[bb]
 
     def _report_overflow(self) -> None:
         """One warning per (block, in-order timeline): the op pushed out and the one that did it."""
