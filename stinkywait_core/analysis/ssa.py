@@ -10,6 +10,7 @@ dataflow ask "which async producers does this consumer read?" without any token 
 from __future__ import annotations
 
 from functools import lru_cache
+from itertools import repeat
 
 from ..ir import Block, Function, Instruction, Reg
 from .cfg import CfgInfo
@@ -224,6 +225,7 @@ def _solve_units(rpo: list, cfg: CfgInfo, st: UseDefChains, scope: set[Key] | No
             exit_defs[b] = base  # nothing in scope here: the idom's map, shared (never mutated)
             continue
         defs: dict[Key, Instruction] = dict(base)
+        defs_get = defs.get
         if bphis:
             for k, phi in bphis.items():
                 if scope is None or k in scope:
@@ -233,10 +235,10 @@ def _solve_units(rpo: list, cfg: CfgInfo, st: UseDefChains, scope: set[Key] | No
                 continue
             sk, dk = units[inst]
             if scope is None:
-                src_defs[inst] = [defs.get(k) for k in sk]
+                src_defs[inst] = list(map(defs_get, sk))
                 readers.append(inst)
-                for k in dk:
-                    defs[k] = inst
+                if dk:
+                    defs.update(zip(dk, repeat(inst)))
                 continue
             row = src_defs.get(inst)
             if row is None:
@@ -262,8 +264,14 @@ def _solve_units(rpo: list, cfg: CfgInfo, st: UseDefChains, scope: set[Key] | No
     users: dict[int, int] = {}
     for inst in readers:
         srcs: list[Instruction | None] = []
+        last = None
         for d in src_defs[inst]:
-            if d is not None and d not in srcs:  # identity; rows are a few entries long
+            # identity; rows are a few entries long, and a register range is mostly defined
+            # by one instruction (the previous unit's definition again)
+            if d is None or d is last:
+                continue
+            last = d
+            if d not in srcs:
                 srcs.append(d)
                 if d.is_phi:
                     users[id(d)] = users.get(id(d), 0) + 1
