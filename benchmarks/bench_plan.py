@@ -1,6 +1,6 @@
 """Plan speed: cold `stinkywait plan` vs `llvm-mc-22` on the same kernel, and linear scaling.
 
-Usage: .venv/bin/python benchmarks/bench_plan.py [--repeat N] [KERNEL.s]
+Usage: .venv/bin/python benchmarks/bench_plan.py [--repeat N] [--base DIR] [--quick] [KERNEL.s]
 
 Prints, side by side in one run:
 * the median wall and CPU (user+system) time of a whole `stinkywait plan KERNEL` process
@@ -11,6 +11,11 @@ Prints, side by side in one run:
 * in-process `analyze` time (CPU) for the kernel and for a synthetic kernel 10x its size (the
   main loop body repeated ten times), and their ratio;
 * the same for `--replace-waits` (all rebuildable waits stripped: the pass places every wait).
+
+`--base DIR`: a checkout of an earlier version (its `stinkywait_core` is imported with
+PYTHONPATH=DIR, compiled first); its cold plan is run interleaved with this tree's and
+llvm-mc's, so that the before/after pair sees the same load.  `--quick`: the side-by-side
+figures only (no breakdown, no scaling).
 """
 
 from __future__ import annotations
@@ -31,9 +36,14 @@ DEFAULT = os.path.join(ROOT, "..", "shared", "corpus", "asm", "aiter_gfx1250_mxs
 
 
 def run_once(cmd: list[str]) -> tuple[float, float]:
-    """(wall, CPU) seconds of one process; CPU is the child's user+system time."""
+    """(wall, CPU) seconds of one process; CPU is the child's user+system time.  A command
+    may start with {"PYTHONPATH": DIR} (the environment it runs with)."""
+    env = None
+    if cmd and isinstance(cmd[0], dict):
+        env = {**os.environ, **cmd[0]}
+        cmd = cmd[1:]
     t0 = time.perf_counter()
-    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
     _, _, usage = os.wait4(p.pid, 0)
     return time.perf_counter() - t0, usage.ru_utime + usage.ru_stime
 
@@ -126,6 +136,8 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("kernel", nargs="?", default=DEFAULT)
     ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--base", help="an earlier checkout to run interleaved (before/after)")
+    ap.add_argument("--quick", action="store_true", help="side-by-side figures only")
     ns = ap.parse_args()
     text = open(ns.kernel, encoding="utf-8").read()
     exe = os.path.join(os.path.dirname(sys.executable), "stinkywait")
@@ -138,6 +150,10 @@ def main() -> int:
         cpu = m.group(1) if m else "gfx1250"
         print(f"llvm-mc-22 -mcpu={cpu}")
         cmds.append([mc, "-triple=amdgcn-amd-amdhsa", f"-mcpu={cpu}", "-filetype=obj", ns.kernel, "-o", os.devnull])
+    if ns.base:
+        base = os.path.abspath(ns.base)
+        subprocess.run([sys.executable, "-m", "compileall", "-q", os.path.join(base, "stinkywait_core")], check=True)
+        cmds.append([{"PYTHONPATH": base}, exe, "plan", ns.kernel])
     timings = side_by_side(cmds, ns.repeat)
     plan, plan_cpu = timings[0]
     print(f"cold `stinkywait plan` (whole process):          {plan * 1e3:8.1f} ms wall {plan_cpu * 1e3:8.1f} ms CPU")
@@ -147,6 +163,13 @@ def main() -> int:
         print(f"ratio plan / llvm-mc:                             {plan / mct:8.2f}x wall {plan_cpu / mct_cpu:8.2f}x CPU")
     else:
         print("llvm-mc-22 not installed: no side-by-side figure")
+    if ns.base:
+        bt, bt_cpu = timings[-1]
+        print(f"the same, {os.path.relpath(ns.base)} (before):  {bt * 1e3:8.1f} ms wall {bt_cpu * 1e3:8.1f} ms CPU")
+        if mc:
+            print(f"ratio before / llvm-mc:                           {bt / mct:8.2f}x wall {bt_cpu / mct_cpu:8.2f}x CPU")
+    if ns.quick:
+        return 0
     parts = breakdown(ns.kernel, ns.repeat)
     print("cold plan CPU by part (medians): " + ", ".join(f"{k} {v:.1f} ms" for k, v in parts.items()))
     big = scaled(text, 10)

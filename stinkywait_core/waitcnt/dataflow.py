@@ -97,6 +97,11 @@ class WaitDataflow:
         self.maps = HazardMaps()
         #: WAW/WAR candidate sets by (block, destination ranges, order class, VMEM)
         self._cands: dict[tuple, tuple] = {}
+        #: the units with a candidate at all (`_unit_masks`), made when the first instruction
+        #: is linked (the hazard maps are complete by then)
+        self._hazard_masks: dict[str, int] | None = None
+        #: block -> {block: it is the block or reaches it} (the candidates' liveness test)
+        self._live_into: dict = {}
         #: LDS address facts of this version (analysis/lds_facts.py), made on first question:
         #: `lds_source` is the callable that makes them (None: no address analysis)
         self.lds_source = None
@@ -385,9 +390,21 @@ class WaitDataflow:
         writers, lockers = self.maps.writers, self.maps.lockers
         if not writers and not lockers:
             return _NO_CANDIDATES
-        dkey = tuple((op.kind, op.lo, op.hi) for op in inst.dsts if type(op) is Reg)
-        if not dkey:
+        masks = self._hazard_masks
+        if masks is None:
+            masks = self._hazard_masks = _unit_masks(writers, lockers)
+        dkey = []
+        hit_unit = False
+        for op in inst.dsts:
+            if type(op) is Reg:
+                kind, lo, hi = op.kind, op.lo, op.hi
+                dkey.append((kind, lo, hi))
+                if not hit_unit:
+                    m = masks.get(kind)
+                    hit_unit = m is not None and (lo < 0 or (m >> lo) & ((1 << (hi - lo + 1)) - 1) != 0)
+        if not hit_unit:  # no unit it writes has a late writer or a source lock anywhere
             return _NO_CANDIDATES
+        dkey = tuple(dkey)
         order = inf.order if inf.late else None
         vmem = CK_XV in inf.pushes
         key = (inst.block, dkey, order, vmem)
@@ -425,7 +442,9 @@ class WaitDataflow:
         info = self.info
         if home is not None:
             reaches = self.cfg.reaches
-            live_blocks: dict = {}
+            live_blocks = self._live_into.get(home)
+            if live_blocks is None:
+                live_blocks = self._live_into[home] = {}
 
             def live(p: Instruction) -> bool:
                 pb = p.block
@@ -1428,6 +1447,16 @@ class WaitDataflow:
                 if t:
                     toks.update(t)
         return sorted(toks)
+
+
+def _unit_masks(*tables: dict) -> dict[str, int]:
+    """Register kind -> a bit mask of the unit indices that are keys of any of `tables` (a
+    quick test that an instruction's destinations meet no WAW/WAR candidate at all)."""
+    masks: dict[str, int] = {}
+    for table in tables:
+        for kind, i in table:
+            masks[kind] = (masks.get(kind, 0) | (1 << i)) if i >= 0 else -1
+    return masks
 
 
 def _overlaps(a, b) -> bool:
