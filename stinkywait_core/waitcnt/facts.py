@@ -136,6 +136,8 @@ def make_info(inst: Instruction, target: Target, num_waves: int) -> InstInfo:
                         needs_check=False)
     pushes, barrier, rest = plain_facts(inst.mnemonic, variant_of(inst), target, num_waves == 1)
     mods = inst.mods
+    if not mods and not barrier:  # (no memtoken, no annotation: most instructions of a kernel)
+        return InstInfo(pushes, None, *rest)
     annotated = bool(mods) and ("lds_ring" in mods or "loopcarriedwar" in mods or "loopcarriedraw" in mods)
     if not annotated and not barrier:
         return InstInfo(pushes, inst.tokens, *rest)
