@@ -563,3 +563,25 @@ def test_malformed_workgroup_size():
     from stinkywait_core.analysis.lds_regions import parse_workgroup_sizes
     sizes, diags = parse_workgroup_sizes(text, m.functions)
     assert sizes == {} and [d.code for d in diags] == ["lds-workgroup-syntax"]
+
+
+def test_fallback_reasons_name_the_pair_only_for_per_wave_pairs():
+    """A fallback drain between two engines says which two accesses the analysis could not
+    separate and why; a barrier's drain is not a pair question (it publishes LDS to the other
+    waves), so its reason never claims "the barrier touches no LDS memory" (and the address
+    analysis is not asked for it).  On the gfx942 flatmm kernel (LDS DMA and ds_read)."""
+    from pathlib import Path
+
+    from stinkywait_core.api import analyze
+
+    path = Path(__file__).resolve().parent.parent.parent / "shared" / "corpus" / "asm" / \
+        "aiter_gfx942_flatmm_uk_f16f8_128x256x128.s"
+    if not path.exists():
+        pytest.skip("../shared/corpus/asm not available")
+    an = analyze(path.read_text(), str(path))
+    reasons = [w.reason for w in an.waits() if w.rule == "fallback"]
+    per_wave = [r for r in reasons if "fallback-lds" in r]
+    at_barrier = [r for r in reasons if "fallback-barrier" in r]
+    assert per_wave and at_barrier
+    assert all("not proven disjoint" in r and "may overlap" in r for r in per_wave), per_wave
+    assert not any("not proven disjoint" in r or "touches no LDS memory" in r for r in at_barrier), at_barrier

@@ -302,7 +302,10 @@ def _anchor_waits(out: PassOutput, options: Options, b: Block, inst: Instruction
             note = target.sem(inst).note
             reason = f"isa-drain: {inst.mnemonic} needs every {cn} op complete first" + (f" ({note})" if note else "")
         if rule == "fallback" and df.lds_source is not None:
-            binding = next((ct for ct in contribs if ct.wait == value and ct.op is not None), None)
+            # a per-wave pair the address analysis could not separate (a barrier's drain is
+            # not a pair question: it publishes to the other waves, its reason says so)
+            binding = next((ct for ct in contribs if ct.wait == value and ct.op is not None
+                            and ct.rule == "fallback-lds"), None)
             if binding is not None:
                 consumer = next((later for c in tls for later, k in folded.get(c, ())
                                  if any(ct.op is binding.op and ct.wait - k == value
