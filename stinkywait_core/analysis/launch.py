@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import re
 
+from ..lazy_regex import LazyPattern
+
 from ..ir.records import FrozenRecord, _set
 
 #: largest LDS allocation per workgroup, in bytes, by target (addresses at or above it are
@@ -43,7 +45,7 @@ _VGPRS_PER_SIMD = (("gfx1250", 32, 1024), ("gfx90a", 64, 512), ("gfx942", 64, 51
 #: SIMDs of the unit a workgroup's waves must share (a gfx10+ WGP, or a gfx9 CU): at most
 #: four (a gfx10+ workgroup in CU mode gets two; four is the bound either way)
 _SIMDS_PER_GROUP = 4
-_TARGET = re.compile(r'(?:\.amdgcn_target[ \t]+|amdhsa\.target:[ \t]*)"?([\w.:+-]*--gfx\w+[\w:+-]*)')
+_TARGET = LazyPattern(r'(?:\.amdgcn_target[ \t]+|amdhsa\.target:[ \t]*)"?([\w.:+-]*--gfx\w+[\w:+-]*)')
 
 
 class LaunchInfo(FrozenRecord):

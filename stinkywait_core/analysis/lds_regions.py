@@ -33,16 +33,15 @@ and explanations say the size is the user's word.
 
 from __future__ import annotations
 
-import re
-
 from ..diagnostics import ERROR, WARNING, Diagnostic
 from ..ir import Function, Instruction, Reg
+from ..lazy_regex import LazyPattern
 
-_DECL = re.compile(r'(?://|;)[ \t]*stinkywait:[ \t]*lds-region\b([^\n]*)')
-_WGS = re.compile(r'(?://|;)[ \t]*stinkywait:[ \t]*workgroup-size\b([^\n]*)')
-_TAG = re.compile(r'\blds-region:[ \t]*([A-Za-z_][\w.]*)')
-_NAME = re.compile(r'[A-Za-z_][\w.]*$')
-_REG = re.compile(r'(v|s|a|ttmp)(\d+)$|(v|s|a|ttmp)\[(\d+):(\d+)\]$|(m0)$')
+_DECL = LazyPattern(r'(?://|;)[ \t]*stinkywait:[ \t]*lds-region\b([^\n]*)')
+_WGS = LazyPattern(r'(?://|;)[ \t]*stinkywait:[ \t]*workgroup-size\b([^\n]*)')
+_TAG = LazyPattern(r'\blds-region:[ \t]*([A-Za-z_][\w.]*)')
+_NAME = LazyPattern(r'[A-Za-z_][\w.]*$')
+_REG = LazyPattern(r'(v|s|a|ttmp)(\d+)$|(v|s|a|ttmp)\[(\d+):(\d+)\]$|(m0)$')
 
 
 class Region:

@@ -10,31 +10,12 @@ import re
 from functools import lru_cache
 
 from ..diagnostics import ERROR, WARNING
+from ..lazy_regex import LazyPattern as _Pattern
 from .asm_tables import MAX_REG_INDEX, REG_PREFIXES
 
 TYPE_CHECKING = False  # `typing` is not imported at run time: start-up cost of every CLI run
 if TYPE_CHECKING:
-    from typing import Any
-
     from .asm_records import ModData, Problem
-
-class _Pattern:
-    """A regular expression compiled on first use.
-
-    Compiling costs a fresh process about 0.1 ms per pattern and many are needed only by rare
-    lines.  The first attribute access compiles and stores the pattern's methods on the
-    instance, so later calls cost what a compiled pattern's do.
-    """
-
-    def __init__(self, pattern: str, flags: int = 0) -> None:
-        self._source = (pattern, flags)
-
-    def __getattr__(self, name: str) -> Any:
-        compiled = re.compile(*self._source)
-        for method in ("match", "fullmatch", "search", "finditer", "findall", "sub", "split"):
-            setattr(self, method, getattr(compiled, method))
-        return getattr(compiled, name)
-
 
 LINE_CACHE_SIZE = 1 << 17
 
