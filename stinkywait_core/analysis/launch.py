@@ -15,9 +15,8 @@ from __future__ import annotations
 
 import re
 
-from ..lazy_regex import LazyPattern
-
 from ..ir.records import FrozenRecord, _set
+from ..lazy_regex import LazyPattern
 
 #: largest LDS allocation per workgroup, in bytes, by target (addresses at or above it are
 #: out of range; below it every address is a distinct byte)
