@@ -262,19 +262,15 @@ def _solve_units(rpo: list, cfg: CfgInfo, st: UseDefChains, scope: set[Key] | No
     # 4. sources: each reader's reaching definitions, each once, in first-seen order; and
     #    the users of each PHI placed here
     users: dict[int, int] = {}
+    fromkeys = dict.fromkeys
     for inst in readers:
-        srcs: list[Instruction | None] = []
-        last = None
-        for d in src_defs[inst]:
-            # identity; rows are a few entries long, and a register range is mostly defined
-            # by one instruction (the previous unit's definition again)
-            if d is None or d is last:
-                continue
-            last = d
-            if d not in srcs:
-                srcs.append(d)
-                if d.is_phi:
-                    users[id(d)] = users.get(id(d), 0) + 1
+        # each definition once, in first-seen order (instructions hash by identity)
+        uniq = fromkeys(src_defs[inst])
+        uniq.pop(None, None)
+        srcs = list(uniq)
+        for d in srcs:
+            if d.is_phi:
+                users[id(d)] = users.get(id(d), 0) + 1
         inst.sources = srcs
     for phi in placed_phis:
         for s in phi.sources:

@@ -63,7 +63,10 @@ class Contribution(Record):
 class WaitDataflow:
     """The solver for one function, under one target and model."""
 
-    def __init__(self, func: Function, cfg: CfgInfo, options: Options, memo: FunctionMemo | None = None):
+    def __init__(self, func: Function, cfg: CfgInfo, options: Options, memo: FunctionMemo | None = None,
+                 units: dict | None = None):
+        """`units`: the SSA's (source, destination) register units per instruction, built
+        without memtoken pseudo registers (`UseDefChains.units`), reused for the hazard maps."""
         self.func = func
         self.cfg = cfg
         self.rpo = cfg.rpo
@@ -114,7 +117,7 @@ class WaitDataflow:
                 and memo.ssa.touched is not None and memo.target is self.target:
             self._init_incremental(memo)
         else:
-            self._init_full(memo)
+            self._init_full(memo, units)
         self.entry_state: dict[Block, DataflowState] = {}
         self.exit_state: dict[Block, DataflowState] = {}
         self.emit_plan: dict[Block, list[tuple[Instruction, list[int]]]] = {}
@@ -184,7 +187,7 @@ class WaitDataflow:
     def _fresh_info(self, inst: Instruction) -> InstInfo:
         return make_info(inst, self.target, self.options.num_waves)
 
-    def _init_full(self, memo: FunctionMemo | None) -> None:
+    def _init_full(self, memo: FunctionMemo | None, units: dict | None = None) -> None:
         known = memo.infos if memo is not None and memo.target is self.target else {}
         for b in self.rpo:
             for inst in b.instrs:
@@ -195,8 +198,10 @@ class WaitDataflow:
         self._structure(self.rpo)
         self.track_trips = any(has_trips(inf) for inf in self.info.values())
         if self.hw:
+            add, got = self.maps.add, (units or {}).get
             for inst, inf in self.info.items():
-                self.maps.add(inst, inf)
+                if (inf.late and inf.results) or inf.locks:
+                    add(inst, inf, got(inst))
         self._lds_timelines()
         touched = memo.ssa.touched if memo is not None else None
         for inst, inf in list(self.info.items()):

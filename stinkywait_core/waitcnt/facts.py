@@ -179,12 +179,14 @@ class HazardMaps:
         self.writers: dict[tuple[str, int], set[Instruction]] = {}
         self.lockers: dict[tuple[str, int], set[Instruction]] = {}
 
-    def add(self, inst: Instruction, inf: InstInfo) -> None:
+    def add(self, inst: Instruction, inf: InstInfo, units: tuple | None = None) -> None:
+        """Record `inst` as a writer and/or locker; `units`: its (source, destination) unit
+        keys when the SSA already has them (the same keys `unit_keys` makes)."""
         if inf.late and inf.results:
-            for k in unit_keys(inst.dsts):
+            for k in (units[1] if units is not None else unit_keys(inst.dsts)):
                 self.writers.setdefault(k, set()).add(inst)
         if inf.locks:
-            for k in unit_keys(inst.srcs):
+            for k in (units[0] if units is not None else unit_keys(inst.srcs)):
                 self.lockers.setdefault(k, set()).add(inst)
 
     def discard(self, inst: Instruction) -> None:

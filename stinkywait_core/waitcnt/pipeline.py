@@ -202,7 +202,7 @@ def plan_function(func: Function, options: Options, memo: FunctionMemo | None = 
         chains = build_use_def_chain(func, cfg, include_pseudo=pseudo)
     if memo is not None:
         memo.begin()
-    df = WaitDataflow(func, cfg, options, memo)
+    df = WaitDataflow(func, cfg, options, memo, units=None if pseudo else chains.units)
     assembly = module is not None and getattr(module, "kind", "") == "asm"
     if df.hw and assembly:
         df.lds_source = lambda: _lds_facts_of(func, module, options.arch, cfg, chains)
