@@ -28,7 +28,9 @@ VOCAB = ["v1", "v[0:3]", "s[4:7]", "s0", "vcc", "vcc_lo", "exec", "null", "off",
          "op_sel:[1,0]", "matrix_a_fmt:MATRIX_FMT_FP4", "/*v300*/", "/*v[4:7]*/", "/**/", "/* x */", "//c", "; c",
          "// st.token:1", "::", "v_dual_mov_b32", "+", "-", "4", "*", "sym", "sym@lo", "[v1,", "v2]", "(", ")", ":",
          "=", ",", ",", ",", "v0/*v9*/", "s[0 : 1]", "v01", "V5", "ttmp6", "acc[0:1]", "a5", "v1.l", "-0x1f",
-         "hwreg(HW_REG_MODE)", "/", "/*", "*/", "x:y:z", "1e3", "v99999", "v[3:1]", "\x01"]
+         "hwreg(HW_REG_MODE)", "/", "/*", "*/", "x:y:z", "1e3", "v99999", "v[3:1]", "\x01", "op_sel_hi:[1,0]",
+         "op_sel:[0,1,1]", "op_sel:[1,", "0]", "neg_lo:[1, 0]", "offset: 0x400", "0x8e0 * 1", "64 * 0", "|v4|",
+         "-|v5|", "|", "clamp"]
 MNEMONICS = ["v_mov_b32", "ds_load_b128", "s_mov_b32", "v_cmp_gt_i32_e32", "v_add_co_u32", "global_atomic_add_u32",
              "s_cbranch_scc1", "s_waitcnt", "s_delay_alu", "v_dual_add_f32", "buffer_load_dword", "s_endpgm",
              "v_fmac_f32", "v_swap_b32", "k:", "x =", ".set", "s_waitcnt_vscnt"]

@@ -102,6 +102,10 @@ def _split_plain_operands(text: str, pos: int) -> _Operands | None:
     if not rest or rest[0] not in " \t":
         return None
     chunks = rest.split(",")
+    if ":[" in rest:  # a modifier's list value (``op_sel_hi:[1,0]``): its commas separate nothing
+        chunks = _join_lists(chunks)
+        if chunks is None:
+            return None
     code_end = len(text.rstrip(" \t"))
     notes: list[str | None] | None = None
     if "/" in rest:  # block comments: each must follow its chunk's first item
@@ -128,6 +132,10 @@ def _split_plain_operands(text: str, pos: int) -> _Operands | None:
         items[-1] = tail[0]
         modifiers = tuple(tail[1:])
         if not all(map(_SIMPLE_MODIFIERS.__contains__, modifiers)):
+            joined = _joined_modifiers(last, tail)  # ``offset: 0x400 * 1`` is one modifier
+            if joined is None:
+                return None
+            modifiers = joined
             for m in modifiers:  # first seen: classify (which records the simple ones), then retry
                 _item_kind(m)
             if not all(map(_SIMPLE_MODIFIERS.__contains__, modifiers)):
@@ -153,6 +161,51 @@ def _split_plain_operands(text: str, pos: int) -> _Operands | None:
                     return None
     return None, ops, modifiers, suffix, code_end, None
 
+
+
+def _join_lists(chunks: list[str]) -> list[str] | None:
+    """`chunks` (operand text split at every comma) with the pieces of a bracketed list
+    joined again, as the general path's top-level split leaves them; None when a list spans a
+    blank (the blank split of the last chunk would cut it) or is not closed."""
+    out: list[str] = []
+    open_list = False
+    for chunk in chunks:
+        if open_list:
+            close = chunk.find("]")
+            inner = chunk if close < 0 else chunk[:close]
+            if " " in inner or "\t" in inner:
+                return None
+            chunk = out.pop() + "," + chunk
+        open_list = chunk.count("[") > chunk.count("]")
+        if open_list:
+            inner = chunk[chunk.rfind("["):]
+            if " " in inner or "\t" in inner:
+                return None
+        out.append(chunk)
+    return None if open_list else out
+
+
+def _joined_modifiers(last: str, tail: list[str]) -> tuple[str, ...] | None:
+    """The modifiers of the last chunk `last` (its blank-separated items `tail`, the first
+    being the operand) when items are joined at operators as the general path's `_items`
+    joins them (``offset: 0x400 * 1`` is one item), spelled as in the text; None when the
+    operand itself would join."""
+    spans: list[tuple[int, int]] = []
+    p = 0
+    for part in tail:
+        s = last.find(part, p)
+        p = s + len(part)
+        if spans:
+            ps, pe = spans[-1]
+            prev_is_abs = pe - ps > 1 and last[pe - 1] == "|" and (
+                last[ps] == "|" or (last[ps] == "-" and last[ps + 1] == "|"))
+            if (last[pe - 1] in _OPERATOR_END and not prev_is_abs) or part[0] in _OPERATOR_START or part == "-":
+                if len(spans) == 1:
+                    return None
+                spans[-1] = (ps, p)
+                continue
+        spans.append((s, p))
+    return tuple(last[s:e] for s, e in spans[1:])
 
 
 def _read_operand_tokens(text: str, pos: int, symbols: Symbols) -> _Operands | None:
