@@ -24,6 +24,8 @@ TYPE_CHECKING = False  # `typing` is not imported at run time: start-up cost of 
 if TYPE_CHECKING:
     from ..ir import Operand
 
+_new_tuple = tuple.__new__
+
 _FAST_HEAD = _Pattern(r'[ \t]*([A-Za-z_]\w*)')
 #: one token of an instruction's operand text, after optional blanks: an item (a maximal
 #: run without blanks, commas and comment starts) or a closed block comment, each with the
@@ -81,8 +83,10 @@ def _parse_plain_instruction(text: str, symbols: Symbols) -> LineSyntax | None:
             target = branch_target(srcs)
         operands = (tuple(ops), modifiers, -1)
     start = head.start(1)
-    return LineSyntax("instruction", start, None, None, None, "", mnemonic, (start, code_end), dsts, srcs, suffix,
-                      mods, comment, target, token_problems, False, ROLE_INSTRUCTION, flow, operands)
+    # the named tuple made with tuple.__new__: its Python-level __new__ costs 0.6 us per line
+    return _new_tuple(LineSyntax, ("instruction", start, None, None, None, "", mnemonic, (start, code_end), dsts, srcs,
+                                   suffix, mods, comment, target, token_problems, False, ROLE_INSTRUCTION, flow,
+                                   operands))
 
 
 

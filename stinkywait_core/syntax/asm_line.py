@@ -85,7 +85,7 @@ def _parse_line_general(text: str, in_comment: bool, symbols: Symbols) -> LineSy
     label = None
     label_range = None
     start = indent
-    m = _LABEL.match(code, indent)
+    m = _LABEL.match(code, indent) if ":" in code else None
     if m:
         label = m.group(1)
         label_range = (m.start(1), m.end())
@@ -96,7 +96,7 @@ def _parse_line_general(text: str, in_comment: bool, symbols: Symbols) -> LineSy
             return LineSyntax("label", indent, label=label, label_range=label_range, comment=line_comment,
                               ends_in_comment=ends_in_comment,
                               problems=_token_warnings(line_comment, text), role=ROLE_OTHER)
-    am = _ASSIGN.match(code, start) if label is None else None
+    am = _ASSIGN.match(code, start) if label is None and "=" in code else None
     if am:
         return LineSyntax("directive", indent, directive="=", args=f"{am.group(1)},{code[am.end():end]}",
                           comment=line_comment, ends_in_comment=ends_in_comment, role=ROLE_OTHER)

@@ -104,7 +104,7 @@ def _operand(item: str, symbols: Symbols, annotation: tuple[str, int, int] | Non
         core = core[1:]
     if len(core) >= 2 and core.startswith("|") and core.endswith("|"):
         core = core[1:-1]
-    wm = _WRAPPER.fullmatch(core)
+    wm = _WRAPPER.fullmatch(core) if "(" in core else None
     if wm:
         core = wm.group(2).strip()
         if core.startswith("-"):
@@ -131,7 +131,7 @@ def _operand(item: str, symbols: Symbols, annotation: tuple[str, int, int] | Non
             return (FloatImm(float(item), item),), None
         except ValueError:
             return (Special(item),), None
-    if _FUNC_LIKE.fullmatch(item):
+    if "(" in item and _FUNC_LIKE.fullmatch(item):
         return (Special(item),), None
     if _IDENT.fullmatch(item):
         if item.lower() == "off":
@@ -145,6 +145,8 @@ def _operand(item: str, symbols: Symbols, annotation: tuple[str, int, int] | Non
 
 
 def _looks_like_operand(t: str) -> bool:
+    if ":" in t and "[" not in t:  # no integer or register spelling has a colon outside brackets
+        return False
     return bool(_INT.fullmatch(t) or _REG_SINGLE.fullmatch(t.lower()) or _REG_RANGE.fullmatch(t.lower()))
 
 
@@ -161,28 +163,48 @@ _PLAIN_OPERANDS: dict[str, tuple[tuple[Operand, ...], str | None]] = {}
 _SINGLE_OPERANDS: dict[str, Operand] = {}
 #: items that are modifiers wherever they stand (no operator at an edge, valid spelling)
 _SIMPLE_MODIFIERS: set[str] = set()
+#: `_annotated_operand` by (item, note)
+_ANNOTATED: dict[tuple[str, tuple[str, int, int]], Operand] = {}
 
 
 def _item_kind(t: str) -> int:
     """The `_IS_MODIFIER`... bits of an operand-text item (memoised)."""
     kind = _ITEM_KINDS.get(t)
     if kind is None:
-        if _PLAIN_OPERAND.fullmatch(t) is not None:
-            # a plain register or integer (the common case): it looks like an operand, is no
-            # modifier, has balanced brackets and no operator at an edge; only `_IDENT` is open
-            kind = (_LOOKS_LIKE_OPERAND | _PLAIN | (_VALID_MODIFIER if _IDENT.fullmatch(t) else 0))
-            plain_edges = True
-        else:
-            kind = ((_IS_MODIFIER if _is_modifier(t) else 0) | (_LOOKS_LIKE_OPERAND if _looks_like_operand(t) else 0)
-                    | (_VALID_MODIFIER if _MOD_KEY.match(t) or _IDENT.fullmatch(t) else 0)
-                    | (_NEEDS_GENERAL if ("(" in t or ")" in t or "::" in t
-                                          or (("[" in t or "]" in t) and _BRACKETED.fullmatch(t) is None)) else 0))
-            plain_edges = t[0] not in _OPERATOR_START and t[-1] not in _OPERATOR_END and t != "-"
-            if not kind & (_IS_MODIFIER | _NEEDS_GENERAL) and plain_edges:
-                kind |= _PLAIN
         if len(_ITEM_KINDS) >= LINE_CACHE_SIZE:
             _ITEM_KINDS.clear()
             _SIMPLE_MODIFIERS.clear()
+        m = _PLAIN_OPERAND.fullmatch(t)
+        if m is not None:
+            # a plain register or integer (the common case): it looks like an operand, is no
+            # modifier, has balanced brackets and no operator at an edge; it is an identifier
+            # when it is a single register (``v7``: letters and digits only)
+            prefix, single, lo_s, hi_s, number = m.groups()
+            kind = _LOOKS_LIKE_OPERAND | _PLAIN | (_VALID_MODIFIER if single is not None else 0)
+            _ITEM_KINDS[t] = kind
+            # its operand, as `_operand(t, EMPTY_SYMBOLS, None)` makes it, from the same match
+            # (the first sight of an item costs one regex, not three)
+            if number is not None:
+                op: Operand = Imm(int(number, 0), t)
+            else:
+                lo, hi = (int(single), int(single)) if single is not None else (int(lo_s), int(hi_s))
+                if not (lo <= hi <= MAX_REG_INDEX and hi - lo < MAX_REG_WIDTH):
+                    return kind
+                op = Reg(REG_PREFIXES[prefix], lo, hi, False, t)
+            if t not in _PLAIN_OPERANDS:
+                if len(_PLAIN_OPERANDS) >= LINE_CACHE_SIZE:
+                    _PLAIN_OPERANDS.clear()
+                    _SINGLE_OPERANDS.clear()
+                _PLAIN_OPERANDS[t] = ((op,), None)
+                _SINGLE_OPERANDS[t] = op
+            return kind
+        kind = ((_IS_MODIFIER if _is_modifier(t) else 0) | (_LOOKS_LIKE_OPERAND if _looks_like_operand(t) else 0)
+                | (_VALID_MODIFIER if _MOD_KEY.match(t) or _IDENT.fullmatch(t) else 0)
+                | (_NEEDS_GENERAL if ("(" in t or ")" in t or "::" in t
+                                      or (("[" in t or "]" in t) and _BRACKETED.fullmatch(t) is None)) else 0))
+        plain_edges = t[0] not in _OPERATOR_START and t[-1] not in _OPERATOR_END and t != "-"
+        if not kind & (_IS_MODIFIER | _NEEDS_GENERAL) and plain_edges:
+            kind |= _PLAIN
         _ITEM_KINDS[t] = kind
         if kind & (_IS_MODIFIER | _VALID_MODIFIER | _NEEDS_GENERAL) == _IS_MODIFIER | _VALID_MODIFIER and plain_edges:
             _SIMPLE_MODIFIERS.add(t)
@@ -194,6 +216,11 @@ def _plain_operand(t: str, symbols: Symbols, annotation: tuple[str, int, int] | 
     if annotation is None and symbols is EMPTY_SYMBOLS:
         r = _PLAIN_OPERANDS.get(t)
         if r is None:
+            if t not in _ITEM_KINDS:  # classifying a plain spelling records its operand
+                _item_kind(t)
+                r = _PLAIN_OPERANDS.get(t)
+                if r is not None:
+                    return r
             if len(_PLAIN_OPERANDS) >= LINE_CACHE_SIZE:
                 _PLAIN_OPERANDS.clear()
                 _SINGLE_OPERANDS.clear()
@@ -206,8 +233,27 @@ def _plain_operand(t: str, symbols: Symbols, annotation: tuple[str, int, int] | 
 
 
 def _annotated_operand(item: str, annotation: tuple[str, int, int]) -> Operand | None:
-    """The single plain operand `item` with a VGPR note applied, or None."""
-    if not _item_kind(item) & _PLAIN:
-        return None
-    found, err = _operand(item, EMPTY_SYMBOLS, annotation)
-    return found[0] if len(found) == 1 and not err else None
+    """The single plain operand `item` with a VGPR note applied, or None.
+
+    What `_operand(item, EMPTY_SYMBOLS, annotation)` gives: the note replaces the register
+    when it names one of the same kind and width, and changes nothing else, so it is made
+    from the item's plain operand (memoised per item and note)."""
+    key = (item, annotation)
+    op = _ANNOTATED.get(key)
+    if op is not None:
+        return op
+    op = _SINGLE_OPERANDS.get(item)
+    if op is None:
+        if not _item_kind(item) & _PLAIN:
+            return None
+        _plain_operand(item, EMPTY_SYMBOLS, None)
+        op = _SINGLE_OPERANDS.get(item)
+        if op is None:
+            return None
+    kind, lo, hi = annotation
+    if op.__class__ is Reg and op.kind == kind and hi - lo == op.hi - op.lo:  # type: ignore[union-attr]
+        op = Reg(kind, lo, hi, op.neg, op.spelling)  # type: ignore[union-attr]
+    if len(_ANNOTATED) >= LINE_CACHE_SIZE:
+        _ANNOTATED.clear()
+    _ANNOTATED[key] = op
+    return op

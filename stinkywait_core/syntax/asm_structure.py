@@ -300,6 +300,7 @@ def _build(st: _AsmState, reuse: Reuse | None) -> list[Function]:
     pending: list[tuple[str, int, tuple[int, int]]] = []
     default_name = _default_name(st.path)
     seen_labels: dict[str, int] = {}
+    new_tuple = tuple.__new__  # Span(...) without the named tuple's Python-level __new__
     conditional = 0  # depth of .if/.endif: both arms are parsed, so a label may legally repeat
     # the open function's open block, last line and "ends the program" flag, kept in locals
     # on the hot path (plain instruction lines) and written back before anything else reads them
@@ -358,7 +359,8 @@ def _build(st: _AsmState, reuse: Reuse | None) -> list[Function]:
             s, e = ls.code_range
             lineno = idx + 1
             inst = Instruction(ls.mnemonic, list(ls.dsts), list(ls.srcs), _mods_from(ls.mods) if ls.mods else {},
-                               Span(lineno, s + 1, lineno, e + 1), raw[idx][s:e], None, ls.comment, ls.suffix)
+                               new_tuple(Span, (lineno, s + 1, lineno, e + 1)), raw[idx][s:e], None, ls.comment,
+                               ls.suffix)
         line_inst[idx] = inst
         if blk is None:
             blk = _unlabelled_block(fn, idx, inst)
