@@ -101,8 +101,31 @@ def _split_plain_operands(text: str, pos: int) -> _Operands | None:
     ``/*...*/`` note, and the last chunk's trailing items are simple modifiers
     (`_SIMPLE_MODIFIERS`).  Then the general path's comma and blank splits are `str.split`s,
     a note is the comment right after its chunk's operand (`_annotation_after`), nothing
-    joins and nothing is an error, so the result is the same.  None: use tier two."""
+    joins and nothing is an error, so the result is the same.  A dual instruction
+    (``v_dual_X ... :: v_dual_Y ...``) is read as two such lists, the first without modifiers.
+    None: use tier two."""
     rest = text[pos:]
+    if not rest.strip(" \t"):  # no operands (``s_endpgm``)
+        return None, [], (), "", pos, None
+    if rest[0] not in " \t":
+        return None
+    if "::" not in rest:
+        return _plain_list(text, rest)
+    left_text, _, right_text = rest.partition("::")
+    second = right_text.lstrip(" \t")
+    word = second.split(None, 1)[0] if second else ""
+    if not word.isidentifier() or not left_text.strip():
+        return None  # the general path reports a missing or malformed second mnemonic
+    left = _plain_list(text, left_text)
+    right = _plain_list(text, second[len(word):])
+    if left is None or right is None or left[2]:
+        return None
+    return left[1], right[1], right[2], right[3], right[4], None
+
+
+def _plain_list(text: str, rest: str) -> _Operands | None:
+    """`_split_plain_operands` for one operand list `rest` (starting with a blank; the end of
+    the code is right when `rest` ends the line)."""
     if not rest or rest[0] not in " \t":
         return None
     chunks = rest.split(",")
