@@ -356,11 +356,11 @@ def _build(st: _AsmState, reuse: Reuse | None) -> list[Function]:
             blk = fn.open_block
         inst = None if reuse is None else reuse(idx, ls, False)
         if inst is None:  # `_new_instruction`, inlined: once per instruction line of a cold parse
-            s, e = ls.code_range
+            # one unpacking reads the fields it needs for less than their attribute reads
+            _, _, _, _, _, _, mnemonic, (s, e), dsts, srcs, suffix, mods, comment, _, _, _, _, _, _ = ls
             lineno = idx + 1
-            inst = Instruction(ls.mnemonic, list(ls.dsts), list(ls.srcs), _mods_from(ls.mods) if ls.mods else {},
-                               new_tuple(Span, (lineno, s + 1, lineno, e + 1)), raw[idx][s:e], None, ls.comment,
-                               ls.suffix)
+            inst = Instruction(mnemonic, list(dsts), list(srcs), _mods_from(mods) if mods else {},
+                               new_tuple(Span, (lineno, s + 1, lineno, e + 1)), raw[idx][s:e], None, comment, suffix)
         line_inst[idx] = inst
         if blk is None:
             blk = _unlabelled_block(fn, idx, inst)
