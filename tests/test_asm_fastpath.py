@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from stinkywait_core.syntax import asm_fastpath, asm_line, asm_operands
+from stinkywait_core.syntax import asm_fastpath, asm_lex, asm_line, asm_operands
 from stinkywait_core.syntax.asm_expr import EMPTY_SYMBOLS
 from stinkywait_core.syntax.asm_parser import parse_asm, split_lines
 from test_asm_fuzz import mutate
@@ -85,8 +85,25 @@ def test_fast_path_handles_the_common_shapes():
                  "\tbuffer_load_b32 v1, v2, s[4:7], null offen",
                  "\tv_dual_mov_b32 v80 /*v336*/, 0 :: v_dual_mov_b32 v81, 0",
                  "\ts_cbranch_scc1 .LBB0_2",
-                 "\ts_endpgm"):
+                 "\ts_endpgm",
+                 "\tv_pk_add_f32 v[12:13], v[12:13], 1.0 op_sel_hi:[1,0]",
+                 " buffer_load_dwordx4  acc[28:31], v5, s[20:23], 0 offen offset: 0x400 * 1 ",
+                 "\tv_dual_mov_b32 v203, v80 /*v336*/ :: v_dual_mov_b32 v204, v80 /*v336*/"):
         assert both_paths_agree(line), line
+
+
+def test_fast_path_character_check_is_the_general_paths():
+    """The fast path's check for characters only the general path reports (str methods, no
+    regex) refuses exactly the characters `_BAD_CHAR` finds, and the general path reports them."""
+    for code in range(256):
+        c = chr(code)
+        line = f"\tv_mov_b32 v1, v2{c}"
+        bad = asm_lex._BAD_CHAR.search(line) is not None
+        assert (asm_fastpath._parse_plain_instruction(line, EMPTY_SYMBOLS) is None) or not bad, repr(c)
+        if bad:
+            assert asm_line._parse_line_general(line, False, EMPTY_SYMBOLS).kind == "error", repr(c)
+        elif c not in "\"/;,:[]()|-+*&^%<>=!~ \t":
+            both_paths_agree(line)
 
 
 @pytest.mark.skipif(not CORPUS_FILES, reason="shared corpus not available")
@@ -98,7 +115,8 @@ def test_parse_does_not_depend_on_what_was_seen_before(path):
     for cache in (asm_line.parse_line, asm_operands._operand):
         cache.cache_clear()
     for table in (asm_operands._ITEM_KINDS, asm_operands._PLAIN_OPERANDS, asm_operands._SINGLE_OPERANDS,
-                  asm_operands._SIMPLE_MODIFIERS):
+                  asm_operands._SIMPLE_MODIFIERS, asm_operands._ANNOTATED, asm_fastpath._HEADS,
+                  asm_fastpath._CHUNK_OPERANDS):
         table.clear()
     cold = parse_asm(text, str(path))
     assert [(ln.kind, ln.instruction is not None) for ln in cold.lines] == \

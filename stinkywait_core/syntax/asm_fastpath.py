@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from .asm_expr import EMPTY_SYMBOLS, Symbols
 from .asm_flow import _mnemonic_facts, branch_target
-from .asm_lex import (_BAD_CHAR, _MNEMONIC, _OPERATOR_END, _OPERATOR_START, _TOKEN_LIST, _annotation_from,
+from .asm_lex import (LINE_CACHE_SIZE, _MNEMONIC, _OPERATOR_END, _OPERATOR_START, _TOKEN_LIST, _annotation_from,
                       _memtoken, _Pattern)
 from .asm_operands import (_IS_MODIFIER, _ITEM_KINDS, _LOOKS_LIKE_OPERAND, _NEEDS_GENERAL, _PLAIN,
                            _PLAIN_OPERANDS, _SIMPLE_MODIFIERS, _SINGLE_OPERANDS, _VALID_MODIFIER,
@@ -49,15 +49,26 @@ def _parse_plain_instruction(text: str, symbols: Symbols) -> LineSyntax | None:
     modifiers is split with string methods (`_split_plain_operands`); the rest is read token
     by token (`_read_operand_tokens`).
     """
-    if _BAD_CHAR.search(text) is not None or '"' in text:
+    # `_BAD_CHAR` without the regex: for ASCII text, printable is exactly \x20-\x7e
+    if not text.isascii() or '"' in text or not (text.isprintable() or text.replace("\t", " ").isprintable()):
         return None
-    head = _FAST_HEAD.match(text)
-    if head is None:
+    stripped = text.lstrip(" \t")
+    if not stripped or not (stripped[0].isalpha() or stripped[0] == "_"):
+        return None  # `_FAST_HEAD` needs a mnemonic first
+    start = len(text) - len(stripped)
+    word = stripped.split(None, 1)[0]
+    if not word.isidentifier():  # the mnemonic is not followed by a blank (or the end)
+        head = _FAST_HEAD.match(text)
+        if head is None:
+            return None
+        word = head.group(1)
+    facts = _HEADS.get(word)
+    if facts is None:
+        facts = _head_facts(word)
+    mnemonic, deferred, flow, branches = facts
+    if deferred:
         return None
-    mnemonic = head.group(1).lower()
-    if mnemonic in VERBATIM_OPERAND_MNEMONICS or mnemonic.startswith("s_waitcnt"):
-        return None
-    pos = head.end()
+    pos = start + len(word)
     read = None
     if symbols is EMPTY_SYMBOLS and ";" not in text and "//" not in text:
         read = _split_plain_operands(text, pos)
@@ -71,7 +82,6 @@ def _parse_plain_instruction(text: str, symbols: Symbols) -> LineSyntax | None:
     if comment is not None:
         mods, token_problems = _memtoken(comment, max(text.find("st.token"), 0), len(text))
         comment = _TOKEN_LIST.sub("", comment).strip() or None
-    flow, branches = _mnemonic_facts(mnemonic)
     target = None
     if left is not None:  # dual: both first operands are destinations; the second half's suffix is kept
         dsts = tuple(left[:1]) + tuple(ops[:1])
@@ -82,12 +92,27 @@ def _parse_plain_instruction(text: str, symbols: Symbols) -> LineSyntax | None:
         if branches:
             target = branch_target(srcs)
         operands = (tuple(ops), modifiers, -1)
-    start = head.start(1)
     # the named tuple made with tuple.__new__: its Python-level __new__ costs 0.6 us per line
     return _new_tuple(LineSyntax, ("instruction", start, None, None, None, "", mnemonic, (start, code_end), dsts, srcs,
                                    suffix, mods, comment, target, token_problems, False, ROLE_INSTRUCTION, flow,
                                    operands))
 
+
+
+#: `_head_facts` by mnemonic spelling
+_HEADS: dict[str, tuple[str, bool, int, bool]] = {}
+
+
+def _head_facts(word: str) -> tuple[str, bool, int, bool]:
+    """(mnemonic in lower case, whether the general path must read the line, its FLOW_* bits,
+    whether it takes a branch target) of a mnemonic as spelled (memoised)."""
+    mnemonic = word.lower()
+    deferred = mnemonic in VERBATIM_OPERAND_MNEMONICS or mnemonic.startswith("s_waitcnt")
+    facts = (mnemonic, deferred) + tuple(_mnemonic_facts(mnemonic))
+    if len(_HEADS) >= 8192:
+        _HEADS.clear()
+    _HEADS[word] = facts  # type: ignore[assignment]
+    return facts  # type: ignore[return-value]
 
 
 #: what reading an instruction's operand text gives: (a dual instruction's first operands or
@@ -134,24 +159,21 @@ def _plain_list(text: str, rest: str) -> _Operands | None:
         if chunks is None:
             return None
     code_end = len(text.rstrip(" \t"))
-    notes: list[str | None] | None = None
-    if "/" in rest:  # block comments: each must follow its chunk's first item
-        notes = [None] * len(chunks)
-        for k, chunk in enumerate(chunks):
-            if "/" not in chunk:
-                continue
-            before, opened, after = chunk.partition("/*")
-            content, closed, after = after.partition("*/")
-            item = before.strip()
-            if (not opened or not closed or "/" in before or "/" in after or not item or " " in item
-                    or "\t" in item or (k < len(chunks) - 1 and after.strip())):
-                return None
-            notes[k] = content
-            chunks[k] = item + " " + after if after.strip() else item
-            if k == len(chunks) - 1 and not after.strip():
-                code_end = len(text) - len(chunk) + len(before.rstrip(" \t"))
     items = list(map(str.strip, chunks))
     last = items[-1]
+    note = None  # the last chunk's block comment; the others' are part of their memo key
+    if "/" in last:
+        chunk = chunks[-1]
+        split = _note_split(chunk)
+        if split is None:
+            return None
+        item, note, after = split
+        if after.strip():
+            last = (item + " " + after).strip()
+        else:
+            last = item
+            code_end = len(text) - len(chunk) + len(chunk.partition("/*")[0].rstrip(" \t"))
+        items[-1] = last
     modifiers: tuple[str, ...] = ()
     suffix = ""
     if " " in last or "\t" in last:
@@ -168,26 +190,66 @@ def _plain_list(text: str, rest: str) -> _Operands | None:
             if not all(map(_SIMPLE_MODIFIERS.__contains__, modifiers)):
                 return None
         suffix = last[len(tail[0]):].lstrip()
-    ops = list(map(_SINGLE_OPERANDS.get, items))
-    if notes is not None:
-        for k, content in enumerate(notes):
-            annotation = None if content is None else _annotation_from(content)
-            if annotation is not None:
-                op = ops[k] = _annotated_operand(items[k], annotation)
-                if op is None:
-                    return None
+    ops = list(map(_CHUNK_OPERANDS.get, items))
+    if note is not None:
+        annotation = _annotation_from(note)
+        if annotation is not None:
+            op = ops[-1] = _annotated_operand(items[-1], annotation)
+            if op is None:
+                return None
     if None in ops:
         for k, op in enumerate(ops):
-            if op is None:  # first seen: convert (which records the single plain ones), then retry
-                item = items[k]
-                if not item or " " in item or "\t" in item:
-                    return None
-                _plain_operand(item, EMPTY_SYMBOLS, None)
-                op = ops[k] = _SINGLE_OPERANDS.get(item)
+            if op is None:  # first seen: convert (which records the chunk), then retry
+                op = ops[k] = _chunk_operand(items[k])
                 if op is None:
                     return None
     return None, ops, modifiers, suffix, code_end, None
 
+
+
+#: `_chunk_operand` by chunk
+_CHUNK_OPERANDS: dict[str, Operand] = {}
+
+
+def _note_split(chunk: str) -> tuple[str, str, str] | None:
+    """(item, note, text after the note) of a chunk ``item /*note*/ after`` whose note is its
+    only slash, or None."""
+    before, opened, after = chunk.partition("/*")
+    content, closed, after = after.partition("*/")
+    item = before.strip()
+    if not opened or not closed or "/" in before or "/" in after or not item or " " in item or "\t" in item:
+        return None
+    return item, content, after
+
+
+def _chunk_operand(chunk: str) -> Operand | None:
+    """The operand of a comma-separated chunk of tier one (stripped, not the last chunk of its
+    list, or the last one's item): a single plain item, maybe followed by a closed block
+    comment (a VGPR note, applied as `_annotation_after` does); None otherwise.  Memoised in
+    `_CHUNK_OPERANDS`: the same noted operands recur on many lines."""
+    annotation = None
+    if "/" in chunk:
+        split = _note_split(chunk)
+        if split is None or split[2].strip():
+            return None
+        item, note, _ = split
+        annotation = _annotation_from(note)
+    else:
+        item = chunk
+        if not item or " " in item or "\t" in item:
+            return None
+    if annotation is not None:
+        op = _annotated_operand(item, annotation)
+    else:
+        op = _SINGLE_OPERANDS.get(item)
+        if op is None:
+            _plain_operand(item, EMPTY_SYMBOLS, None)
+            op = _SINGLE_OPERANDS.get(item)
+    if op is not None:
+        if len(_CHUNK_OPERANDS) >= LINE_CACHE_SIZE:
+            _CHUNK_OPERANDS.clear()
+        _CHUNK_OPERANDS[chunk] = op
+    return op
 
 
 def _join_lists(chunks: list[str]) -> list[str] | None:
