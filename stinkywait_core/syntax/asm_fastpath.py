@@ -130,7 +130,7 @@ def _split_plain_operands(text: str, pos: int) -> _Operands | None:
     (``v_dual_X ... :: v_dual_Y ...``) is read as two such lists, the first without modifiers.
     None: use tier two."""
     rest = text[pos:]
-    if not rest.strip(" \t"):  # no operands (``s_endpgm``)
+    if not rest or rest.isspace():  # no operands (``s_endpgm``); only blanks are left as white space
         return None, [], (), "", pos, None
     if rest[0] not in " \t":
         return None
@@ -158,7 +158,8 @@ def _plain_list(text: str, rest: str) -> _Operands | None:
         chunks = _join_lists(chunks)
         if chunks is None:
             return None
-    code_end = len(text.rstrip(" \t"))
+    final = chunks[-1]  # ends the line (a blank one makes no operand: None below)
+    code_end = len(text) - len(final) + len(final.rstrip(" \t"))
     items = list(map(str.strip, chunks))
     last = items[-1]
     note = None  # the last chunk's block comment; the others' are part of their memo key
@@ -197,7 +198,7 @@ def _plain_list(text: str, rest: str) -> _Operands | None:
             op = ops[-1] = _annotated_operand(items[-1], annotation)
             if op is None:
                 return None
-    if None in ops:
+    if not all(ops):  # a miss (operands are always true; `None in ops` would call their __eq__)
         for k, op in enumerate(ops):
             if op is None:  # first seen: convert (which records the chunk), then retry
                 op = ops[k] = _chunk_operand(items[k])
