@@ -49,15 +49,19 @@ def _parse_plain_instruction(text: str, symbols: Symbols) -> LineSyntax | None:
     modifiers is split with string methods (`_split_plain_operands`); the rest is read token
     by token (`_read_operand_tokens`).
     """
-    # `_BAD_CHAR` without the regex: for ASCII text, printable is exactly \x20-\x7e
-    if not text.isascii() or '"' in text or not (text.isprintable() or text.replace("\t", " ").isprintable()):
+    if not text.isascii() or '"' in text:
         return None
     stripped = text.lstrip(" \t")
+    # `_BAD_CHAR` without the regex: for ASCII text, printable is exactly \x20-\x7e (the
+    # stripped blanks are allowed characters)
+    if not (stripped.isprintable() or stripped.replace("\t", " ").isprintable()):
+        return None
     if not stripped or not (stripped[0].isalpha() or stripped[0] == "_"):
         return None  # `_FAST_HEAD` needs a mnemonic first
     start = len(text) - len(stripped)
-    word = stripped.split(None, 1)[0]
-    if not word.isidentifier():  # the mnemonic is not followed by a blank (or the end)
+    blank = stripped.find(" ")
+    word = stripped[:blank] if blank >= 0 else stripped
+    if not word.isidentifier():  # not followed by a blank (a tab, a comma, a colon...) or the end
         head = _FAST_HEAD.match(text)
         if head is None:
             return None
