@@ -8,7 +8,7 @@ text back byte for byte and the STIR printer can reproduce upstream's canonical 
 
 from __future__ import annotations
 
-from .records import FrozenRecord, _set
+from .records import FrozenRecord, _set, slot_setters
 
 TYPE_CHECKING = False  # `typing` is not imported at run time: start-up cost of every CLI run
 if TYPE_CHECKING:
@@ -40,11 +40,11 @@ class Reg(FrozenRecord):
     spelling: str | None
 
     def __init__(self, kind: str, lo: int, hi: int, neg: bool = False, spelling: str | None = None) -> None:
-        _set(self, "kind", kind)
-        _set(self, "lo", lo)
-        _set(self, "hi", hi)
-        _set(self, "neg", neg)
-        _set(self, "spelling", spelling)
+        _reg_kind(self, kind)
+        _reg_lo(self, lo)
+        _reg_hi(self, hi)
+        _reg_neg(self, neg)
+        _reg_spelling(self, spelling)
 
     def units(self) -> Iterator[tuple[str, int]]:
         for i in range(self.lo, self.hi + 1):
@@ -74,6 +74,9 @@ class Reg(FrozenRecord):
         return self.spelling if self.spelling is not None else self.stir()
 
 
+_reg_kind, _reg_lo, _reg_hi, _reg_neg, _reg_spelling = slot_setters(Reg)
+
+
 class Imm(FrozenRecord):
     """Integer literal; `spelling` keeps hex (``0x1``) and other original forms."""
 
@@ -82,8 +85,8 @@ class Imm(FrozenRecord):
     spelling: str | None
 
     def __init__(self, value: int, spelling: str | None = None) -> None:
-        _set(self, "value", value)
-        _set(self, "spelling", spelling)
+        _imm_value(self, value)
+        _imm_spelling(self, spelling)
 
     def stir(self) -> str:
         if self.spelling is not None and self.spelling.lower().startswith(("0x", "-0x")):
@@ -92,6 +95,9 @@ class Imm(FrozenRecord):
 
     def text(self) -> str:
         return self.spelling if self.spelling is not None else str(self.value)
+
+
+_imm_value, _imm_spelling = slot_setters(Imm)
 
 
 class FloatImm(FrozenRecord):
