@@ -26,7 +26,6 @@ if TYPE_CHECKING:
 
 _new_tuple = tuple.__new__
 
-_FAST_HEAD = _Pattern(r'[ \t]*([A-Za-z_]\w*)')
 #: one token of an instruction's operand text, after optional blanks: an item (a maximal
 #: run without blanks, commas and comment starts) or a closed block comment, each with the
 #: comma that follows it; a line comment; or a character only the general path handles (a
@@ -57,15 +56,18 @@ def _parse_plain_instruction(text: str, symbols: Symbols) -> LineSyntax | None:
     if not (stripped.isprintable() or stripped.replace("\t", " ").isprintable()):
         return None
     if not stripped or not (stripped[0].isalpha() or stripped[0] == "_"):
-        return None  # `_FAST_HEAD` needs a mnemonic first
+        return None  # not a mnemonic first
     start = len(text) - len(stripped)
     blank = stripped.find(" ")
     word = stripped[:blank] if blank >= 0 else stripped
     if not word.isidentifier():  # not followed by a blank (a tab, a comma, a colon...) or the end
-        head = _FAST_HEAD.match(text)
-        if head is None:
-            return None
-        word = head.group(1)
+        end = 1
+        while end < len(word) and (word[end].isalnum() or word[end] == "_"):  # ASCII: [A-Za-z0-9_]
+            end += 1
+        word = word[:end]
+        if stripped[end] not in " \t/;":
+            return None  # a label, an assignment, a comma right after the mnemonic: tier two
+            # refuses an item or a character there, and tier one wants a blank
     facts = _HEADS.get(word)
     if facts is None:
         facts = _head_facts(word)
@@ -77,6 +79,8 @@ def _parse_plain_instruction(text: str, symbols: Symbols) -> LineSyntax | None:
     if symbols is EMPTY_SYMBOLS and ";" not in text and "//" not in text:
         read = _split_plain_operands(text, pos)
     if read is None:
+        if "(" in text and "/" not in text and ";" not in text:
+            return None  # an item with a parenthesis, which tier two leaves to the general path
         read = _read_operand_tokens(text, pos, symbols)
         if read is None:
             return None
@@ -248,8 +252,12 @@ def _chunk_operand(chunk: str) -> Operand | None:
     else:
         op = _SINGLE_OPERANDS.get(item)
         if op is None:
-            _plain_operand(item, EMPTY_SYMBOLS, None)
+            if not _item_kind(item) & _PLAIN:  # (classifying records a plain spelling's operand)
+                return None
             op = _SINGLE_OPERANDS.get(item)
+            if op is None:
+                _plain_operand(item, EMPTY_SYMBOLS, None)
+                op = _SINGLE_OPERANDS.get(item)
     if op is not None:
         if len(_CHUNK_OPERANDS) >= LINE_CACHE_SIZE:
             _CHUNK_OPERANDS.clear()

@@ -21,13 +21,13 @@ def _is_modifier(item: str) -> bool:
 def _register(core: str, symbols: Symbols) -> tuple[tuple[str, int, int] | None, str | None]:
     """(kind, lo, hi) for a register spelling, or (None, error) / (None, None) if not one."""
     low = core.lower()
-    m = _REG_SINGLE.fullmatch(low)
+    m = _REG_SINGLE.fullmatch(low) if low.startswith(_REG_STARTS) else None
     if m:
         idx = int(m.group(2))
         if idx > MAX_REG_INDEX:
             return None, f"register index out of range in '{core}'"
         return (REG_PREFIXES[m.group(1)], idx, idx), None
-    m = _REG_RANGE.fullmatch(low)
+    m = _REG_RANGE.fullmatch(low) if m is None and low.startswith(_REG_STARTS) else None
     if m:
         inner = core[core.index("[") + 1:core.rindex("]")]
         parts = inner.split(":")
@@ -147,7 +147,16 @@ def _operand(item: str, symbols: Symbols, annotation: tuple[str, int, int] | Non
 def _looks_like_operand(t: str) -> bool:
     if ":" in t and "[" not in t:  # no integer or register spelling has a colon outside brackets
         return False
-    return bool(_INT.fullmatch(t) or _REG_SINGLE.fullmatch(t.lower()) or _REG_RANGE.fullmatch(t.lower()))
+    if t[:1] in _INT_STARTS and _INT.fullmatch(t):
+        return True
+    low = t.lower()
+    return low.startswith(_REG_STARTS) and bool(_REG_SINGLE.fullmatch(low) or _REG_RANGE.fullmatch(low))
+
+
+#: what `_REG_SINGLE` / `_REG_RANGE` and `_INT` spellings start with (the regexes are tried,
+#: and compiled, only then)
+_REG_STARTS = ("v", "s", "a", "ttmp")
+_INT_STARTS = frozenset("-0123456789")
 
 
 # --- item classification (shared by the fast and the general line paths) ----------------------
