@@ -177,10 +177,11 @@ def _scan(st: _AsmState, start: int, state: ScanState, stop: int | None = None) 
             else:
                 syntax.append(_VERBATIM)
             continue
-        # two arguments when the table does not apply (symbols matter in register ranges and
-        # wait counts): the cache key then skips hashing it
+        # no symbol table when it does not apply (symbols matter in register ranges and wait
+        # counts): the cache key then skips hashing it; and the line alone outside a comment
+        # (the cache then keys on the string itself, without building a tuple)
         ls = (parse_line(line, in_comment, symbols) if with_symbols and ("[" in line or "waitcnt" in line)
-              else parse_line(line, in_comment))
+              else parse_line(line, True) if in_comment else parse_line(line))
         syntax.append(ls)
         if ls.problems:
             problem_idx.append(idx)
