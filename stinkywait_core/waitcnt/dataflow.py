@@ -158,10 +158,8 @@ class WaitDataflow:
             planned = self._snap_planned or {}
             for bb in self.rpo:
                 entry = self.final_entry.get(bb)
-                if entry is None:
-                    continue
-                emit = [CounterEmitState() for _ in range(CK_COUNT)]
-                self._replay(bb.instrs, entry.copy(), emit, planned, [], snaps)
+                if entry is not None:
+                    self._replay_walk(bb, entry.copy(), planned, {}, {}, {}, snaps)
             self._snapshots = snaps
         return self._snapshots
 
@@ -1350,10 +1348,9 @@ class WaitDataflow:
             self.final_exit[bb] = self.walk_exit[bb]
             before = self.anchor_before[bb]
             for inst, spec in self.emit_plan.get(bb, ()):
-                queues = before[inst]
-                why_all[inst] = self.compute_required_waits(inst, DataflowState(list(queues)), record=True)[1]
-                if spec[CK_TENSOR] != -1:
-                    tokens[inst] = self._drained_tokens(list(queues[CK_TENSOR]), spec[CK_TENSOR])
+                why_all[inst], toks = self._anchor_provenance(inst, before[inst], spec)
+                if toks is not None:
+                    tokens[inst] = toks
         self.why = why_all
         self._snapshots = None
         self._snap_planned = planned
@@ -1436,12 +1433,15 @@ class WaitDataflow:
             before = tuple(st.queues)
             apply = self._apply(want, emit, st)
             if apply is not None:
-                why = self.compute_required_waits(inst, DataflowState(list(before)), record=True)[1]
-                toks = None
-                if apply[CK_TENSOR] != -1:
-                    toks = self._drained_tokens(list(before[CK_TENSOR]), apply[CK_TENSOR])
-                out.append((inst, apply, why, toks))
+                out.append((inst, apply) + self._anchor_provenance(inst, before, apply))
             self._produce(inst, inf, st, emit, None)
+
+    def _anchor_provenance(self, inst: Instruction, queues: tuple, spec: list[int]) -> tuple:
+        """(contributions per timeline, tensor tokens drained or None) of the wait `spec`
+        applied before `inst`, from the queues right before it."""
+        why = self.compute_required_waits(inst, DataflowState(list(queues)), record=True)[1]
+        toks = self._drained_tokens(list(queues[CK_TENSOR]), spec[CK_TENSOR]) if spec[CK_TENSOR] != -1 else None
+        return why, toks
 
     def _drained_tokens(self, queues: list[PerPredQueue], keep: int) -> list[int]:
         toks: set[int] = set()
