@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 from .analysis.implicit_deps import build_implicit_dependencies
 from .diagnostics import ERROR, HINT, WARNING, Diagnostic, Related
 from .ir import Function, Instruction, Module, bulk_construction
+from .macro_sites import finish_spans, parse_expanded, place_at_call_sites, unknown_instructions, wants_expansion
 from .results import FunctionResult, Options, PlannedWait
 from .syntax import language_for, parse
 from .targets import UnsupportedTarget
@@ -41,7 +42,7 @@ class Analysis:
     """
 
     __slots__ = ("path", "language", "options", "module", "diagnostics", "functions", "removed_lines",
-                 "outputs", "_check", "cache")
+                 "outputs", "_check", "cache", "incomplete", "read", "call_sites")
 
     def __init__(self, path: str, language: str, options: Options, module: Module,
                  cache: "AnalysisCache | None" = None):
@@ -52,6 +53,14 @@ class Analysis:
         self.outputs: list[PassOutput] = []
         self._check: list[Diagnostic] | None = None
         self.cache = cache
+        #: the located warnings and errors that leave the result incomplete (a missing include,
+        #: an undefined macro or symbol, a wait only a macro body could hold): `insert`
+        #: refuses the file without --allow-incomplete
+        self.incomplete: list[Diagnostic] = []
+        #: how included files are read (the server: open buffers first); None: the disk
+        self.read = None
+        #: the call sites of an expanded file (macro_sites.CallSites), None for a plain file
+        self.call_sites = None
 
     def __repr__(self) -> str:
         return f"<Analysis {self.path}: {len(self.functions)} functions, {len(self.diagnostics)} diagnostics>"
@@ -116,6 +125,9 @@ def _with_explanation(text: str, w: PlannedWait, language: str) -> str:
     deps = ", ".join(f"{d.mnemonic}@{d.line}" + (f" via ^{d.pred}" if d.pred else "") +
                      f" countFrom {d.count_from}" for d in w.deps)
     why = f"stinkywait: {w.rule}" + (f" [{deps}]" if deps else f": {w.reason}")
+    k = w.reason.find("; needed by ")
+    if deps and k >= 0:  # a wait for an instruction a macro call expands to (macro_sites.py)
+        why += w.reason[k:]
     return f"{body}  // {why}{nl}"
 
 
@@ -327,15 +339,18 @@ def _move(old: Instruction, new: Instruction) -> Instruction:
 
 
 def analyze(text: str, path: str = "<input>", options: Options = Options(), language: str | None = None,
-            cache: AnalysisCache | None = None) -> Analysis:
+            cache: AnalysisCache | None = None, read=None) -> Analysis:
     """Parse and plan a whole file.  Never raises on bad input: errors become diagnostics.
 
     The cyclic collector is paused for the duration: the pass allocates many short-lived
     immutable queue tuples while the IR keeps every instruction alive, and generational scans
     over that live set made the time grow faster than the file (see BENCHMARKS.md).
+
+    `read(path) -> text | None` reads included files (default: the disk; the language server
+    serves its open buffers first).
     """
     with bulk_construction():
-        return _analyze(text, path, options, language, cache)
+        return _analyze(text, path, options, language, cache, read)
 
 
 def declared_target(module: Module) -> tuple[str, int, int] | None:
@@ -375,16 +390,26 @@ def _effective_options(module: Module, options: Options) -> tuple[Options, Diagn
 
 
 def _analyze(text: str, path: str, options: Options, language: str | None,
-             cache: AnalysisCache | None) -> Analysis:
+             cache: AnalysisCache | None, read=None) -> Analysis:
     lang = language_for(path, language)
-    # the previous version's module of this document: the front end re-parses only the edit
-    # and hands back the unchanged lines' instruction objects (asm), which adoption then keeps
-    module = parse(text, path, lang, previous=cache.module(path, options) if cache is not None else None)
+    sites = None
+    if lang == "asm" and wants_expansion(text):
+        # includes, macros, repetitions, conditionals: the pass runs over the expansion
+        # (macro_sites.py); a fresh parse each time (the expansion is not the buffer)
+        module, sites = parse_expanded(text, path, options.arch, options.include_paths, read)
+    else:
+        # the previous version's module of this document: the front end re-parses only the edit
+        # and hands back the unchanged lines' instruction objects (asm), which adoption then keeps
+        module = parse(text, path, lang, previous=cache.module(path, options) if cache is not None else None)
     if cache is not None:
         cache.set_module(path, options, module)
     options, target_error = _effective_options(module, options)
     an = Analysis(path, lang, options, module, cache=cache)
+    an.read = read
+    an.call_sites = sites
     an.diagnostics.extend(module.diagnostics)
+    if sites is not None:
+        an.incomplete.extend(sites.source_map.incomplete)
     if target_error is not None:
         an.diagnostics.append(target_error)
         return an
@@ -421,7 +446,8 @@ def _analyze(text: str, path: str, options: Options, language: str | None,
                 for k, inst in enumerate(instrs):
                     # both front ends put one instruction per line, so the whole line goes
                     if not inst.is_label and should_remove(inst, model=options.model) and inst.span is not None \
-                            and not (options.model == "hw" and _in_fence_sequence(instrs, k, target)):
+                            and not (options.model == "hw" and _in_fence_sequence(instrs, k, target)) \
+                            and not (sites is not None and sites.is_expanded(inst)):  # not in the user's text
                         removed.append(inst.span.line)
                         continue
                     keep.append(inst)
@@ -442,6 +468,9 @@ def _analyze(text: str, path: str, options: Options, language: str | None,
             continue
         # kept with the result so a cache hit reports them too
         po.result.diagnostics[:0] = implicit
+        if sites is not None:  # waits needed inside a call go before its line, or are errors
+            inside = place_at_call_sites(po, sites)  # (replaces po.result.diagnostics)
+            po.result.diagnostics.extend(inside)
         _place_waits(po, module, lines, lang)
         an.outputs.append(po)
         an.functions.append(po.result)
@@ -453,6 +482,12 @@ def _analyze(text: str, path: str, options: Options, language: str | None,
             cache.put(ck, chain)
     if cache is not None:
         cache.retain(path, options, {f.name for f in module.functions})
+    if sites is not None:
+        finish_spans(module, sites)
+        undefined = unknown_instructions(module, options.target, sites)
+        an.diagnostics.extend(undefined)
+        an.incomplete.extend(undefined)
+        an.incomplete.extend(d for d in an.diagnostics if d.code == "wait-inside-macro")
     return an
 
 
@@ -590,6 +625,8 @@ def _review(an: Analysis) -> list[Diagnostic]:
                 inf = info.get(inst)
                 if inf is None or not inf.is_wait or inst.span is None or not should_remove(inst, model=model):
                     continue
+                if an.call_sites is not None and an.call_sites.is_expanded(inst):
+                    continue  # a macro's (or an included file's) own wait: not a line of this file
                 values = {cn: v for cn, v in target.decode_wait(inst).items() if v >= 0}
                 if not values:
                     continue
@@ -607,7 +644,7 @@ def _review(an: Analysis) -> list[Diagnostic]:
         # what each point needs at least: CoalesceWaits off, or a wait it folds into an
         # earlier one would look stricter than needed nowhere
         stripped = analyze(an.module.text, an.path, an.options.replace(replace_waits=True, coalesce_window=0),
-                           an.language, cache=an.cache)
+                           an.language, cache=an.cache, read=an.read)
         # planned waits of the stripped analysis, by anchor line and counter
         for w in stripped.waits():
             if w.placement == "before":
@@ -698,7 +735,7 @@ def _verified(an: Analysis, proposals: list[tuple[Diagnostic, int, str | None]])
         text = list(lines)
         for _, line, changed in changes:
             text[line - 1] = changed
-        trial = analyze("".join(text), an.path, an.options, an.language, cache=cache)
+        trial = analyze("".join(text), an.path, an.options, an.language, cache=cache, read=an.read)
         return all(base.get((w.function, w.line, w.placement, w.counter), -1) >= 0
                    and base[(w.function, w.line, w.placement, w.counter)] <= w.count for w in trial.waits())
 
@@ -716,11 +753,11 @@ def _verified(an: Analysis, proposals: list[tuple[Diagnostic, int, str | None]])
             out.extend(d for d, _, _ in removals)
         else:
             singles = usable
-    analyze(an.module.text, an.path, an.options, an.language, cache=scratch)
+    analyze(an.module.text, an.path, an.options, an.language, cache=scratch, read=an.read)
     dirty = False
     for change in singles:
         if dirty:
-            analyze(an.module.text, an.path, an.options, an.language, cache=scratch)
+            analyze(an.module.text, an.path, an.options, an.language, cache=scratch, read=an.read)
         if needs_nothing_new([change], scratch):
             out.append(change[0])
         dirty = True
