@@ -486,7 +486,7 @@ def _statement(stmt: str) -> tuple[str | None, str, str]:
     if m is not None:
         label = m.group(1)
         stmt = stmt[m.end():].lstrip()
-    m = re.match(r"[^\s,=]+", stmt)
+    m = re.match(r"[^\s,=(\"]+", stmt)
     if m is None:
         return label, "", stmt
     return label, m.group(), stmt[m.end():].lstrip(" \t")
