@@ -23,7 +23,8 @@ What follows llvm-mc's AsmParser (the rules were checked against llvm-mc-22's ou
   defined so far.
 
 What cannot be resolved (an include not found, an undefined symbol in ``.if`` / ``.rept``,
-a parameter without its required value, an unterminated block) is a located warning on the
+a parameter without its required value, an unterminated block, raw instruction words such as
+``.long 0xD6FE6A00`` in a code section) is a located warning on the
 open file's line that says which results it leaves incomplete; the expansion goes on with
 the most likely reading (the ``.if`` arm is skipped, the block is dropped).
 """
@@ -54,6 +55,9 @@ _MAX_LINES = 2_000_000   # expanded lines: a runaway .rept is reported, not foll
 _CONDITIONALS = (".if", ".ifdef", ".ifndef", ".ifnotdef", ".ifeq", ".ifne", ".ifgt", ".ifge", ".iflt", ".ifle",
                  ".ifb", ".ifnb", ".ifc", ".ifnc", ".ifeqs", ".ifnes")
 _REPEATS = (".rept", ".irp", ".irpc")
+_SECTIONS = frozenset({".text", ".data", ".rodata", ".bss", ".section"})
+#: data directives: in a code section they are instruction words the analysis cannot read
+_DATA = frozenset({".long", ".4byte", ".int", ".word", ".short", ".2byte", ".byte", ".quad", ".8byte", ".inst"})
 
 
 def needs_expansion(text: str) -> bool:
@@ -115,6 +119,7 @@ class _Expander:
         self.altmacro = False
         self.depth = 0
         self.stopped = False
+        self.in_text = True  # the current section holds code (`.text`, the default)
 
     # -- reporting ---------------------------------------------------------------------------
 
@@ -238,6 +243,11 @@ class _Expander:
                 self.call(src, i, macro, rest)
                 i += 1
                 continue
+            if low in _SECTIONS:
+                self.in_text = low == ".text" or (low == ".section" and rest.strip().startswith(".text"))
+            elif low in _DATA and self.in_text:
+                self.warn(src, i, f"raw words ({head}) in the code: the instruction they encode is not analysed, "
+                                  f"waits around it may be missing or stronger than needed", "asm-raw-instruction")
             if low in (".set", ".equ", ".equiv"):
                 self.assign(rest)
             elif rest.startswith("=") and not rest.startswith("==") and _WORD.fullmatch(head):
