@@ -397,6 +397,9 @@ def _analyze(text: str, path: str, options: Options, language: str | None,
         # includes, macros, repetitions, conditionals: the pass runs over the expansion
         # (macro_sites.py); a fresh parse each time (the expansion is not the buffer)
         module, sites = parse_expanded(text, path, options.arch, options.include_paths, read)
+        # planned from scratch: the incremental re-plan keys its memo on positions, which an
+        # expansion's call sites share (measured: a stale plan after an include's edit)
+        cache = None
     else:
         # the previous version's module of this document: the front end re-parses only the edit
         # and hands back the unchanged lines' instruction objects (asm), which adoption then keeps
