@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 from .analysis.implicit_deps import build_implicit_dependencies
 from .diagnostics import ERROR, HINT, WARNING, Diagnostic, Related
 from .ir import Function, Instruction, Module, bulk_construction
-from .macro_sites import finish_spans, parse_expanded, place_at_call_sites, unknown_instructions, wants_expansion
+from .syntax.asm_needs import needs_expansion
 from .results import FunctionResult, Options, PlannedWait
 from .syntax import language_for, parse
 from .targets import UnsupportedTarget
@@ -393,9 +393,10 @@ def _analyze(text: str, path: str, options: Options, language: str | None,
              cache: AnalysisCache | None, read=None) -> Analysis:
     lang = language_for(path, language)
     sites = None
-    if lang == "asm" and wants_expansion(text):
+    if lang == "asm" and needs_expansion(text):
         # includes, macros, repetitions, conditionals: the pass runs over the expansion
-        # (macro_sites.py); a fresh parse each time (the expansion is not the buffer)
+        # (macro_sites.py, imported only then); a fresh parse each time
+        from .macro_sites import parse_expanded
         module, sites = parse_expanded(text, path, options.arch, options.include_paths, read)
         # planned from scratch: the incremental re-plan keys its memo on positions, which an
         # expansion's call sites share (measured: a stale plan after an include's edit)
@@ -472,6 +473,7 @@ def _analyze(text: str, path: str, options: Options, language: str | None,
         # kept with the result so a cache hit reports them too
         po.result.diagnostics[:0] = implicit
         if sites is not None:  # waits needed inside a call go before its line, or are errors
+            from .macro_sites import place_at_call_sites
             inside = place_at_call_sites(po, sites)  # (replaces po.result.diagnostics)
             po.result.diagnostics.extend(inside)
         _place_waits(po, module, lines, lang)
@@ -486,6 +488,7 @@ def _analyze(text: str, path: str, options: Options, language: str | None,
     if cache is not None:
         cache.retain(path, options, {f.name for f in module.functions})
     if sites is not None:
+        from .macro_sites import finish_spans, unknown_instructions
         finish_spans(module, sites)
         undefined = unknown_instructions(module, options.target, sites)
         an.diagnostics.extend(undefined)

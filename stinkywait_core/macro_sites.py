@@ -24,8 +24,10 @@ import re
 
 from .diagnostics import ERROR, WARNING, Diagnostic
 from .ir import Module, Span
+from .lazy_regex import LazyPattern
 from .results import DepInfo, PlannedWait
-from .syntax.asm_preprocess import expand, needs_expansion
+from .syntax.asm_needs import needs_expansion
+from .syntax.asm_preprocess import expand
 from .syntax.asm_sourcemap import SourceMap, describe_steps
 
 TYPE_CHECKING = False
@@ -36,7 +38,7 @@ if TYPE_CHECKING:
 #: placeholder columns of expanded instructions while the pass runs (never shown)
 COL_BASE = 1 << 20
 
-_TARGET_DIRECTIVE = re.compile(r'\.amdgcn_target\s+"[^"]*?(gfx[0-9a-f]+)', re.IGNORECASE)
+_TARGET_DIRECTIVE = LazyPattern(r'\.amdgcn_target\s+"[^"]*?(gfx[0-9a-f]+)', re.IGNORECASE)
 
 
 def wants_expansion(text: str) -> bool:
@@ -256,7 +258,7 @@ def _rebased(target, po: "PassOutput", first, inst, w: PlannedWait, spec, why) -
 
 #: the encodings' mnemonic prefixes: a word with one of them is an instruction the table may
 #: not know, not a macro
-_INSTRUCTION_PREFIX = re.compile(r"(?:s|v|ds|buffer|tbuffer|global|flat|scratch|image|exp|export|tensor|cluster)_|exp\b")
+_INSTRUCTION_PREFIX = LazyPattern(r"(?:s|v|ds|buffer|tbuffer|global|flat|scratch|image|exp|export|tensor|cluster)_|exp\b")
 
 
 def finish_spans(module: Module, sites: CallSites) -> None:

@@ -34,20 +34,19 @@ from __future__ import annotations
 import re
 
 from ..diagnostics import WARNING, Diagnostic
+from ..lazy_regex import LazyPattern
 from .asm_expr import EMPTY_SYMBOLS, Symbols, eval_expr
 from .asm_include import read_from_disk, resolve_include
+from .asm_needs import needs_expansion
 from .asm_sourcemap import SourceMap
+
+__all__ = ["expand", "needs_expansion", "generation_symbols", "Expansion"]
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from .asm_include import Reader
 
-#: a line that needs the expansion (checked on the whole text with one regex search): a
-#: file without any of these is parsed as it is, at no extra cost
-_NEEDS = re.compile(r"^[ \t]*(?:[\w.$]+:[ \t]*)?\.(?:include|macro|rept|irpc?|if\w*|altmacro)\b",
-                    re.MULTILINE | re.IGNORECASE)
-
-_WORD = re.compile(r"[A-Za-z_.$][\w.$@]*")
+_WORD = LazyPattern(r"[A-Za-z_.$][\w.$@]*")
 _IDENT_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$.")
 _OPERATOR_CHARS = frozenset("+-*/%&|^~!<>=")
 _MAX_DEPTH = 64          # nested macro / include instantiations (llvm-mc: 20 by default; deeper is a loop)
@@ -58,12 +57,6 @@ _REPEATS = (".rept", ".irp", ".irpc")
 _SECTIONS = frozenset({".text", ".data", ".rodata", ".bss", ".section"})
 #: data directives: in a code section they are instruction words the analysis cannot read
 _DATA = frozenset({".long", ".4byte", ".int", ".word", ".short", ".2byte", ".byte", ".quad", ".8byte", ".inst"})
-
-
-def needs_expansion(text: str) -> bool:
-    """Whether the text uses any directive `expand` handles (includes, macros, repetitions,
-    conditionals)."""
-    return _NEEDS.search(text) is not None
 
 
 def generation_symbols(cpu: str) -> dict[str, int]:
