@@ -25,7 +25,7 @@ from .ir import Function, Instruction, Module, bulk_construction
 from .results import FunctionResult, Options, PlannedWait
 from .syntax import language_for, parse
 from .targets import UnsupportedTarget
-from .waitcnt.dataflow import counter_short_name
+from .waitcnt.overflow import counter_short_name
 from .waitcnt.emit import make_wait
 from .waitcnt.incremental import FunctionMemo
 from .waitcnt.pipeline import PassOutput, plan_function
