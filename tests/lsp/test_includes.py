@@ -60,6 +60,9 @@ async def test_hint_at_the_call_site_and_reanalysis_on_include_edits(bare_client
         await asyncio.wait_for(bare_client.inlay_hint_resolve_async(hints[0]), TIMEOUT)).tooltip
     tip = tip.value if isinstance(tip, T.MarkupContent) else tip
     assert "in macro USEONLY (m.inc:7)" in tip
+    hover = await asyncio.wait_for(bare_client.text_document_hover_async(T.HoverParams(
+        text_document=T.TextDocumentIdentifier(uri=uri), position=T.Position(line=6, character=6))), TIMEOUT)
+    assert hover is not None and "in macro USEONLY (m.inc:7)" in hover.contents.value
     diags = await s.diagnostics(uri)
     assert not [d for d in diags if d.severity == T.DiagnosticSeverity.Warning]
 
