@@ -169,11 +169,13 @@ def place_at_call_sites(po: "PassOutput", sites: CallSites) -> list[Diagnostic]:
             kept.append(w)
             continue
         count = _rebased(target, po, first, inst, w, anchors.get(inst), why_of.get(inst))
-        if count is None:
+        if count is None or count < 0:
+            cause = ("after a producer issued in the same call" if count is not None else
+                     "past a label or branch inside the call")
             errors.append(Diagnostic(
                 ERROR, "wait-inside-macro",
-                f"{w.instruction} is needed before {inst.mnemonic} {where}, after a producer issued in the same "
-                f"call: a wait before this line cannot cover it; write it in the macro body "
+                f"{w.instruction} is needed before {inst.mnemonic} {where}, {cause}: a wait before this line "
+                f"cannot cover it; write it in the macro body "
                 f"({w.rule}: {w.reason})", w.line, c0, w.line, sites.cols(w.line)[1], [],
                 {"instruction": w.instruction, "steps": [list(s) for s in steps]}, w.function))
             continue
@@ -222,8 +224,8 @@ def _real_diag(d: Diagnostic, sites: CallSites) -> Diagnostic:
 
 
 def _rebased(target, po: "PassOutput", first, inst, w: PlannedWait, spec, why) -> int | None:
-    """The count a wait for `w`'s counter needs before `first` so that `inst` may issue, or
-    None when that is impossible (a producer is issued between them) or unknown (they are
+    """The count a wait for `w`'s counter needs before `first` so that `inst` may issue; -1
+    when that is impossible (a producer is issued between them), None when unknown (they are
     not in one straight line)."""
     b = inst.block
     if first.block is not b:
@@ -244,7 +246,7 @@ def _rebased(target, po: "PassOutput", first, inst, w: PlannedWait, spec, why) -
     if why is not None:
         for c in tls:
             if c < len(why) and any(ct.op is not None and id(ct.op) in inside for ct in why[c]):
-                return None
+                return -1
     pushed = 0
     for x in between:
         if x.is_label or x.is_phi:
