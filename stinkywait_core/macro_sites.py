@@ -12,7 +12,8 @@ written in the open file:
 * a wait needed before the first instruction of a call goes before the call line;
 * a wait needed further inside is hoisted to before the call line with its count re-based
   (an in-order counter's ops issued inside the call before the need are subtracted), which
-  is exact when every producer it waits for was issued before the call;
+  is exact when every producer it waits for was issued before the call (past a label or
+  branch inside the call the count is 0);
 * a wait whose producer is inside the same call cannot be written at the call site: that is
   an error at the call line naming the macro, and the file's result is incomplete (``insert``
   refuses it without ``--allow-incomplete``).
@@ -168,7 +169,7 @@ def place_at_call_sites(po: "PassOutput", sites: CallSites) -> list[Diagnostic]:
             w.reason = f"{w.reason}; needed by {inst.mnemonic} {where}"
             kept.append(w)
             continue
-        count = _rebased(target, po, first, inst, w, anchors.get(inst), why_of.get(inst))
+        count = _rebased(target, po, first, inst, w, why_of.get(inst), group)
         if count is None or count < 0:
             cause = ("after a producer issued in the same call" if count is not None else
                      "past a label or branch inside the call")
@@ -223,30 +224,29 @@ def _real_diag(d: Diagnostic, sites: CallSites) -> Diagnostic:
     return Diagnostic(d.severity, d.code, msg, d.line, c0, d.line, c1, d.related, d.data, d.function)
 
 
-def _rebased(target, po: "PassOutput", first, inst, w: PlannedWait, spec, why) -> int | None:
+def _rebased(target, po: "PassOutput", first, inst, w: PlannedWait, why, group: list) -> int | None:
     """The count a wait for `w`'s counter needs before `first` so that `inst` may issue; -1
-    when that is impossible (a producer is issued between them), None when unknown (they are
-    not in one straight line)."""
-    b = inst.block
-    if first.block is not b:
-        return None
-    instrs = b.instrs
-    try:
-        i0 = instrs.index(first)
-        i1 = instrs.index(inst)
-    except ValueError:
-        return None
-    if i0 > i1:
-        return None
-    between = instrs[i0:i1]
+    when that is impossible (a producer is issued between them in one straight line); None
+    when unknown (a label or branch between them, and a producer somewhere in the call).
+    Past a label or branch, a wait whose producers all come before the call is hoisted as 0
+    (it retires everything issued before the call: safe, perhaps stronger than needed)."""
     tls = [c for c in target.timelines if target.counter_of[c] == w.counter + "cnt"]
     if not tls:
         tls = [c for c in target.timelines if target.counter_of[c].startswith(w.counter)]
-    inside = {id(x) for x in between}
-    if why is not None:
-        for c in tls:
-            if c < len(why) and any(ct.op is not None and id(ct.op) in inside for ct in why[c]):
-                return -1
+
+    def produced_in(ids: set[int]) -> bool:
+        return why is None or any(ct.op is not None and id(ct.op) in ids
+                                  for c in tls if c < len(why) for ct in why[c])
+
+    b = inst.block
+    instrs = b.instrs
+    i0 = next((k for k, x in enumerate(instrs) if x is first), -1) if first.block is b else -1
+    i1 = next((k for k, x in enumerate(instrs) if x is inst), -1)
+    if i0 < 0 or i1 < 0 or i0 > i1:
+        return None if produced_in({id(x) for x in group}) else 0
+    between = instrs[i0:i1]
+    if produced_in({id(x) for x in between}):
+        return -1
     pushed = 0
     for x in between:
         if x.is_label or x.is_phi:

@@ -152,3 +152,35 @@ def test_plain_files_take_the_plain_path():
     text = "\t.text\nk:\n\tglobal_load_dword v1, v[2:3], off\n\tv_add_f32 v1, v1, v1\n\ts_endpgm\n"
     an = analyze(text, "k.s", Options(arch="gfx1030"))
     assert an.call_sites is None and an.waits()[0].line == 4
+
+
+def test_a_rept_in_the_file_is_a_call_site(tmp_path):
+    text = (".amdgcn_target \"amdgcn-amd-amdhsa--gfx1030\"\n.text\nk:\n"
+            "    global_load_dword v5, v[0:1], off\n"
+            ".rept 2\n    v_mov_b32 v9, v8\n    v_add_f32 v6, v5, v6\n.endr\n    s_endpgm\n")
+    an = analyze(text, str(tmp_path / "k.s"), Options(arch="gfx1030"))
+    (w,) = an.waits()
+    # the body's first repetition needs v5: the wait goes before the .rept line (5), never
+    # before a body line (it would run in every repetition, and the count is for one place)
+    assert (w.line, w.insert_line, w.instruction) == (5, 5, "s_waitcnt vmcnt(0)")
+    assert "in .rept" in w.reason
+    assert not an.incomplete
+
+
+def test_a_need_past_a_label_inside_a_call(tmp_path):
+    (tmp_path / "m.inc").write_text(".macro LOOPUSE r\n    s_mov_b32 s0, 2\nL\\@:\n    v_add_f32 v\\r, v\\r, v\\r\n"
+                                    "    s_sub_u32 s0, s0, 1\n    s_cbranch_scc1 L\\@\n.endm\n"
+                                    ".macro LOOPLOAD r\n    s_mov_b32 s0, 2\nM\\@:\n    global_load_dword v\\r, v[0:1], off\n"
+                                    "    v_add_f32 v7, v\\r, v7\n    s_sub_u32 s0, s0, 1\n    s_cbranch_scc1 M\\@\n.endm\n")
+    head = ".amdgcn_target \"amdgcn-amd-amdhsa--gfx1030\"\n.include \"m.inc\"\n.text\nk:\n"
+    # the producer comes before the call: hoisted as a full drain before the call line
+    text = head + "    global_load_dword v5, v[0:1], off\n    LOOPUSE 5\n    s_endpgm\n"
+    an = analyze(text, str(tmp_path / "k.s"), Options(arch="gfx1030"))
+    assert not an.incomplete
+    assert [(w.line, w.instruction) for w in an.waits()] == [(6, "s_waitcnt vmcnt(0)")]
+    # the producer is inside the loop of the call: only the macro body can hold the wait
+    text = head + "    LOOPLOAD 5\n    s_endpgm\n"
+    an = analyze(text, str(tmp_path / "k.s"), Options(arch="gfx1030"))
+    errs = [d for d in an.diagnostics if d.code == "wait-inside-macro"]
+    assert errs and all(d.line == 5 and "in macro LOOPLOAD (m.inc:" in d.message for d in errs)
+    assert an.incomplete == errs
