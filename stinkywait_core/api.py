@@ -190,10 +190,17 @@ def _analyze(text: str, path: str, options: Options, language: str | None,
         # includes, macros, repetitions, conditionals: the pass runs over the expansion
         # (macro_sites.py, imported only then); a fresh parse each time
         from .macro_sites import parse_expanded
-        module, sites = parse_expanded(text, path, options.arch, options.include_paths, read)
-        # planned from scratch: the incremental re-plan keys its memo on positions, which an
-        # expansion's call sites share (measured: a stale plan after an include's edit)
-        cache = None
+        try:
+            module, sites = parse_expanded(text, path, options.arch, options.include_paths, read)
+        except Exception as exc:  # a bug in the expansion must not take the editor down
+            module = parse(text, path, lang)
+            module.diagnostics.append(Diagnostic(
+                ERROR, "asm-internal", f"internal error while expanding macros and includes: "
+                f"{type(exc).__name__}: {exc}; the file is analysed as written"))
+        else:
+            # planned from scratch: the incremental re-plan keys its memo on positions, which
+            # an expansion's call sites share (measured: a stale plan after an include's edit)
+            cache = None
     else:
         # the previous version's module of this document: the front end re-parses only the edit
         # and hands back the unchanged lines' instruction objects (asm), which adoption then keeps

@@ -251,3 +251,24 @@ def test_plain_files_do_not_need_expansion():
     assert not needs_expansion("\ts_load_dword s0, s[0:1], 0\n.set x, 1\n\ts_endpgm\n")
     assert needs_expansion("  .macro m\n.endm\n")
     assert needs_expansion('lbl: .include "x.inc"\n')
+
+
+FRAGMENTS = [".macro m a, b=1, c:vararg", ".endm", ".rept 2", ".rept x", ".endr", ".irp i, 1, 2", ".irpc c, ab",
+             ".if x", ".if 1 ==", ".elseif 0", ".else", ".endif", ".ifdef m", ".exitm", ".purgem m", "m 1, 2",
+             "m", "m c=3", "\\a \\b \\@ \\()", ".set x, 1", "x = x + 1", ".altmacro", ".noaltmacro", "m %x, <a b>",
+             '.include "nope.inc"', "lbl: m 1", "/* open", "*/", '"', "s_nop 0", ".end"]
+
+
+def test_expansion_never_raises_on_arbitrary_directives():
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    @settings(max_examples=300, deadline=None)
+    @given(st.lists(st.sampled_from(FRAGMENTS), max_size=30))
+    def run(lines):
+        ex = expand("\n".join(lines) + "\n", "fuzz.s", (), "gfx1030")
+        assert len(ex.lines) == len(ex.source_map.origins)
+        assert all(1 <= org[0] <= max(1, len(lines)) for org in ex.source_map.origins)
+        assert all(1 <= d.line <= max(1, len(lines)) for d in ex.diagnostics)
+
+    run()

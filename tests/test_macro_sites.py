@@ -184,3 +184,25 @@ def test_a_need_past_a_label_inside_a_call(tmp_path):
     errs = [d for d in an.diagnostics if d.code == "wait-inside-macro"]
     assert errs and all(d.line == 5 and "in macro LOOPLOAD (m.inc:" in d.message for d in errs)
     assert an.incomplete == errs
+
+
+def test_analysis_of_arbitrary_macro_text_is_located_and_never_internal():
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+    fragments = [".macro m a, b=1", "    global_load_dword v\\a, v[0:1], off", "    v_add_f32 v\\b, v\\a, v\\b", ".endm",
+                 "m 1, 2", "m 3", "m b=4, a=5", ".rept 2", ".endr", ".if 1", ".else", ".endif", "L\\@:", "lbl:",
+                 "    s_cbranch_scc0 lbl", "    global_load_dword v1, v[2:3], off", "    v_mov_b32 v9, v1",
+                 "    s_waitcnt vmcnt(0)", '.include "missing.inc"', "undefined_macro 1"]
+
+    @settings(max_examples=60, deadline=None)
+    @given(st.lists(st.sampled_from(fragments), max_size=16))
+    def run(lines):
+        text = ".amdgcn_target \"amdgcn-amd-amdhsa--gfx1030\"\n.text\nk:\n" + "\n".join(lines) + "\n    s_endpgm\n"
+        an = analyze(text, "fuzz.s", Options(arch="gfx1030"))
+        n = len(text.splitlines())
+        assert not [d for d in an.diagnostics if "internal" in d.code]
+        assert all(1 <= d.line <= n and d.col < 1000 for d in an.diagnostics)
+        assert all(1 <= w.insert_line <= n + 1 for w in an.waits())
+        an.inserted_text()
+
+    run()
