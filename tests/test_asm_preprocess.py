@@ -272,3 +272,10 @@ def test_expansion_never_raises_on_arbitrary_directives():
         assert all(1 <= d.line <= max(1, len(lines)) for d in ex.diagnostics)
 
     run()
+
+
+def test_raw_words_in_code_and_error_directives_are_said(tmp_path):
+    src = (".text\n    s_nop 0\n    .long 0xD6FE6A00\n.data\n    .long 7\n.text\n"
+           ".ifndef PARAM\n    .error \"PARAM undefined\"\n.endif\n")
+    ex = expand(src, str(tmp_path / "k.s"), (), "gfx1030")
+    assert sorted((d.line, d.code) for d in ex.diagnostics) == [(3, "asm-raw-instruction"), (8, "asm-error-directive")]

@@ -56,7 +56,8 @@ _CONDITIONALS = (".if", ".ifdef", ".ifndef", ".ifnotdef", ".ifeq", ".ifne", ".if
 _REPEATS = (".rept", ".irp", ".irpc")
 _SECTIONS = frozenset({".text", ".data", ".rodata", ".bss", ".section"})
 #: data directives: in a code section they are instruction words the analysis cannot read
-_DATA = frozenset({".long", ".4byte", ".int", ".word", ".short", ".2byte", ".byte", ".quad", ".8byte", ".inst"})
+_DATA = frozenset({".long", ".4byte", ".int", ".word", ".short", ".2byte", ".byte", ".quad", ".8byte", ".inst",
+                   ".incbin", ".fill", ".zero", ".skip", ".space"})
 
 
 def generation_symbols(cpu: str) -> dict[str, int]:
@@ -241,6 +242,9 @@ class _Expander:
             elif low in _DATA and self.in_text:
                 self.warn(src, i, f"raw words ({head}) in the code: the instruction they encode is not analysed, "
                                   f"waits around it may be missing or stronger than needed", "asm-raw-instruction")
+            elif low in (".error", ".err"):
+                self.warn(src, i, f"{head} {rest.strip()}: llvm-mc stops with this error here, the file does not "
+                                  f"assemble as configured (a symbol it expects may be missing)", "asm-error-directive")
             if low in (".set", ".equ", ".equiv"):
                 self.assign(rest)
             elif rest.startswith("=") and not rest.startswith("==") and _WORD.fullmatch(head):
