@@ -191,7 +191,7 @@ def _analyze(text: str, path: str, options: Options, language: str | None,
         # (macro_sites.py, imported only then); a fresh parse each time
         from .macro_sites import parse_expanded
         try:
-            module, sites = parse_expanded(text, path, options.arch, options.include_paths, read)
+            module, sites = parse_expanded(text, path, options.arch, options.include_paths, read, options.defsyms)
         except Exception as exc:  # a bug in the expansion must not take the editor down
             module = parse(text, path, lang)
             module.diagnostics.append(Diagnostic(

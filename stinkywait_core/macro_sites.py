@@ -81,14 +81,14 @@ class CallSites:
 
 
 def parse_expanded(text: str, path: str, arch: str, include_dirs: tuple[str, ...],
-                   read: "Reader | None") -> tuple[Module, CallSites]:
+                   read: "Reader | None", defsyms: tuple = ()) -> tuple[Module, CallSites]:
     """The module of the file's expansion, positioned in the open file (placeholder columns
     on expanded instructions until `place_at_call_sites`)."""
     from .syntax.asm_lex import split_lines
     from .syntax.asm_parser import parse_asm
     m = _TARGET_DIRECTIVE.search(text)
     cpu = m.group(1) if m else arch
-    ex = expand(text, path, include_dirs, cpu, read)
+    ex = expand(text, path, include_dirs, cpu, read, defsyms)
     module = parse_asm(ex.text, path)
     sm = ex.source_map
     sites = CallSites(sm, split_lines(text))

@@ -279,3 +279,33 @@ def test_raw_words_in_code_and_error_directives_are_said(tmp_path):
            ".ifndef PARAM\n    .error \"PARAM undefined\"\n.endif\n")
     ex = expand(src, str(tmp_path / "k.s"), (), "gfx1030")
     assert sorted((d.line, d.code) for d in ex.diagnostics) == [(3, "asm-raw-instruction"), (8, "asm-error-directive")]
+
+
+@needs_llvm
+def test_defsym_matches_llvm_mc(tmp_path):
+    src = ".text\n.if MODE == 2\n    s_mov_b32 s0, WIDTH\n.else\n    s_nop 0\n.endif\n.rept WIDTH / 4\n    s_nop 1\n.endr\n"
+    path = tmp_path / "d.s"
+    path.write_text(src)
+    ex = expand(src, str(path), (), "gfx1030", defsyms=(("MODE", 2), ("WIDTH", 12)))
+    assert not ex.diagnostics
+    ours = _stream(ex.text + "    s_endpgm\n", tmp_path, "ours", "gfx1030")
+    obj = tmp_path / "d.o"
+    subprocess.run([LLVM_MC, "-triple", "amdgcn-amd-amdhsa", "-mcpu=gfx1030", "-filetype=obj", "--defsym", "MODE=2",
+                    "--defsym", "WIDTH=12", "-o", str(obj), str(path)], check=True, capture_output=True)
+    dis = subprocess.run([OBJDUMP, "-d", str(obj)], capture_output=True, text=True, check=True).stdout
+    theirs = [re.sub(r"\s*//.*", "", ln).strip() for ln in dis.split("Disassembly of section", 1)[-1].splitlines()
+              if ln.startswith("\t")]
+    assert ours[:-1] == theirs and ours[0] == "s_mov_b32 s0, 12" and ours.count("s_nop 1") == 3
+
+
+def test_cli_defsym(tmp_path, capsys):
+    from stinkywait_core.cli.main import main
+    k = tmp_path / "k.s"
+    k.write_text(".amdgcn_target \"amdgcn-amd-amdhsa--gfx1030\"\n.text\nk:\n    global_load_dword v1, v[2:3], off\n"
+                 ".if USE\n    v_add_f32 v1, v1, v1\n.endif\n    s_endpgm\n")
+    assert main(["plan", str(k)]) == 0  # USE undefined: a warning, nothing planned
+    assert "cannot evaluate 'USE'" in capsys.readouterr().err
+    assert main(["plan", "--defsym", "USE=1", str(k)]) == 0
+    assert "s_waitcnt vmcnt(0)" in capsys.readouterr().out
+    assert main(["plan", "--defsym", "USE", str(k)]) == 2
+    capsys.readouterr()

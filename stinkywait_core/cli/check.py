@@ -137,7 +137,7 @@ def _exhaustive(module_text: str, path: str, language: str, opts: Options, max_t
     if language_for(path, language) == "asm" and wants_expansion(module_text):
         # the expansion, as the pass sees it (macro_sites.py), located at the open file's lines
         from ..macro_sites import finish_spans, parse_expanded
-        module, sites = parse_expanded(module_text, path, opts.arch, opts.include_paths, None)
+        module, sites = parse_expanded(module_text, path, opts.arch, opts.include_paths, None, opts.defsyms)
         finish_spans(module, sites)
     else:
         module = parse(module_text, path, language)

@@ -35,10 +35,22 @@ def _options(ns: argparse.Namespace) -> Options:
               optimize=not ns.no_optimize,
               replace_waits=ns.replace_waits,
               coalesce_window=max(-1, ns.coalesce),
-              include_paths=tuple(getattr(ns, "include_dirs", None) or ()))
+              include_paths=tuple(getattr(ns, "include_dirs", None) or ()),
+              defsyms=tuple(getattr(ns, "defsyms", None) or ()))
     if ns.upstream:
         return Options.upstream(**kw)
     return Options(bounded=not ns.exact, **kw)
+
+
+def _defsym(text: str) -> tuple[str, int]:
+    """``NAME=VALUE`` (VALUE an integer expression) for --defsym; argparse reports a bad one."""
+    import argparse
+    from ..syntax.asm_expr import eval_expr
+    name, eq, value = text.partition("=")
+    v = eval_expr(value) if eq else None
+    if not name.strip() or v is None:
+        raise argparse.ArgumentTypeError(f"expected NAME=VALUE with an integer VALUE, got {text!r}")
+    return name.strip(), v
 
 
 def _check_target(ns: argparse.Namespace) -> bool:
@@ -203,6 +215,8 @@ COMMON_OPTIONS: list[tuple[tuple[str, ...], dict[str, Any]]] = [
     (("-I", "--include-dir"), dict(action="append", default=None, metavar="DIR", dest="include_dirs",
                                    help="search DIR for .include files (after the including file's folder; "
                                         "repeatable, in order)")),
+    (("--defsym",), dict(action="append", default=None, metavar="NAME=VALUE", dest="defsyms", type=_defsym,
+                         help="define a symbol before the file, as llvm-mc's --defsym (repeatable)")),
     (("--exact",), dict(action="store_true", help="no widening: the exact per-predecessor iteration (may be slow)")),
     (("--upstream",), dict(action="store_true",
                            help="upstream stinkytofu's model and choices: five counters, its rules, "

@@ -95,7 +95,8 @@ class _Source:
 
 
 class _Expander:
-    def __init__(self, path: str, include_dirs: tuple[str, ...], read: "Reader", cpu: str):
+    def __init__(self, path: str, include_dirs: tuple[str, ...], read: "Reader", cpu: str,
+                 defsyms: tuple = ()):
         self.path = path
         self.include_dirs = include_dirs
         self.read = read
@@ -109,6 +110,10 @@ class _Expander:
         for k, v in generation_symbols(cpu).items():
             self.symbols = self.symbols.with_value(k, v)
         self.defined: set[str] = set(generation_symbols(cpu))
+        self.defsyms = defsyms
+        for name, value in defsyms:
+            self.symbols = self.symbols.with_value(name, value)
+            self.defined.add(name)
         self.instantiations = 0
         self.altmacro = False
         self.depth = 0
@@ -136,6 +141,11 @@ class _Expander:
     def run(self, text: str) -> None:
         from .asm_lex import split_lines
         self.user_lines = split_lines(text)
+        # --defsym symbols as `.set` lines first: the line parser evaluates register indices
+        # with them, and the expansion assembles alone
+        for name, value in self.defsyms:
+            self.out.append(f".set {name}, {value}")
+            self.origins.append((1, (("defsym", name, "<command line>", 1),)))
         self.process(_Source(self.user_lines, self.path, 1, None, ()))
 
     def emit(self, src: _Source, i: int, line: str) -> None:
@@ -632,13 +642,14 @@ class Expansion:
 
 
 def expand(text: str, path: str = "<input>", include_dirs: tuple[str, ...] = (), cpu: str = "",
-           read: "Reader | None" = None) -> Expansion:
+           read: "Reader | None" = None, defsyms: tuple = ()) -> Expansion:
     """Expand includes, macros, repetitions and conditionals of an assembly file; never raises.
 
     `cpu` (``gfx1030``) predefines llvm-mc's ``.amdgcn.gfx_generation_*`` symbols (the file's
-    ``.amdgcn_target`` or ``--arch``); `read` returns an include's text (default: the disk).
+    ``.amdgcn_target`` or ``--arch``); `read` returns an include's text (default: the disk);
+    `defsyms`: (name, value) pairs defined first, as llvm-mc's ``--defsym``.
     """
-    ex = _Expander(path, tuple(include_dirs), read or read_from_disk, cpu)
+    ex = _Expander(path, tuple(include_dirs), read or read_from_disk, cpu, tuple(defsyms))
     try:
         ex.run(text)
     except (RecursionError, _ExitMacro):
