@@ -249,6 +249,21 @@ def _runs(items: Sequence[_Item]) -> list[str]:
     return out
 
 
+def needed_markdown(waits: Sequence[PlannedWait], limit: int = 3) -> str:
+    """What an instruction needs, in one line: per wait planned before it, its counter and the
+    producers it waits for as runs ("`dscnt` L427–434 `ds_load_b128` ×8"), the first `limit`
+    runs and "+N more" (the hover's short form of the FIFO state's bold entries)."""
+    parts = []
+    for w in waits:
+        lines = sorted({d.line: d for d in w.deps}.values(), key=lambda d: d.line)
+        runs = _runs([_Item(d.line, d.mnemonic, None, 0, False) for d in lines])
+        if not runs:
+            continue
+        more = f", +{len(runs) - limit} more" if len(runs) > limit else ""
+        parts.append(f"`{counter_name(w.counter)}` " + ", ".join(runs[:limit]) + more)
+    return "; ".join(parts)
+
+
 def _queue_key(q: QueueView) -> tuple:
     return (tuple((op.line, op.mnemonic, op.count_from, op.trips_back) for op in q.ops), q.saturated)
 
