@@ -15,6 +15,7 @@ import {
   TransportKind,
 } from 'vscode-languageclient/node';
 import { detectAmdgpuAssembly } from './detect';
+import { FirstHints } from './firstHints';
 import { describeLaunch, Launch, LaunchProblem, preflight, resolveLaunch } from './launch';
 import { LineLog } from './log';
 import { Plan, PlanView } from './plan';
@@ -69,18 +70,6 @@ function serverConfigKey(): string {
   return JSON.stringify(RESTRICTED_KEYS.map((k) => config.get(k)));
 }
 
-/** The restricted settings the workspace sets that Restricted Mode leaves out. */
-function ignoredInRestrictedMode(): string[] {
-  if (vscode.workspace.isTrusted) {
-    return [];
-  }
-  const config = vscode.workspace.getConfiguration(SECTION);
-  return RESTRICTED_KEYS.filter((k) => {
-    const i = config.inspect(k);
-    return i !== undefined && (i.workspaceValue !== undefined || i.workspaceFolderValue !== undefined);
-  }).map((k) => `${SECTION}.${k}`);
-}
-
 const MAX_RESTARTS = 4;
 const RESTART_WINDOW_MS = 3 * 60 * 1000;
 
@@ -94,6 +83,7 @@ export class ServerManager implements vscode.Disposable {
 
   private readonly clientLog: LineLog;
   private readonly traceLog: LineLog;
+  private readonly firstHints = new FirstHints();
 
   constructor(
     private readonly output: vscode.LogOutputChannel,
@@ -133,9 +123,8 @@ export class ServerManager implements vscode.Disposable {
   private async doStart(): Promise<void> {
     this.status.setState('starting');
     this.serverConfig = serverConfigKey();
-    const ignored = ignoredInRestrictedMode();
-    if (ignored.length) {
-      this.output.warn(`Restricted Mode: the workspace's ${ignored.join(', ')} ${ignored.length === 1 ? 'is' : 'are'} ignored (only your user settings start programs); trust the workspace to use ${ignored.length === 1 ? 'it' : 'them'}`);
+    if (!vscode.workspace.isTrusted) {
+      this.output.info(`Restricted Mode: ${RESTRICTED_KEYS.map((k) => `${SECTION}.${k}`).join(', ')} come from your user settings only (the workspace's are ignored until you trust it)`);
     }
     const resolved = await resolveLaunch(this.extensionPath, (m) => this.output.info(m));
     if (isProblem(resolved)) {
@@ -169,6 +158,7 @@ export class ServerManager implements vscode.Disposable {
       revealOutputChannelOn: RevealOutputChannelOn.Never,
       // the hover's link to the wait plan is a command link: trusted for that command only
       markdown: { isTrusted: { enabledCommands: [HOVER_DETAIL_COMMAND] } },
+      middleware: { provideInlayHints: this.firstHints.provideInlayHints },
       initializationOptions: analysisSettings(),
       synchronize: { configurationSection: SECTION },
       // A server that dies before it answered `initialize` is broken, not flaky: no retries.
@@ -180,6 +170,7 @@ export class ServerManager implements vscode.Disposable {
     };
     const client = new LanguageClient(SECTION, 'stinkywait', serverOptions, clientOptions);
     client.registerFeature(hoverDetailFeature);
+    this.firstHints.reset(client);
     this.client = client;
     this.everRunning = false;
     this.stateListeners.push(
@@ -279,6 +270,7 @@ export class ServerManager implements vscode.Disposable {
   }
 
   dispose(): void {
+    this.firstHints.dispose();
     void this.stop();
   }
 }

@@ -697,7 +697,7 @@ try {
       await page.evaluate((t) => navigator.clipboard.writeText(t), `${indent}s_nop 0`.replace(/^\s+/, ''));
       const samples = [];
       const traceBefore = extensionLog().length;
-      for (let i = 0; i < 8; i++) {
+      for (let i = 0; i < 16; i++) {
         const undo = i % 2 === 1;
         const want = undo ? labelsBefore : labelsAfter;
         await page.evaluate((want) => {
@@ -735,12 +735,17 @@ try {
       const trace = extensionLog().slice(traceBefore);
       const rtt = [...trace.matchAll(/Received response 'textDocument\/inlayHint - \(\d+\)' in (\d+)ms/g)].map((m) => Number(m[1]));
       const med = (xs) => { const v = [...xs].sort((x, y) => x - y); return v.length ? v[v.length >> 1] : NaN; };
+      // VS Code waits, before it asks, for the average of the editor's last six hint requests:
+      // the first edits after opening the kernel and the later ones are reported apart
+      const first = samples.slice(0, 8);
+      const later = samples.slice(8);
       const figures = { samples: samples.map((x) => Math.round(x)), median: Math.round(med(samples)), min: Math.round(Math.min(...samples)), max: Math.round(Math.max(...samples)),
+        firstEightMedian: Math.round(med(first)), laterEightMedian: Math.round(med(later)),
         inlayHintRequestMedian: med(rtt), inlayHintRequests: rtt.length, load: os.loadavg().map((x) => x.toFixed(1)).join(' ') };
       console.log(`edit -> hints: ${JSON.stringify(figures)}`);
       if (opts.latencyOut) fs.writeFileSync(opts.latencyOut, JSON.stringify(figures, null, 2));
       await save();
-      return `median ${figures.median} ms (${figures.min}-${figures.max}), inlayHint request median ${figures.inlayHintRequestMedian} ms over ${rtt.length}; load ${figures.load}`;
+      return `median ${figures.median} ms (${figures.min}-${figures.max}; edits 1-8 ${figures.firstEightMedian}, 9-16 ${figures.laterEightMedian}), inlayHint request median ${figures.inlayHintRequestMedian} ms over ${rtt.length}; load ${figures.load}`;
     });
 
     const fallback = gemmPlan.find((w) => /^fallback/i.test(w.reason ?? ''));
@@ -1097,7 +1102,7 @@ try {
     const line = await poll(launchLine, { what: 'the launch line in the extension log', timeout: 20000 });
     assert(/from (PATH|the Python extension)\)/.test(line) && !line.includes(planted), `the server did not ignore the folder's interpreter: ${line}`);
     assert(!fs.existsSync(ran), `the folder's interpreter ${planted} was run in Restricted Mode`);
-    assert(/Restricted Mode.*stinkywait\.server\.pythonPath/.test(extensionLog(trustData)), 'the log does not say that the folder\'s server setting is ignored');
+    assert(/Restricted Mode: .*stinkywait\.server\.pythonPath.* user settings only/.test(extensionLog(trustData)), 'the log does not say where the server settings come from in Restricted Mode');
     return `${trustPlan.length} hints; ${line.slice(line.indexOf('server:'), line.indexOf(':', line.indexOf('server:') + 8))}`;
   });
   await check("trusting the folder: its stinkywait.server.pythonPath applies (the server restarts on it)", async () => {
