@@ -3,11 +3,11 @@
 // (25-625 ms, `editor/common/services/languageFeatureDebounce.ts`). The first request of a
 // newly opened kernel waits for the server's cold analysis (about a second for a 3k-line
 // GEMM on a loaded machine): in that average, it held back the next five edits' hints by
-// 300-940 ms before VS Code even asked. Nothing is on screen before the first answer, so
-// when the server takes longer than FIRST_ANSWER_MS this answers "no hints yet" and asks
-// VS Code again (the provider's change event) as soon as the server's answer is in; every
-// later request goes to the server and waits for it, as before (so hints never go stale or
-// blink out after an edit).
+// 300-940 ms before VS Code even asked. Nothing is on screen before a document's first
+// answer, so when the server takes longer than FIRST_ANSWER_MS this answers "no hints yet"
+// and asks VS Code again (the provider's change event) as soon as the server's answer is in;
+// every later request goes to the server and waits for it, as before, also after a server
+// restart (so hints never go stale or blink out after an edit).
 import * as vscode from 'vscode';
 import { InlayHintRequest, LanguageClient, ProvideInlayHintsSignature } from 'vscode-languageclient/node';
 
@@ -54,10 +54,10 @@ export class FirstHints implements vscode.Disposable {
     feature?.getProvider(document)?.onDidChangeInlayHints.fire();
   }
 
-  /** A new server: every document's first answer is cold again. */
+  /** A new server (a restart): the documents answered before keep their hints on screen
+   *  until the new server answers, so their requests wait for it as every later one does. */
   reset(client: LanguageClient): void {
     this.client = client;
-    this.answered.clear();
   }
 
   dispose(): void {
