@@ -144,7 +144,8 @@ def hover_markdown(snap: Snapshot, line: int) -> str | None:
     elif where:
         sections.append(where)
     if info is not None:
-        sections.append(fifo_markdown(function, state, [w for w in waits if w.placement == "before"], names))
+        sections.append(fifo_markdown(function, state, [w for w in waits if w.placement == "before"], names,
+                                      snap.target_model()))
     return "\n\n---\n\n".join(sections)
 
 

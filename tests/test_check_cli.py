@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import re
 import os
 import shutil
 import subprocess
@@ -49,9 +50,20 @@ def test_folder_walk_finds_the_kernels_and_skips_host_assembly(repo):
     checked = {line.split(":")[0] for line in r.stdout.splitlines() if line.startswith("kernels/")}
     assert checked == {"kernels/sample.s", "kernels/checked.s", "kernels/diamond.s", "kernels/sub/sample.stir"}
     assert "checked 4 files, 1 .s/.asm without an AMDGPU marker skipped" in r.stdout
-    # a host file named on the command line is checked anyway (and has nothing to report)
+    # a host file named on the command line is an error, located at its first instruction:
+    # it is not AMDGPU assembly (never "0 missing waits"); the exit status follows --fail-on
     r = run("kernels/host.s", cwd=repo)
-    assert r.returncode == 0 and "kernels/host.s: 0 missing waits" in r.stdout
+    assert r.returncode == 1
+    assert "missing waits" not in r.stdout and "kernels/host.s: not checked: not AMDGPU assembly" in r.stdout
+    first = next(i for i, ln in enumerate(HOST.splitlines(), 1) if ln.strip() and not ln.strip().startswith(".")
+                 and not ln.rstrip().endswith(":"))
+    assert re.search(rf"^kernels/host\.s:{first}:\d+: error: not AMDGPU assembly: `\w+` is not an AMDGPU "
+                     r"instruction", r.stderr, re.M), r.stderr
+    assert run("kernels/host.s", "--fail-on", "warning", cwd=repo).returncode == 1
+    assert run("kernels/host.s", "--fail-on", "never", cwd=repo).returncode == 0
+    assert run("kernels/host.s", "--skip-non-amdgpu", cwd=repo).returncode == 0
+    sarif = json.loads(run("kernels/host.s", "--format", "sarif", cwd=repo).stdout)
+    assert [r["ruleId"] for r in sarif["runs"][0]["results"]] == ["not-amdgpu"]
 
 
 def test_parallel_output_is_the_serial_output(repo):

@@ -62,14 +62,15 @@ def test_plan_json_shape(diamond):
         ("p_shallow", "s_wait_loadcnt 1", "after"), ("merge", "s_wait_loadcnt 3", "before"),
         ("merge", "s_wait_xcnt 1", "before")]
     for w in waits:
-        assert set(w) == {"line", "column", "block", "placement", "instruction", "counter", "count",
+        assert set(w) == {"line", "column", "block", "where", "placement", "instruction", "counter", "count",
                           "reason", "deps"}
+        assert w["where"] == f"^{w['block']}"  # STIR names its blocks: the label is the name
     assert [w["counter"] for w in waits] == ["load", "load", "x"]
     assert waits[2]["reason"].startswith("WAR: war-xcnt: buffer_load_b128 (line 9)")
     merge = waits[1]
     assert merge["line"] == 15 and merge["column"] == 3
-    assert [(d["line"], d["mnemonic"], d["block"], d["pred"], d["countFrom"]) for d in merge["deps"]] == [
-        (3, "buffer_load_b128", "entry", "p_deep", 4)]
+    assert [(d["line"], d["mnemonic"], d["block"], d["pred"], d["countFrom"], d["path"]) for d in merge["deps"]] == [
+        (3, "buffer_load_b128", "entry", "p_deep", 4, "^p_deep")]
 
 
 def test_plan_text_lists_every_wait(asm):

@@ -15,7 +15,7 @@ import json
 import os
 
 from .. import __version__, findings
-from .check import FileReport
+from .check import NOT_AMDGPU, FileReport
 
 TYPE_CHECKING = False  # `typing` is not imported at run time: start-up cost of every CLI run
 if TYPE_CHECKING:
@@ -63,6 +63,9 @@ class TextReport:
             return
         for d in rep.diagnostics:
             print(f"{rep.path}:{d['line']}:{d['column']}: {d['severity']}: {d['message']}", file=self.err)
+        if any(d["code"] == NOT_AMDGPU for d in rep.diagnostics):
+            print(f"{rep.path}: not checked: not AMDGPU assembly", file=self.out)
+            return
         if rep.exhaustive is not None:
             if rep.exhaustive["text"]:
                 print(rep.exhaustive["text"], file=self.out)

@@ -21,6 +21,7 @@ from ..analysis.cfg import CfgInfo
 from ..analysis.ssa import flatten_sources
 from ..diagnostics import WARNING, Diagnostic, Related
 from ..ir import Block, Function, Instruction, Reg
+from ..ir.block_names import block_name
 from ..ir.records import Record
 from ..results import Options
 from ..targets.model import (CK_ASYNC, CK_COUNT, CK_DS, CK_KM, CK_STORE, CK_TENSOR, CK_XS, CK_XV, CTL_CALL,
@@ -641,8 +642,10 @@ class WaitDataflow:
         cs = self.forced_at.setdefault(first, set())
         if c not in cs:
             cs.add(c)
-            self.widened_blocks[bb] = (f"{n} distinct {TIMELINE_NAMES[c]} paths meet at ^{bb.name}: "
-                                       f"forced {self.target.counter_of[c]} 0 at its first instruction")
+            self.widened_blocks[bb] = (f"{n} paths with different {self.target.op_kind(TIMELINE_NAMES[c])} ops in "
+                                       f"flight meet at {block_name(self.func, bb)}: waiting for "
+                                       f"{self.target.counter_of[c]} 0 at its first instruction keeps the analysis "
+                                       f"bounded")
 
     def _advances(self, p: Block) -> list[tuple[int, int]]:
         term = p.terminator()
@@ -1201,14 +1204,20 @@ class WaitDataflow:
                 continue
             sp = inst.span
             psp = pushed.span
-            related = [Related(psp.line, psp.col, f"{pushed.mnemonic} pushed out of the window; "
-                               f"now tracked at depth 64")] if psp else []
+            related = [Related(psp.line, psp.col, f"{pushed.mnemonic}: more than 64 ops follow it here; "
+                               f"waited for with the capped count")] if psp else []
+            at = f" (line {psp.line})" if psp else ""
+            if self.hw:
+                message = (f"more than 64 {self.target.op_kind(TIMELINE_NAMES[c])} ops may be in flight on "
+                           f"{self.target.counter_of.get(c, '?')} in {block_name(self.func, bb)}: "
+                           f"{pushed.mnemonic}{at} and older ones are waited for with the count capped at "
+                           f"{self.max_wait[c]} (confirm no deeper drain is needed)")
+            else:  # stinkywait-opt: upstream's own report (research/upstream-algorithm.md)
+                message = (f"[WaitDataflow] warning: block ^{bb.name} counter {counter_diag_name(self.target, c)} "
+                           f"exceeds kMaxInFlight=64: {pushed.mnemonic}{at} is tracked at the maximum wait count "
+                           f"{self.max_wait[c]} (confirm no deeper drain is needed)")
             self.diagnostics.append(Diagnostic(
-                WARNING, "overflow",
-                f"[WaitDataflow] warning: block ^{bb.name} counter {counter_diag_name(self.target, c)} exceeds "
-                f"kMaxInFlight=64: {pushed.mnemonic}"
-                f"{f' (line {psp.line})' if psp else ''} is tracked at the maximum wait count "
-                f"{self.max_wait[c]} (confirm no deeper drain is needed)",
+                WARNING, "overflow", message,
                 sp.line if sp else 1, sp.col if sp else 1, related=related, function=self.func.name,
                 data={"block": bb.name, "counter": counter_short_name(self.target, c),
                       "pushed_out_line": psp.line if psp else None}))
