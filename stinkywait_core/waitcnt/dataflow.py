@@ -1186,8 +1186,10 @@ class WaitDataflow:
         sp = anchor.span if anchor is not None else self.func.span
         self.diagnostics.append(Diagnostic(
             WARNING, "iteration-cap",
-            f"[WaitDataflow] iteration cap {self.cap} reached without convergence in @{self.func.name}; "
-            f"every anchor falls back to s_wait_* 0",
+            (f"the analysis of {self.func.name} did not settle within {self.cap} rounds: every wait planned "
+             f"in it waits for 0 (safe, but maybe slower than needed)") if self.hw else
+            (f"[WaitDataflow] iteration cap {self.cap} reached without convergence in @{self.func.name}; "
+             f"every anchor falls back to s_wait_* 0"),
             sp.line if sp else 1, sp.col if sp else 1, function=self.func.name))
         return False
 
@@ -1336,6 +1338,9 @@ class WaitDataflow:
             sp = self.func.span
             self.diagnostics.append(Diagnostic(
                 WARNING, "iteration-cap",
+                (f"placing the waits of {self.func.name} did not settle within {self.cap} rounds: the waits "
+                 f"shown are those of the last round (prove them with `stinkywait check --exhaustive`)")
+                if self.hw else
                 f"[WaitDataflow] finalizePlan iteration cap {self.cap} reached in @{self.func.name}",
                 sp.line if sp else 1, sp.col if sp else 1, function=self.func.name))
         plan.anchor_waits = new_anchors

@@ -408,7 +408,7 @@ def _build_result(out: PassOutput, options: Options) -> None:
         first = _loc(out.func.blocks[0].instrs[0]) if out.func.blocks and out.func.blocks[0].instrs else (1, 1)
         res.diagnostics.append(Diagnostic(
             INFO, "widened",
-            f"bounded analysis: {df.widen_reason} in @{out.func.name}; re-solved with widening, so "
+            f"bounded analysis: {df.widen_reason} in {out.func.name}; re-solved with widening, so "
             f"waits here may be stricter than the exact pass would give (never weaker)",
             *first, function=out.func.name,
             data={"blocks": {b.name: why for b, why in df.widened_blocks.items()}}))
