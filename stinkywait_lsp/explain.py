@@ -11,13 +11,14 @@ target model's words (`targets.Target.timeline_counter` / `op_kind`: `lgkmcnt` o
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from stinkywait_core.findings import binding_dep, rule_is_proven, subrule
 from stinkywait_core.ir.block_names import BlockNames
-from stinkywait_core.results import DepInfo, PlannedWait, QueueView
+from stinkywait_core.results import PlannedWait, QueueView
+from stinkywait_core.wording import binding_paths
 
 #: distinct predecessor queues shown per counter before the rest are only named
 HOVER_GROUPS = 4
@@ -60,12 +61,6 @@ def reason_rest(w: PlannedWait) -> str:
     if sep and _RESTATED.match(head):
         return tail.strip()
     return text
-
-
-def binding_paths(w: PlannedWait, b: DepInfo) -> list[str | None]:
-    """The predecessors through which the binding producer sits at its smallest countFrom:
-    the paths that need this count."""
-    return [d.pred for d in w.deps if d.line == b.line and d.count_from == b.count_from]
 
 
 def hint_label(w: PlannedWait, style: str) -> tuple[str, str | None]:

@@ -142,11 +142,11 @@ class Target:
         ck = TIMELINE_NAMES.index(timeline) if timeline in TIMELINE_NAMES else -1
         return self.in_order.get(ck, True)
 
-    def op_kind(self, timeline: str, mnemonic: str = "") -> str:
+    def op_kind(self, timeline: str, mnemonic: str = "", order: bool = True) -> str:
         """The kind of an op in flight on a timeline, in a kernel writer's words, with "out of
         order" for a kind that may complete in any order (only a wait of 0 retires it): "LDS",
         "SMEM, out of order", "message, out of order", "VMEM" (gfx9, where loads and stores
-        share vmcnt in issue order)."""
+        share vmcnt in issue order); `order` False: the kind alone."""
         ck = TIMELINE_NAMES.index(timeline) if timeline in TIMELINE_NAMES else -1
         if not 0 <= ck < CK_COUNT:
             return timeline
@@ -155,7 +155,7 @@ class Target:
             label = "VMEM"
         elif ck == CK_KM and mnemonic and self._table(mnemonic.lower(), self.generation, 0).family == "message":
             label = "message"
-        return label if self.in_order.get(ck, True) else label + ", out of order"
+        return label if not order or self.in_order.get(ck, True) else label + ", out of order"
 
     def to_json(self) -> dict[str, object]:
         return {"name": self.name, "family": self.family, "model": self.model,

@@ -642,7 +642,7 @@ class WaitDataflow:
         cs = self.forced_at.setdefault(first, set())
         if c not in cs:
             cs.add(c)
-            self.widened_blocks[bb] = (f"{n} paths with different {self.target.op_kind(TIMELINE_NAMES[c])} ops in "
+            self.widened_blocks[bb] = (f"{n} paths with different {self.target.op_kind(TIMELINE_NAMES[c], order=False)} ops in "
                                        f"flight meet at {block_name(self.func, bb)}: waiting for "
                                        f"{self.target.counter_of[c]} 0 at its first instruction keeps the analysis "
                                        f"bounded")
