@@ -185,7 +185,7 @@ def _exhaustive(module_text: str, path: str, language: str, opts: Options, max_t
     violations: list[dict[str, Any]] = []
     extra = {} if opts.model == "upstream" else {"lds_addresses": True}  # the pass asks it too
     for res in check_module(module, opts, max_trips=max_trips, **extra):
-        text = format_result(res, path, names) if opts.model != "upstream" else format_result(res, path)
+        text = format_result(res, path, names)
         if text:
             texts.append(text)
         ok = ok and res.ok
@@ -204,7 +204,7 @@ def _hw_violation(v: Any, res: Any, names: BlockNames) -> dict[str, Any]:
 
 def _spec_violation(v: Any, res: Any, names: BlockNames) -> dict[str, Any]:
     from ..validate.exhaustive import format_violation
-    head, _, rest = format_violation(v, "").partition("\n")
+    head, _, rest = format_violation(v, "", names, res.function).partition("\n")
     message = head.split(": error: ", 1)[-1]
     route = rest.rsplit("\n", 1)[-1].strip()
     c, p = v.consumer.span, v.producer.span
