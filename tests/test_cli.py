@@ -294,6 +294,16 @@ def test_plan_is_one_line_per_wait_with_its_producer_path_and_the_rest_counted()
     assert w["where"] == ".LBB0_1"
 
 
+def test_path_checks_name_blocks_as_the_source_does():
+    """gemm_loop.s (gfx1250) as written has no waits: both path checkers report violations,
+    each with the path that exposes it, in the source's names."""
+    for extra in ((), ("--upstream",)):
+        r = run("check", "--exhaustive", *extra, EXAMPLE)
+        assert r.returncode == 1 and "path: the entry" in r.stdout, r.stdout
+        for word in INTERNAL + (".LBB0_1_1",):
+            assert word not in r.stdout + r.stderr, (extra, word)
+
+
 def test_insert_explain_says_the_producer_and_path_in_the_sources_names():
     r = run("insert", "--explain", EXAMPLE)
     comments = [ln.split("// ", 1)[1] for ln in r.stdout.splitlines() if "// stinkywait:" in ln]
@@ -307,7 +317,9 @@ def test_gfx942_output_speaks_gfx9_and_names_blocks_as_written():
     check = run("check", GFX942)
     sarif = run("check", "--format", "sarif", GFX942)
     js = run("check", "--format", "json", GFX942)
-    for r in (plan, check, sarif, js, run("insert", "--explain", GFX942)):
+    exhaustive = run("check", "--exhaustive", GFX942)
+    assert "note: path: the entry -> L_start0" in exhaustive.stdout
+    for r in (plan, check, sarif, js, exhaustive, run("insert", "--explain", GFX942)):
         out = r.stdout + r.stderr
         assert not GFX12_WORDS.search(out), out[:2000]
         for word in INTERNAL + ("L_start0_2", "_1x4x1_16x16x32_1"):
