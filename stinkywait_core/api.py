@@ -74,7 +74,7 @@ class Analysis:
                 if names is None:
                     from .ir.block_names import BlockNames
                     names = BlockNames(self.module, self.language, quote="")
-                text = _with_explanation(text, w, names)
+                text = _with_explanation(text, w, names, self._target_model())
             ins.append((w.insert_line, text))
         return ins
 
@@ -84,6 +84,13 @@ class Analysis:
 
     def has_errors(self) -> bool:
         return any(d.severity == ERROR for d in self.diagnostics)
+
+    def _target_model(self) -> Any:
+        """The `targets.Target` planned for (None: a target we do not model)."""
+        try:
+            return self.options.target
+        except Exception:  # noqa: BLE001 - UnsupportedTarget: reported as a diagnostic
+            return None
 
     def to_json(self) -> dict[str, Any]:
         """`plan --json`: every wait with every producer (per path); `block`/`pred` are the
@@ -119,13 +126,13 @@ def _wait_json(w: PlannedWait, names: Any) -> dict[str, Any]:
                                        for d in w.deps]}
 
 
-def _with_explanation(text: str, w: PlannedWait, names: Any) -> str:
+def _with_explanation(text: str, w: PlannedWait, names: Any, target: Any = None) -> str:
     """The inserted line with its provenance as a trailing comment (`wording.comment_text`:
     the producer that sets the count, the path in the source's names, +N more)."""
     from .wording import comment_text
     body = text.rstrip("\r\n")
     nl = text[len(body):] or "\n"
-    return f"{body}  // {comment_text(w, names)}{nl}"
+    return f"{body}  // {comment_text(w, names, target)}{nl}"
 
 
 def analyze(text: str, path: str = "<input>", options: Options = Options(), language: str | None = None,

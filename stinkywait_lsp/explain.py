@@ -18,7 +18,7 @@ from typing import Any
 from stinkywait_core.findings import binding_dep, rule_is_proven, subrule
 from stinkywait_core.ir.block_names import BlockNames
 from stinkywait_core.results import PlannedWait, QueueView
-from stinkywait_core.wording import binding_paths
+from stinkywait_core.wording import binding_paths, out_of_order_kind
 
 #: distinct predecessor queues shown per counter before the rest are only named
 HOVER_GROUPS = 4
@@ -75,7 +75,7 @@ def hint_label(w: PlannedWait, style: str) -> tuple[str, str | None]:
     return w.instruction, f" ({w.rule})"
 
 
-def wait_summary(w: PlannedWait, names: BlockNames) -> list[str]:
+def wait_summary(w: PlannedWait, names: BlockNames, target: Any = None) -> list[str]:
     """The summary lines of one wait: the wait and its rule; the producer that sets its count
     and why that count; the path that needs it; what else shaped it."""
     head = f"**{w.instruction}** — {rule_label(w)}"
@@ -85,7 +85,10 @@ def wait_summary(w: PlannedWait, names: BlockNames) -> list[str]:
     b = binding_dep(w.deps)
     if b is not None:
         allowed = b.count_from - 1
-        if w.count == allowed:
+        kind = out_of_order_kind(b, target)
+        if kind is not None and w.count == 0:
+            why = f"{kind} completes out of order, so only a wait of 0 retires it"
+        elif w.count == allowed:
             why = (f"so at most {allowed} younger {counter_name(w.counter)} op{'s' if allowed != 1 else ''} "
                    "may stay in flight" if allowed else "so it must be complete")
         else:
@@ -119,9 +122,9 @@ def other_producers(w: PlannedWait) -> list[str]:
     return _runs(items)
 
 
-def tooltip_markdown(w: PlannedWait, names: BlockNames) -> str:
+def tooltip_markdown(w: PlannedWait, names: BlockNames, target: Any = None) -> str:
     """A hint's tooltip: the summary, then the other producers the wait drains."""
-    parts = wait_summary(w, names)
+    parts = wait_summary(w, names, target)
     others = other_producers(w)
     if others:
         parts.append("also drains " + ", ".join(others))

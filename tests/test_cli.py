@@ -280,6 +280,9 @@ def test_plan_is_one_line_per_wait_with_its_producer_path_and_the_rest_counted()
     # (8 ds_loads reach it by 2 paths: 16 producer entries, 7 other producer lines)
     assert ds == [f"  {EXAMPLE}:58:2: s_wait_dscnt 0 in .LBB0_1 [RAW]: set by ds_load_b128 "
                   "L57 (countFrom 1) on the path from the entry and .LBB0_1; +7 more"]
+    # a scalar load only a wait of 0 retires, whatever its countFrom, says why
+    assert "s_wait_kmcnt 0 in the entry [RAW]: set by s_load_b64 L17 (countFrom 4; SMEM completes out of order)" \
+        in r.stdout
     # the block split off after line 66 is named by where it starts
     assert "s_wait_loadcnt 0 in the block after line 66 [RAW]" in r.stdout
     for word in INTERNAL + (".LBB0_1_1", "@gemm_loop"):

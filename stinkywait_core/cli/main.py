@@ -89,11 +89,12 @@ def cmd_plan(ns: argparse.Namespace) -> int:
     from ..ir.block_names import BlockNames
     from ..wording import wait_text
     names = BlockNames(an.module, an.language, quote="")
+    target = an._target_model()
     for f in an.functions:
         print(f"{f.name}: {len(f.waits)} wait{'s' if len(f.waits) != 1 else ''}"
               + ("" if f.converged else " (iteration cap hit: forced full drains)"))
         for w in sorted(f.waits, key=lambda w: w.insert_line):
-            print(f"  {an.path}:{w.line}:{w.column}: {wait_text(w, names, ns.explain)}")
+            print(f"  {an.path}:{w.line}:{w.column}: {wait_text(w, names, ns.explain, target)}")
     return 1 if an.has_errors() else 0
 
 

@@ -86,3 +86,6 @@ async def test_gfx1250_words_and_source_block_names(nvim):
     for name in internal:
         assert not re.search(rf"(?<![\w.]){re.escape(name)}(?![\w])", text_shown), name
     assert "the block after line" in text_shown and "`.LBB0_1`" in text_shown
+    smem = next(w for w in a.waits() if w.instruction == "s_wait_kmcnt 0")
+    hover = (await nvim.hover(uri, smem.line - 1)).contents.value
+    assert "(countFrom 4: SMEM completes out of order, so only a wait of 0 retires it)" in hover
