@@ -16,7 +16,7 @@ from lsprotocol import types as T
 from stinkywait_core.findings import binding_dep
 from stinkywait_core.results import PlannedWait
 
-from .explain import counter_name, fifo_markdown, hint_label, needed_markdown, tooltip_markdown, wait_summary
+from .explain import fifo_markdown, hardware_counter, hint_label, needed_markdown, tooltip_markdown, wait_summary
 from .positions import range_json
 from .snapshot import Snapshot
 
@@ -75,7 +75,7 @@ def inlay_hint(snap: Snapshot, w: PlannedWait, index: int | None = None) -> dict
             "textEdits": [snap.lines.insertion_json(w.insert_line, w.insert_text)],
             "paddingLeft": pad_left, "paddingRight": not pad_left}
     if index is None:
-        hint["tooltip"] = _markdown(tooltip_markdown(w, snap.names()))
+        hint["tooltip"] = _markdown(tooltip_markdown(w, snap.names(), snap.target_model()))
     else:
         hint["data"] = {"uri": snap.uri, "key": list(snap.key), "index": index, "line": w.line,
                         "instruction": w.instruction}
@@ -91,7 +91,7 @@ def resolve_tooltip(snap: Snapshot, data: dict) -> dict | None:
         wait = snap.waits[index]
     elif isinstance(line, int):
         wait = next((w for w in snap.waits_between(line, line) if w.instruction == instruction), None)
-    return None if wait is None else _markdown(tooltip_markdown(wait, snap.names()))
+    return None if wait is None else _markdown(tooltip_markdown(wait, snap.names(), snap.target_model()))
 
 
 def iter_inlay_hints(snap: Snapshot, rng: T.Range, lazy: bool = False) -> Iterator[dict]:
@@ -155,12 +155,13 @@ def hover_markdown(snap: Snapshot, line: int, detail_command: str | None = None)
     if waits:
         summary = [where] if where else []
         for w in waits:
-            summary.append("  \n".join(wait_summary(w, names)))
+            summary.append("  \n".join(wait_summary(w, names, snap.target_model())))
         sections.append("\n\n".join(summary))
     elif where:
         sections.append(where)
     if info is not None:
-        sections.append(fifo_markdown(function, state, [w for w in waits if w.placement == "before"], names))
+        sections.append(fifo_markdown(function, state, [w for w in waits if w.placement == "before"], names,
+                                      snap.target_model()))
     return "\n\n---\n\n".join(sections)
 
 
@@ -175,12 +176,19 @@ def _compact_hover(snap: Snapshot, line: int, waits: list[PlannedWait], where: s
     instruction needs (or, without a wait, the instruction and its block), the counters in
     flight and the link."""
     names = snap.names()
-    lines = [text for w in waits for text in wait_summary(w, names)[:_COMPACT_SUMMARY_LINES]]
+    target = snap.target_model()
+    lines = [text for w in waits for text in wait_summary(w, names, target)[:_COMPACT_SUMMARY_LINES]]
     needs = needed_markdown([w for w in waits if w.placement == "before"])
     last = ["needs " + needs] if needs else ([where] if where and not waits else [])
     if state:
-        depth = {c: max((len(q.ops) for q in qs), default=0) for c, qs in state.items()}
-        busy = [f"`{counter_name(c)}` {n}" for c, n in depth.items() if n]
+        # ops in flight per hardware counter (timelines that share one add up), on the
+        # predecessor path with the most
+        per_pred: dict[str, dict[str | None, int]] = {}
+        for timeline, queues in state.items():
+            counts = per_pred.setdefault(hardware_counter(timeline, target), {})
+            for q in queues:
+                counts[q.pred] = counts.get(q.pred, 0) + len(q.ops)
+        busy = [f"`{c}` {max(n.values())}" for c, n in per_pred.items() if n and max(n.values())]
         last.append("in flight: " + ", ".join(busy) if busy else "nothing in flight")
     elif where:
         last.append("nothing in flight")
