@@ -14,9 +14,14 @@ from urllib.parse import unquote
 from lsprotocol import types as T
 
 from .conftest import DATA, TIMEOUT, core, vscode_with_hints
-from .test_hover_definition import _binding, _counter, _fifo, _listed
+from .test_hover_definition import _binding, _fifo, _listed
 
 COMMAND = "stinkywait.showWaitPlan"
+
+
+def _counter(name: str) -> str:
+    """A wait's counter as the hover writes it on gfx1250 (`ds` -> `dscnt`)."""
+    return name if name.endswith("cnt") else name + "cnt"
 
 
 async def _start(client, command: str) -> None:
@@ -86,3 +91,17 @@ async def test_a_command_name_that_is_not_an_identifier_gets_the_whole_hover(bar
     w = next(w for w in core(text, DATA / "sample.s").waits() if w.placement == "before")
     value = await _hover(bare_client, uri, w.line - 1)
     assert "In flight before this instruction" in value and "command:" not in value
+
+
+async def test_short_hover_speaks_the_targets_words_on_gfx942(bare_client):
+    """gfx9 counts LDS and SMEM on one counter: the short hover's waits, needs and in-flight
+    counts say `lgkmcnt` / `vmcnt`, never the gfx12 names."""
+    await _start(bare_client, COMMAND)
+    uri, text = _open(bare_client, "shared942.s")
+    waits = [w for w in core(text, DATA / "shared942.s").waits() if w.placement == "before"]
+    assert waits
+    for w in waits:
+        value = await _hover(bare_client, uri, w.line - 1)
+        assert w.instruction in value and "in flight: " in value
+        assert not re.search(r"\b(dscnt|loadcnt|kmcnt|storecnt)\b", value), value
+        assert re.search(r"`(lgkmcnt|vmcnt|expcnt|vscnt)` \d+", value), value
