@@ -138,6 +138,33 @@ class LdsFacts:
         """Why `may_overlap` is True (a sentence naming both instructions), or why it is not."""
         return self._verdict(a, b, same_trip)[1]
 
+    def may_overlap_waves(self, a: Instruction, b: Instruction, same_trip: bool = False) -> bool:
+        """Might `a` executed by one wave and `b` executed by another wave of the workgroup
+        touch a common LDS byte?  Every symbol is another instance for the other wave (the
+        wave index, a lane read, a kernel argument alike: replaced by its range); with
+        `same_trip` (both waves in the same trip of the loops the two accesses alternate
+        with: the caller's promise) a ping-pong base is compared residue by residue.
+        Unknown or unbounded accesses overlap everything; no LDS access overlaps nothing."""
+        aa, ab = self.access(a), self.access(b)
+        if aa is None or ab is None:
+            return False
+        for acc in (aa, ab):
+            if acc.pieces is None or self._unbounded_why(acc):
+                return True
+        return any(_pieces_meet(pa, pb, same_trip, 0) for pa in aa.pieces for pb in ab.pieces)
+
+    def wave_footprint(self, inst: Instruction) -> tuple:
+        """What `may_overlap_waves` reads of an access, as plain values (no symbols: each is
+        its range), so that an answer can be reused while this stays equal."""
+        acc = self.access(inst)
+        if acc is None:
+            return ("none",)
+        if acc.pieces is None or self._unbounded_why(acc):
+            return ("unknown",)
+        return tuple((p.size, tuple(_variant_free(x, 0) for x in p.addr.lins),
+                      p.addr.phase[0] if p.addr.phase is not None else None,
+                      p.addr.phase[1] if p.addr.phase is not None else 0) for p in acc.pieces)
+
     def trusted_by(self, a: Instruction, b: Instruction) -> list[Region]:
         """The declarations a disjointness result of this pair rests on."""
         out = []
@@ -277,7 +304,10 @@ def _variant_free(x: Lin, level: int) -> Lin:
     return (tuple(kept), s)
 
 
-def _pieces_meet(pa: Piece, pb: Piece, same_trip: bool) -> bool:
+def _pieces_meet(pa: Piece, pb: Piece, same_trip: bool, level: int | None = None) -> bool:
+    """May the two pieces share a byte?  `level`: symbols of at least this `Atom.variant`
+    are other instances (default: loop symbols across trips, subroutine symbols always;
+    0: every symbol, two different waves)."""
     ca, cb = pa.span(), pb.span()
     if ca[1] + pa.size <= cb[0] or cb[1] + pb.size <= ca[0]:
         return False  # apart over every lane and trip
@@ -288,7 +318,8 @@ def _pieces_meet(pa: Piece, pb: Piece, same_trip: bool) -> bool:
         pairs = [(va.lins[k % p], vb.lins[k % q]) for k in range(n)]
     else:
         pairs = [(x, y) for x in va.lins for y in vb.lins]
-    level = 2 if same_trip else 1
+    if level is None:
+        level = 2 if same_trip else 1
     for la, lb in pairs:
         la, lb = _variant_free(la, level), _variant_free(lb, level)
         if _diff_meets(la, lb, 1 - pa.size, pb.size - 1):

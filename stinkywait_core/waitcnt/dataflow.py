@@ -111,6 +111,8 @@ class WaitDataflow:
         self._lds = None
         #: (a, b, same_trip) -> `_disjoint`'s answer for this version's facts
         self._pairs: dict = {}
+        #: the publish answers of this version (waitcnt/publish.py), made on first question
+        self._publish = None
         #: the logs of the memoised walks being recorded (each gets every disjointness answer)
         self._qlogs: list[list] = []
         if memo is not None and memo.infos and memo.changed_blocks is not None \
@@ -509,6 +511,37 @@ class WaitDataflow:
                 log.append(q)
         return ans
 
+    def lds_published(self, p: Instruction, barrier: Instruction, same_trip: bool) -> bool:
+        """`p` may stay in flight across `barrier`: no other wave touches its LDS bytes
+        before the next barrier (waitcnt/publish.py; the answer is logged like `lds_disjoint`'s)."""
+        ans = self._published(p, barrier, same_trip)
+        if self._qlogs:
+            q = (p, barrier, same_trip, ans, True)
+            for log in self._qlogs:
+                log.append(q)
+        return ans
+
+    def _published(self, p: Instruction, barrier: Instruction, same_trip: bool) -> bool:
+        key = (p, barrier, same_trip, "publish")
+        ans = self._pairs.get(key)
+        if ans is None:
+            facts = self._facts()
+            if facts is None or facts.access(p) is None:
+                ans = False
+            else:
+                if self._publish is None:
+                    from .publish import Publish, PublishCache
+                    cache = None
+                    if self.memo is not None:
+                        cache = self.memo.publish = self.memo.publish or PublishCache()
+                    waves = facts.launch.waves_per_group
+                    if self.options.num_waves == 1:
+                        waves = 1
+                    self._publish = Publish(self.func, self.cfg, facts, self.info, cache, waves)
+                ans = self._publish.published(p, barrier, same_trip)
+            self._pairs[key] = ans
+        return ans
+
     def lds_why(self, a: Instruction, b: Instruction, same_trip: bool) -> str:
         """Why `a` and `b` could not be proven disjoint ("" without an address analysis)."""
         facts = self._facts()
@@ -530,8 +563,8 @@ class WaitDataflow:
         """A memoised walk's disjointness answers are still this version's."""
         if not queries:
             return True
-        for a, b, same_trip, ans in queries:
-            if ans != self._disjoint(a, b, same_trip):
+        for a, b, same_trip, ans, *publish in queries:
+            if ans != (self._published(a, b, same_trip) if publish else self._disjoint(a, b, same_trip)):
                 return False
         return True
 

@@ -1,0 +1,232 @@
+"""The hardware checker's cross-wave view of a barrier: may an LDS access stay in flight across it?
+
+Written for the checker alone (no reasoning shared with waitcnt/publish.py, only the raw
+address facts of analysis/lds_access.py, each access's pieces).  The checker executes one
+wave's paths.  At an LDS-fence barrier an own in-flight access the regions cannot prove apart
+from the barrier becomes an *obligation* instead of a violation, when every wave runs the same
+barriers (`aligned`): the other waves are then on some path from this barrier, and every such
+path is one the checker executes from the same state.  Until the epoch ends (the wait of the
+next barrier: `s_barrier`, or `s_barrier_wait` after an `s_barrier_signal`), every LDS access
+executed on the path stands for another wave's: if it may touch a byte the obligation's
+access writes (or write a byte it reads), the barrier is reported as it was before.
+
+Aligned, decided here by a forward dataflow of wave-varying scalar registers per block (not
+the pass's SSA): a register varies after a vector instruction writes it, after a hardware
+register or scalar atomic read, after a read of a VGPR, a trap temporary or EXEC (LLVM's
+`s_and vcc, exec, s` uniform-branch idiom excepted), after a read of a varying register,
+and inside the divergent region of a varying branch.  A varying branch whose region (blocks
+reached before its immediate post-dominator) holds a barrier makes the function unaligned,
+and so does any call.  One wave per workgroup: nothing varies and no other wave exists.
+
+Across waves every symbol of an address is another instance: each residue's bytes are the
+form's concrete span.  Residues are paired only when neither a back edge lies between the two
+accesses and the residue's loop holds the barrier; otherwise every pair is compared.
+"""
+
+from __future__ import annotations
+
+from ..analysis.values import lin_concrete
+from ..ir import Block, Function, Instruction, Reg
+
+_VEC = ("v", "a", "ttmp")
+_HW_READS = ("s_getreg", "s_memtime", "s_memrealtime", "s_get_barrier_state", "s_sendmsg_rtn",
+             "s_barrier_signal_isfirst", "s_atomic", "s_buffer_atomic", "s_get_pc", "s_sleep_var")
+
+
+def fence_role(inst: Instruction) -> str:
+    """'full', 'signal' or 'wait' for an LDS-fence barrier ('' otherwise)."""
+    mn = inst.mnemonic
+    lit = inst.first_literal()
+    if mn == "s_barrier":
+        return "full"
+    if mn.startswith("s_barrier_signal") and lit != -3:
+        return "signal"
+    if mn == "s_barrier_wait" and lit not in (-3, 0xfffd):
+        return "wait"
+    return ""
+
+
+class WaveView:
+    """What the checker knows about the other waves of a function (made once per check)."""
+
+    def __init__(self, func: Function, succs: list[list[int]], facts, waves: int) -> None:
+        self.blocks = list(func.blocks)
+        self.succs = succs
+        self.facts = facts
+        self.alone = waves <= 1
+        self._spans: dict = {}
+        self.cycle = self._cycles()
+        self.aligned = self.alone or (facts is not None and self._aligned())
+
+    # ---- alignment ----------------------------------------------------------------------------
+    def _cycles(self) -> dict[int, set[int]]:
+        """Block -> the blocks on a cycle through it (strongly connected, by reachability)."""
+        n = len(self.blocks)
+        reach = []
+        for i in range(n):
+            seen, work = set(), list(self.succs[i])
+            while work:
+                j = work.pop()
+                if j not in seen:
+                    seen.add(j)
+                    work.extend(self.succs[j])
+            reach.append(seen)
+        return {i: {j for j in reach[i] if i in reach[j]} for i in range(n)}
+
+    def _aligned(self) -> bool:
+        n = len(self.blocks)
+        has_bar = [any(fence_role(i) for i in b.instrs) for b in self.blocks]
+        if not any(has_bar):
+            return True
+        for b in self.blocks:
+            for i in b.instrs:
+                if i.mnemonic.startswith(("s_call", "s_swappc", "s_setpc", "s_set_pc")):
+                    return False
+        pdom = self._ipdoms()
+        tainted_blocks: set[int] = set()
+        checked: set[int] = set()
+        while True:
+            entry_sets = self._flow(tainted_blocks)
+            more = False
+            for x in range(n):
+                if len(self.succs[x]) < 2 or x in checked or not self._varies_at_end(x, entry_sets[x], tainted_blocks):
+                    continue
+                checked.add(x)
+                region, work = set(), list(self.succs[x])
+                while work:
+                    j = work.pop()
+                    if j == pdom[x] or j in region:
+                        continue
+                    region.add(j)
+                    work.extend(self.succs[j])
+                if any(has_bar[j] for j in region):
+                    return False
+                tainted_blocks |= region
+                more = True
+            if not more:
+                return True
+
+    def _ipdoms(self) -> list[int]:
+        """Immediate post-dominator per block (-1: the exit), by iterating post-dominator sets."""
+        n = len(self.blocks)
+        every = frozenset(range(n))
+        pd: list[frozenset] = [every] * n
+        changed = True
+        while changed:
+            changed = False
+            for i in range(n - 1, -1, -1):
+                ss = self.succs[i]
+                cur = frozenset.intersection(*[pd[s] for s in ss]) if ss else frozenset()
+                cur = cur | {i}
+                if cur != pd[i]:
+                    pd[i] = cur
+                    changed = True
+        out = []
+        for i in range(n):
+            strict = pd[i] - {i}
+            pick = -1
+            for j in strict:
+                if strict <= pd[j]:
+                    pick = j
+                    break
+            out.append(pick)
+        return out
+
+    def _step(self, inst: Instruction, vary: set, forced: bool) -> None:
+        mn = inst.mnemonic
+        srcs = [r for r in inst.srcs if type(r) is Reg]
+        kinds = [r.kind for r in srcs]
+        bad = forced or mn.startswith("v_") or mn.startswith(_HW_READS) or any(k in _VEC for k in kinds)
+        if not bad and "exec" in kinds:
+            outs = [r.kind for r in inst.dsts if type(r) is Reg and r.kind != "SCC"]
+            bad = not (mn.startswith("s_and_b") and outs == ["vcc"] and kinds.count("exec") == 1)
+        if not bad:
+            bad = any((r.kind, u) in vary for r in srcs for u in range(r.lo, r.hi + 1))
+        for r in inst.dsts:
+            if type(r) is not Reg or r.kind in _VEC:
+                continue
+            for u in range(r.lo, r.hi + 1):
+                if bad:
+                    vary.add((r.kind, u))
+                else:
+                    vary.discard((r.kind, u))
+
+    def _flow(self, forced: set[int]) -> list[set]:
+        n = len(self.blocks)
+        entry: list[set] = [set() for _ in range(n)]
+        done = [False] * n
+        work = [0] if n else []
+        while work:
+            i = work.pop()
+            cur = set(entry[i])
+            for inst in self.blocks[i].instrs:
+                if not inst.is_label and not inst.is_phi:
+                    self._step(inst, cur, i in forced)
+            for s in self.succs[i]:
+                if not done[s] or not cur <= entry[s]:
+                    done[s] = True
+                    entry[s] |= cur
+                    work.append(s)
+        return entry
+
+    def _varies_at_end(self, i: int, entry: set, forced: set[int]) -> bool:
+        instrs = [x for x in self.blocks[i].instrs if not x.is_label and not x.is_phi]
+        if not instrs:
+            return True
+        term = instrs[-1]
+        if not term.mnemonic.startswith(("s_cbranch_scc", "s_cbranch_vcc")):
+            return True
+        cur = set(entry)
+        for inst in instrs[:-1]:
+            self._step(inst, cur, i in forced)
+        want = "SCC" if "scc" in term.mnemonic else "vcc"
+        return any(u[0] == want for u in cur) or (want == "vcc" and any(u[0] == "vcc_lo" for u in cur))
+
+    # ---- bytes --------------------------------------------------------------------------------
+    def _residues(self, inst: Instruction):
+        """(header block index or None, period, [(lo, end) per residue] per piece), or None
+        when the access is not known (overlaps everything)."""
+        got = self._spans.get(inst)
+        if got is None:
+            acc = self.facts.access(inst) if self.facts is not None else None
+            if acc is None or acc.pieces is None:
+                got = self._spans[inst] = ()
+                return None
+            out = []
+            for piece in acc.pieces:
+                spans = []
+                for lin in piece.addr.lins:
+                    lo, hi, _ = lin_concrete(lin)
+                    spans.append((lo, hi + piece.size))
+                ph = piece.addr.phase
+                head = self.blocks.index(ph[0]) if ph is not None and ph[0] in self.blocks else None
+                out.append((head, len(spans), spans))
+            got = self._spans[inst] = tuple(out)
+        return got or None
+
+    def other_wave_meets(self, a: Instruction, b: Instruction, same_trip: bool, barrier_block: int) -> bool:
+        """May `a` (this wave) and `b` (another wave) touch a common byte?"""
+        ra, rb = self._residues(a), self._residues(b)
+        if ra is None or rb is None:
+            return True
+        lim = self.facts.launch.lds_limit
+        for ha, na, sa in ra:
+            for hb, nb, sb in rb:
+                if any(lo < 0 or end > lim for lo, end in sa + sb):
+                    return True
+                paired = (same_trip and ha is not None and ha == hb
+                          and barrier_block in self.cycle.get(ha, ()))
+                if paired:
+                    m = na * nb // _gcd(na, nb)
+                    pairs = [(sa[k % na], sb[k % nb]) for k in range(m)]
+                else:
+                    pairs = [(x, y) for x in sa for y in sb]
+                if any(x[0] < y[1] and y[0] < x[1] for x, y in pairs):
+                    return True
+        return False
+
+
+def _gcd(a: int, b: int) -> int:
+    while b:
+        a, b = b, a % b
+    return a

@@ -1,0 +1,374 @@
+"""The cross-wave "publish" rule at barriers: which LDS accesses may stay in flight across one.
+
+A barrier orders LDS between the waves of a workgroup, so the hardware model drains every own
+in-flight LDS access before it (`hazards._lds_scan`, rule `barrier` / `fallback-barrier`).  The
+drain is needed only if another wave could touch those bytes while the access is still in
+flight.  Kernel writers let a tensor fill run across barriers because no wave touches that
+tile before a later `s_wait_tensorcnt` and barrier; this module proves that case.
+
+Where the other waves are.  When a wave leaves barrier instance k, every other wave has
+arrived at instance k and none can pass instance k+1 before this wave signals it.  If every
+wave executes the same sequence of barrier instructions (the function is *aligned*), the other
+waves are then executing code of the *segment* of the barrier: what is reachable from it
+before the wait of the next barrier (`s_barrier`, or an `s_barrier_wait` after an
+`s_barrier_signal`), on any path.  An access `p` in flight at barrier `B` needs no drain there
+when no access of the segment of `B`, executed by another wave, may touch a byte `p` writes
+(or write a byte `p` reads).  If `p` is still in flight at the next barrier, the question is
+asked again there, so one segment at a time covers every later trip.
+
+Aligned: every conditional branch that may go different ways in different waves of a
+workgroup ("wave-varying": its condition depends on the wave index, a lane, EXEC, VCC, a
+hardware register, or a value written under such a branch) reconverges, at its immediate
+post-dominator, without a barrier in between (the divergent region holds none).  Register
+values are classified once per function, flow-insensitively (a register written anywhere
+with a varying value is varying everywhere).  With one wave per workgroup (the launch's wave
+count) nothing varies.  Assumptions: SGPRs set up at launch and scalar loads from uniform
+addresses are the same in every wave of a workgroup (kernel arguments, workgroup ids).
+Kernels specialised by wave index with barriers on the specialised paths (aiter's f4gemm)
+are not aligned; their barriers keep the drain.
+
+Same trip: the two waves are compared in the same trip of a loop only when that loop holds
+the barrier (an aligned loop with a barrier is run the same number of times by every wave),
+no back edge lies between the access and the barrier, and none between the barrier and the
+segment's access; otherwise across trips.
+
+Answers are cached across versions (`PublishCache` in the function's memo) by what they
+depend on: the segment (the CFG's edges and the positions of barriers, calls and LDS accesses
+in it), the alignment verdict, and the LDS bytes of the accesses involved.
+"""
+
+from __future__ import annotations
+
+from ..ir import Block, Function, Instruction, Reg
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ..analysis.cfg import CfgInfo
+    from ..analysis.lds_facts import LdsFacts
+
+_SIGNAL, _WAIT, _FULL = "signal", "wait", "full"
+#: scalar results that differ between waves whatever their sources
+_VARYING_RESULTS = ("s_getreg", "s_memtime", "s_memrealtime", "s_get_barrier_state", "s_sendmsg_rtn",
+                    "s_barrier_signal_isfirst", "s_atomic", "s_buffer_atomic", "s_get_pc", "s_sleep_var")
+
+
+def barrier_kind(inst: Instruction) -> str | None:
+    mn = inst.mnemonic
+    if mn == "s_barrier":
+        return _FULL
+    if mn.startswith("s_barrier_signal"):
+        return None if inst.first_literal() == -3 else _SIGNAL
+    if mn == "s_barrier_wait":
+        return None if inst.first_literal() in (-3, 0xfffd) else _WAIT
+    return None
+
+
+def _is_call(inst: Instruction) -> bool:
+    return inst.mnemonic.startswith(("s_call", "s_swappc", "s_setpc", "s_set_pc"))
+
+
+class Alignment:
+    """Does every wave of a workgroup execute the same barriers (see the module docstring)?
+
+    Varying values follow the SSA's reaching definitions (`inst.sources`, flow-sensitive):
+    an instruction's scalar result varies when it is a vector instruction's (a lane read, a
+    compare), a hardware register's or a scalar atomic's, when it reads a VGPR, a trap
+    temporary or EXEC (except LLVM's uniform-branch idiom `s_and vcc, exec, s`), when a
+    definition it reads varies, or when it lies in the divergent region of a varying branch.
+    A function with calls is not aligned (the SSA does not follow them)."""
+
+    def __init__(self, func: Function, cfg: "CfgInfo", waves: int) -> None:
+        self.func = func
+        self.cfg = cfg
+        self.single = waves <= 1
+        self.why = ""
+        self.aligned = self.single or self._solve()
+
+    def _solve(self) -> bool:
+        blocks = list(self.cfg.rpo)
+        barrier_blocks = {b for b in blocks if any(barrier_kind(i) for i in b.instrs)}
+        if not barrier_blocks:
+            return True
+        for b in blocks:
+            for inst in b.instrs:
+                if not inst.is_label and _is_call(inst):
+                    self.why = f"{inst.mnemonic} at line {inst.line}: calls are not followed"
+                    return False
+        ipdom = _post_dominators(blocks)
+        forced: set = set()
+        done: set = set()
+        while True:
+            varying = self._varying(blocks, forced)
+            grown = False
+            for x in blocks:
+                if len(x.succs) < 2 or x in done or not self._branch_varies(x, varying):
+                    continue
+                done.add(x)
+                region = _region(x, ipdom.get(x))
+                if region & barrier_blocks:
+                    term = x.terminator()
+                    self.why = (f"the branch at line {term.line if term else '?'} may go different ways in "
+                                f"different waves and a barrier lies before its paths meet")
+                    return False
+                for b in region:
+                    forced.update(i for i in b.instrs if not i.is_label)
+                grown = True
+            if not grown:
+                return True
+
+    def _varying(self, blocks: list[Block], forced: set) -> set:
+        """The instructions whose scalar results may differ between waves (a fixed point
+        over the reaching definitions)."""
+        out: set = set()
+        changed = True
+        while changed:
+            changed = False
+            for b in blocks:
+                for inst in b.instrs:
+                    if inst.is_label or inst in out:
+                        continue
+                    if inst in forced or self._inherent(inst) or any(s in out for s in (inst.sources or ())):
+                        out.add(inst)
+                        changed = True
+        return out
+
+    def _inherent(self, inst: Instruction) -> bool:
+        if inst.is_phi:
+            return False
+        mn = inst.mnemonic
+        if mn.startswith("v_") or mn.startswith(_VARYING_RESULTS):
+            return True
+        reads = [r.kind for r in inst.srcs if type(r) is Reg]
+        if "exec" in reads:
+            dsts = [r.kind for r in inst.dsts if type(r) is Reg and r.kind != "SCC"]
+            return not (mn.startswith("s_and_b") and dsts == ["vcc"] and reads.count("exec") == 1)
+        return any(k in ("v", "a", "ttmp") for k in reads)
+
+    def _branch_varies(self, b: Block, varying: set) -> bool:
+        term = b.terminator()
+        if term is None or not term.mnemonic.startswith(("s_cbranch_scc", "s_cbranch_vcc")):
+            return True  # EXEC, computed targets, fall-through splits: may differ
+        srcs = term.sources or ()
+        return not srcs or any(s in varying for s in srcs)
+
+
+def _post_dominators(blocks: list[Block]) -> dict[Block, Block | None]:
+    """Immediate post-dominators over `blocks` (None: the virtual exit), by the iterative
+    set intersection on bit masks."""
+    idx = {b: i for i, b in enumerate(blocks)}
+    n = len(blocks)
+    full = (1 << (n + 1)) - 1
+    exit_bit = 1 << n
+    pdom = [full] * n
+    order = list(reversed(blocks))
+    changed = True
+    while changed:
+        changed = False
+        for b in order:
+            i = idx[b]
+            succs = [idx[s] for s in b.succs if s in idx]
+            acc = exit_bit if not succs else full
+            for s in succs:
+                acc &= pdom[s]
+            acc |= 1 << i
+            if acc != pdom[i]:
+                pdom[i] = acc
+                changed = True
+    out: dict[Block, Block | None] = {}
+    for b in blocks:
+        i = idx[b]
+        strict = pdom[i] & ~(1 << i) & ~exit_bit
+        best = None
+        # the immediate one is the strict post-dominator post-dominated by every other
+        for j in range(n):
+            if strict >> j & 1 and (strict & ~(1 << j)) & ~pdom[j] == 0:
+                best = blocks[j]
+                break
+        out[b] = best
+    return out
+
+
+def _region(x: Block, stop: Block | None) -> set[Block]:
+    """Blocks reachable from `x`'s successors before `stop` (x itself if a cycle returns)."""
+    seen: set[Block] = set()
+    work = list(x.succs)
+    while work:
+        b = work.pop()
+        if b is stop or b in seen:
+            continue
+        seen.add(b)
+        work.extend(b.succs)
+    return seen
+
+
+class Segment:
+    """The LDS accesses other waves may run after a barrier (see the module docstring):
+    `accesses` maps each to whether it may be reached across a back edge; `opaque` says why
+    the segment cannot be known (a call or computed jump in it)."""
+
+    __slots__ = ("accesses", "opaque", "key")
+
+    def __init__(self, barrier: Instruction, cfg: "CfgInfo", is_lds) -> None:
+        self.accesses: dict[Instruction, bool] = {}
+        self.opaque = ""
+        order: list = []
+        b0 = barrier.block
+        start = b0.instrs.index(barrier) + 1
+        seen: set = set()
+        work = [(b0, start, False, False)]
+        while work:
+            b, pos, signalled, crossed = work.pop()
+            instrs = b.instrs
+            stop = False
+            for k in range(pos, len(instrs)):
+                inst = instrs[k]
+                if inst.is_label or inst.is_phi:
+                    continue
+                kind = barrier_kind(inst)
+                if kind or is_lds(inst):
+                    order.append(inst)
+                if kind == _FULL or (kind == _WAIT and signalled):
+                    stop = True
+                    break
+                if kind == _SIGNAL:
+                    signalled = True
+                if _is_call(inst):
+                    self.opaque = f"{inst.mnemonic} at line {inst.line} leaves the function's CFG"
+                if is_lds(inst):
+                    self.accesses[inst] = self.accesses.get(inst, False) or crossed
+            if stop:
+                continue
+            for s in b.succs:
+                c = crossed or cfg.is_back_edge(b, s)
+                st = (s, signalled, c)
+                if st in seen:
+                    continue
+                seen.add(st)
+                work.append((s, 0, signalled, c))
+        self.key = tuple(order)
+
+
+class PublishCache:
+    """What carries across versions: segments by (barrier, CFG signature) and answers by
+    the facts they rest on (kept in the function's memo)."""
+
+    __slots__ = ("segments", "answers", "alignment")
+
+    def __init__(self) -> None:
+        self.segments: dict = {}
+        self.answers: dict = {}
+        self.alignment: tuple | None = None
+
+
+class Publish:
+    """The publish answers of one version of a function (made on the first question)."""
+
+    def __init__(self, func: Function, cfg: "CfgInfo", facts: "LdsFacts", info: dict, cache: PublishCache | None,
+                 waves: int) -> None:
+        self.func, self.cfg, self.facts, self.info = func, cfg, facts, info
+        self.cache = cache if cache is not None else PublishCache()
+        self.waves = waves
+        self._align: Alignment | None = None
+        self._segs: dict[Instruction, Segment] = {}
+        self._sig: tuple | None = None
+        self._bytes: dict[Instruction, object] = {}
+
+    def _is_lds(self, inst: Instruction) -> bool:
+        inf = self.info.get(inst)
+        return bool(inf is not None and inf.lds)
+
+    def _signature(self) -> tuple:
+        """The CFG and every instruction the alignment may read (scalar writes, branches),
+        by identity: an edit elsewhere keeps it."""
+        if self._sig is None:
+            edges = tuple((b, tuple(b.succs)) for b in self.cfg.rpo)
+            self._sig = (edges, tuple(tuple(b.instrs) for b in self.cfg.rpo))
+        return self._sig
+
+    def aligned(self) -> bool:
+        if self._align is None:
+            old = self.cache.alignment
+            sig = self._signature()
+            if old is not None and old[0] == sig and old[1].single == (self.waves <= 1):
+                self._align = old[1]
+            else:
+                self._align = Alignment(self.func, self.cfg, self.waves)
+                self.cache.alignment = (sig, self._align)
+        return self._align.aligned
+
+    def segment(self, barrier: Instruction) -> Segment:
+        seg = self._segs.get(barrier)
+        if seg is None:
+            edges = self._signature()[0]
+            got = self.cache.segments.get(barrier)
+            if got is not None and got[0] == edges and got[1].key == self._replay_key(got[1]):
+                seg = got[1]
+            else:
+                seg = Segment(barrier, self.cfg, self._is_lds)
+                self.cache.segments[barrier] = (edges, seg)
+            self._segs[barrier] = seg
+        return seg
+
+    def _replay_key(self, seg: Segment) -> tuple:
+        """The barriers and LDS accesses of an old segment, as this version has them (an
+        instruction no longer in its block, or no longer an access, changes the key)."""
+        out = []
+        for inst in seg.key:
+            b = inst.block
+            if b is None or b not in self.cfg.rpo_index or inst not in b.instrs:
+                return ()
+            if barrier_kind(inst) or self._is_lds(inst):
+                out.append(inst)
+        return tuple(out) if len(out) == len(seg.key) else ()
+
+    def _footprint(self, inst: Instruction):
+        got = self._bytes.get(inst)
+        if got is None:
+            got = self._bytes[inst] = self.facts.wave_footprint(inst)
+        return got
+
+    def published(self, p: Instruction, barrier: Instruction, same_trip: bool) -> bool:
+        """`p`, in flight at `barrier`, may stay in flight across it (no other wave touches
+        its bytes before the next barrier)."""
+        if not self.aligned():
+            return False
+        seg = self.segment(barrier)
+        if seg.opaque:
+            return False
+        writes = "w" in self.info[p].lds
+        key = (p, barrier, same_trip)
+        dep = (self._footprint(p), seg.key, self._align.single, tuple(
+            (q, crossed, self._footprint(q)) for q, crossed in seg.accesses.items()))
+        old = self.cache.answers.get(key)
+        if old is not None and old[0] == dep:
+            return old[1]
+        ans = self._answer(p, barrier, seg, writes, same_trip)
+        self.cache.answers[key] = (dep, ans)
+        return ans
+
+    def _answer(self, p: Instruction, barrier: Instruction, seg: Segment, writes: bool, same_trip: bool) -> bool:
+        if self._align.single:
+            return True  # no other wave
+        phased = same_trip and self._phases_hold(p, barrier)
+        for q, crossed in seg.accesses.items():
+            if not writes and "w" not in self.info[q].lds:
+                continue  # two reads
+            st = phased and not crossed and self._phases_hold(q, barrier)
+            if self.facts.may_overlap_waves(p, q, st):
+                return False
+        return True
+
+    def _phases_hold(self, inst: Instruction, barrier: Instruction) -> bool:
+        """Every loop `inst`'s address alternates with holds the barrier."""
+        acc = self.facts.access(inst)
+        if acc is None or acc.pieces is None:
+            return True
+        for piece in acc.pieces:
+            ph = piece.addr.phase
+            if ph is None:
+                continue
+            h = ph[0]
+            b = barrier.block
+            if not (h is b or (self.cfg.reaches(h, b) and self.cfg.reaches(b, h))):
+                return False
+        return True
