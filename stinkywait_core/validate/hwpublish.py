@@ -53,6 +53,9 @@ class WaveView:
         self.blocks = list(func.blocks)
         self.succs = succs
         self.facts = facts
+        #: gfx12 keeps the workgroup ids in TTMP9 (x) and TTMP7 (y, z), gfx1250 its cluster ids
+        #: in TTMP6: the same in every wave of a workgroup (TTMP8 holds the wave index)
+        self.gfx12 = facts is not None and facts.launch.arch.startswith("gfx12")
         self.alone = waves <= 1
         self._spans: dict = {}
         self.cycle = self._cycles()
@@ -136,7 +139,9 @@ class WaveView:
         mn = inst.mnemonic
         srcs = [r for r in inst.srcs if type(r) is Reg]
         kinds = [r.kind for r in srcs]
-        bad = forced or mn.startswith("v_") or mn.startswith(_HW_READS) or any(k in _VEC for k in kinds)
+        bad = forced or mn.startswith("v_") or mn.startswith(_HW_READS) or any(
+            r.kind in ("v", "a") or (r.kind == "ttmp" and not (self.gfx12 and r.lo == r.hi and r.lo in (6, 7, 9)))
+            for r in srcs)
         if not bad and "exec" in kinds:
             outs = [r.kind for r in inst.dsts if type(r) is Reg and r.kind != "SCC"]
             bad = not (mn.startswith("s_and_b") and outs == ["vcc"] and kinds.count("exec") == 1)
@@ -184,7 +189,7 @@ class WaveView:
 
     # ---- bytes --------------------------------------------------------------------------------
     def _residues(self, inst: Instruction):
-        """(header block index or None, period, [(lo, end) per residue] per piece), or None
+        """(header block index or None, period, [(lo, hi, stride, size) per residue] per piece), or None
         when the access is not known (overlaps everything)."""
         got = self._spans.get(inst)
         if got is None:
@@ -196,8 +201,9 @@ class WaveView:
             for piece in acc.pieces:
                 spans = []
                 for lin in piece.addr.lins:
-                    lo, hi, _ = lin_concrete(lin)
-                    spans.append((lo, hi + piece.size))
+                    span = lin_concrete(lin)
+                    lo, hi, step = span[0], span[1], span[2]
+                    spans.append((lo, hi, step if step or lo == hi else 1, piece.size))
                 ph = piece.addr.phase
                 head = self.blocks.index(ph[0]) if ph is not None and ph[0] in self.blocks else None
                 out.append((head, len(spans), spans))
@@ -212,7 +218,7 @@ class WaveView:
         lim = self.facts.launch.lds_limit
         for ha, na, sa in ra:
             for hb, nb, sb in rb:
-                if any(lo < 0 or end > lim for lo, end in sa + sb):
+                if any(x[0] < 0 or x[1] + x[3] > lim for x in sa + sb):
                     return True
                 paired = (same_trip and ha is not None and ha == hb
                           and barrier_block in self.cycle.get(ha, ()))
@@ -221,9 +227,26 @@ class WaveView:
                     pairs = [(sa[k % na], sb[k % nb]) for k in range(m)]
                 else:
                     pairs = [(x, y) for x in sa for y in sb]
-                if any(x[0] < y[1] and y[0] < x[1] for x, y in pairs):
+                if any(_bytes_meet(x, y) for x, y in pairs):
                     return True
         return False
+
+
+def _bytes_meet(x: tuple, y: tuple) -> bool:
+    """Do {x0 + i*sx} + [0, zx) and {y0 + j*sy} + [0, zy) share a byte?  The start difference
+    lies on the lattice (y0 - x0) + gcd(sx, sy) * Z inside its range; a byte is shared when
+    such a difference falls in (-zy, zx)."""
+    xlo, xhi, sx, zx = x
+    ylo, yhi, sy, zy = y
+    lo = max(ylo - xhi, 1 - zy)
+    hi = min(yhi - xlo, zx - 1)
+    if lo > hi:
+        return False
+    g = _gcd(sx, sy)
+    r = ylo - xlo
+    if g == 0:
+        return lo <= r <= hi
+    return lo + (r - lo) % g <= hi
 
 
 def _gcd(a: int, b: int) -> int:

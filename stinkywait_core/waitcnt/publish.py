@@ -73,13 +73,15 @@ class Alignment:
     Varying values follow the SSA's reaching definitions (`inst.sources`, flow-sensitive):
     an instruction's scalar result varies when it is a vector instruction's (a lane read, a
     compare), a hardware register's or a scalar atomic's, when it reads a VGPR, a trap
-    temporary or EXEC (except LLVM's uniform-branch idiom `s_and vcc, exec, s`), when a
+    temporary or EXEC (except LLVM's uniform-branch idiom `s_and vcc, exec, s`; gfx12's workgroup-id TTMPs are
+    uniform), when a
     definition it reads varies, or when it lies in the divergent region of a varying branch.
     A function with calls is not aligned (the SSA does not follow them)."""
 
-    def __init__(self, func: Function, cfg: "CfgInfo", waves: int) -> None:
+    def __init__(self, func: Function, cfg: "CfgInfo", waves: int, arch: str = "") -> None:
         self.func = func
         self.cfg = cfg
+        self.arch = arch
         self.single = waves <= 1
         self.why = ""
         self.aligned = self.single or self._solve()
@@ -142,7 +144,14 @@ class Alignment:
         if "exec" in reads:
             dsts = [r.kind for r in inst.dsts if type(r) is Reg and r.kind != "SCC"]
             return not (mn.startswith("s_and_b") and dsts == ["vcc"] and reads.count("exec") == 1)
-        return any(k in ("v", "a", "ttmp") for k in reads)
+        return any(r.kind in ("v", "a") or (r.kind == "ttmp" and not self._group_ttmp(r))
+                   for r in inst.srcs if type(r) is Reg)
+
+    def _group_ttmp(self, r: Reg) -> bool:
+        """Trap temporaries holding per-workgroup values: on gfx12 the architected workgroup
+        ids (TTMP9 x, TTMP7 y/z) and gfx1250's cluster ids (TTMP6), as LLVM 22 reads them
+        (`s_and_b32 s, ttmp7, 0xffff`); TTMP8 holds the wave's index, and others vary."""
+        return self.arch.startswith("gfx12") and r.lo == r.hi and r.lo in (6, 7, 9)
 
     def _branch_varies(self, b: Block, varying: set) -> bool:
         term = b.terminator()
@@ -292,7 +301,7 @@ class Publish:
             if old is not None and old[0] == sig and old[1].single == (self.waves <= 1):
                 self._align = old[1]
             else:
-                self._align = Alignment(self.func, self.cfg, self.waves)
+                self._align = Alignment(self.func, self.cfg, self.waves, self.facts.launch.arch)
                 self.cache.alignment = (sig, self._align)
         return self._align.aligned
 
