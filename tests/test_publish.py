@@ -168,9 +168,32 @@ def test_incremental_answers_equal_fresh(body):
     versions = [text,
                 text.replace("v_add_nc_u32 v6", "v_add_nc_u32 v7"),
                 text.replace("v_mov_b32 v2, 0x2000", "v_mov_b32 v2, 0x100"),
+                text,
+                # a new reader of the stored bytes right after the first barrier
+                text.replace("s_barrier_wait 0xffff\n", "s_barrier_wait 0xffff\n  ds_load_b32 v9, v1\n"
+                             "  v_add_nc_u32 v10, v9, v9\n", 1),
                 text]
     for v in versions:
         inc = analyze(v, "k.s", Options(), cache=cache)
         fresh = analyze(v, "k.s", Options())
         assert inc.inserted_text() == fresh.inserted_text()
         assert [(w.line, w.rule) for w in inc.waits()] == [(w.line, w.rule) for w in fresh.waits()]
+
+
+def test_unrelated_edit_reuses_the_answers(monkeypatch):
+    """An edit that touches no barrier, LDS access or address keeps every publish answer: no
+    pair is compared again."""
+    from stinkywait_core.analysis.lds_facts import LdsFacts
+    text = kernel(PUBLISHED)
+    cache = AnalysisCache()
+    analyze(text, "k.s", Options(), cache=cache)
+    calls = []
+    orig = LdsFacts.may_overlap_waves
+    monkeypatch.setattr(LdsFacts, "may_overlap_waves", lambda self, a, b, s=False: calls.append(1) or orig(self, a, b, s))
+    edited = text.replace("v_add_nc_u32 v6, v5, v4", "v_add_nc_u32 v7, v5, v4")
+    inc = analyze(edited, "k.s", Options(), cache=cache)
+    assert calls == []
+    assert inc.inserted_text() == analyze(edited, "k.s", Options()).inserted_text()
+    moved = text.replace("v_mov_b32 v2, 0x2000", "v_mov_b32 v2, 0x104")
+    analyze(moved, "k.s", Options(), cache=cache)
+    assert calls  # the address changed: asked again

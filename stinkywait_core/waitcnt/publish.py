@@ -39,6 +39,8 @@ in it), the alignment verdict, and the LDS bytes of the accesses involved.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from ..ir import Block, Function, Instruction, Reg
 
 TYPE_CHECKING = False
@@ -52,8 +54,18 @@ _VARYING_RESULTS = ("s_getreg", "s_memtime", "s_memrealtime", "s_get_barrier_sta
                     "s_barrier_signal_isfirst", "s_atomic", "s_buffer_atomic", "s_get_pc", "s_sleep_var")
 
 
+@lru_cache(maxsize=4096)
+def _mnemonic_class(mn: str) -> tuple[bool, bool, bool, bool]:
+    """(scalar, call or computed jump, may be a barrier, result varies by itself), per mnemonic."""
+    scalar = mn.startswith("s_")
+    return (scalar, scalar and mn.startswith(("s_call", "s_swappc", "s_setpc", "s_set_pc")),
+            mn.startswith("s_barrier"), mn.startswith("v_") or mn.startswith(_VARYING_RESULTS))
+
+
 def barrier_kind(inst: Instruction) -> str | None:
     mn = inst.mnemonic
+    if not _mnemonic_class(mn)[2]:
+        return None
     if mn == "s_barrier":
         return _FULL
     if mn.startswith("s_barrier_signal"):
@@ -64,7 +76,7 @@ def barrier_kind(inst: Instruction) -> str | None:
 
 
 def _is_call(inst: Instruction) -> bool:
-    return inst.mnemonic.startswith(("s_call", "s_swappc", "s_setpc", "s_set_pc"))
+    return _mnemonic_class(inst.mnemonic)[1]
 
 
 class Alignment:
@@ -88,59 +100,72 @@ class Alignment:
 
     def _solve(self) -> bool:
         blocks = list(self.cfg.rpo)
-        barrier_blocks = {b for b in blocks if any(barrier_kind(i) for i in b.instrs)}
-        if not barrier_blocks:
-            return True
+        barrier_blocks = set()
+        scalar = []
         for b in blocks:
             for inst in b.instrs:
-                if not inst.is_label and _is_call(inst):
-                    self.why = f"{inst.mnemonic} at line {inst.line}: calls are not followed"
-                    return False
-        ipdom = _post_dominators(blocks)
-        forced: set = set()
+                if inst.is_label:
+                    continue
+                if inst.is_phi or _mnemonic_class(inst.mnemonic)[0]:
+                    scalar.append(inst)
+                    if _is_call(inst):
+                        self.why = f"{inst.mnemonic} at line {inst.line}: calls are not followed"
+                        return False
+                    if barrier_kind(inst):
+                        barrier_blocks.add(b)
+        if not barrier_blocks:
+            return True
+        varying, users = self._seed(scalar)
+        pdom = _PostDominators(blocks)
         done: set = set()
         while True:
-            varying = self._varying(blocks, forced)
             grown = False
             for x in blocks:
                 if len(x.succs) < 2 or x in done or not self._branch_varies(x, varying):
                     continue
                 done.add(x)
-                region = _region(x, ipdom.get(x))
+                region = _region(x, pdom.immediate(x))
                 if region & barrier_blocks:
                     term = x.terminator()
                     self.why = (f"the branch at line {term.line if term else '?'} may go different ways in "
                                 f"different waves and a barrier lies before its paths meet")
                     return False
-                for b in region:
-                    forced.update(i for i in b.instrs if not i.is_label)
+                # values written under the branch differ between waves after it
+                _spread(varying, users, [i for b in region for i in b.instrs if not i.is_label])
                 grown = True
             if not grown:
                 return True
 
-    def _varying(self, blocks: list[Block], forced: set) -> set:
-        """The instructions whose scalar results may differ between waves (a fixed point
-        over the reaching definitions)."""
-        out: set = set()
-        changed = True
-        while changed:
-            changed = False
-            for b in blocks:
-                for inst in b.instrs:
-                    if inst.is_label or inst in out:
-                        continue
-                    if inst in forced or self._inherent(inst) or any(s in out for s in (inst.sources or ())):
-                        out.add(inst)
-                        changed = True
-        return out
+    def _seed(self, scalar: list) -> tuple[set, dict]:
+        """The scalar instructions whose results may differ between waves, and the scalar
+        readers of each definition (to spread later additions).  Vector instructions vary by
+        themselves (a scalar reading one varies)."""
+        users: dict = {}
+        seeds = []
+        for inst in scalar:
+            if self._inherent(inst):
+                seeds.append(inst)
+                continue
+            for src in inst.sources or ():
+                if src is None:
+                    continue  # a value from the launch (its register kind decided above)
+                if not src.is_phi and not _mnemonic_class(src.mnemonic)[0]:
+                    seeds.append(inst)
+                    break
+                users.setdefault(src, []).append(inst)
+        varying: set = set()
+        _spread(varying, users, seeds)
+        return varying, users
 
     def _inherent(self, inst: Instruction) -> bool:
         if inst.is_phi:
             return False
         mn = inst.mnemonic
-        if mn.startswith("v_") or mn.startswith(_VARYING_RESULTS):
+        if _mnemonic_class(mn)[3]:
             return True
         reads = [r.kind for r in inst.srcs if type(r) is Reg]
+        if not reads:
+            return False
         if "exec" in reads:
             dsts = [r.kind for r in inst.dsts if type(r) is Reg and r.kind != "SCC"]
             return not (mn.startswith("s_and_b") and dsts == ["vcc"] and reads.count("exec") == 1)
@@ -158,43 +183,56 @@ class Alignment:
         if term is None or not term.mnemonic.startswith(("s_cbranch_scc", "s_cbranch_vcc")):
             return True  # EXEC, computed targets, fall-through splits: may differ
         srcs = term.sources or ()
-        return not srcs or any(s in varying for s in srcs)
+        return not srcs or any(s is None or s in varying or (not s.is_phi and not s.mnemonic.startswith("s_"))
+                               for s in srcs)
 
 
-def _post_dominators(blocks: list[Block]) -> dict[Block, Block | None]:
-    """Immediate post-dominators over `blocks` (None: the virtual exit), by the iterative
-    set intersection on bit masks."""
-    idx = {b: i for i, b in enumerate(blocks)}
-    n = len(blocks)
-    full = (1 << (n + 1)) - 1
-    exit_bit = 1 << n
-    pdom = [full] * n
-    order = list(reversed(blocks))
-    changed = True
-    while changed:
-        changed = False
-        for b in order:
-            i = idx[b]
-            succs = [idx[s] for s in b.succs if s in idx]
-            acc = exit_bit if not succs else full
-            for s in succs:
-                acc &= pdom[s]
-            acc |= 1 << i
-            if acc != pdom[i]:
-                pdom[i] = acc
-                changed = True
-    out: dict[Block, Block | None] = {}
-    for b in blocks:
-        i = idx[b]
-        strict = pdom[i] & ~(1 << i) & ~exit_bit
-        best = None
-        # the immediate one is the strict post-dominator post-dominated by every other
-        for j in range(n):
-            if strict >> j & 1 and (strict & ~(1 << j)) & ~pdom[j] == 0:
-                best = blocks[j]
-                break
-        out[b] = best
-    return out
+def _spread(varying: set, users: dict, start: list) -> None:
+    work = [i for i in start if i not in varying]
+    varying.update(work)
+    while work:
+        for u in users.get(work.pop(), ()):
+            if u not in varying:
+                varying.add(u)
+                work.append(u)
+
+
+class _PostDominators:
+    """Post-dominator sets over `blocks` as bit masks (bit n: the virtual exit), by the
+    iterative intersection; `immediate(b)` on demand."""
+
+    def __init__(self, blocks: list[Block]) -> None:
+        self.blocks = blocks
+        idx = self.idx = {b: i for i, b in enumerate(blocks)}
+        n = len(blocks)
+        full = (1 << (n + 1)) - 1
+        self.exit = 1 << n
+        pdom = self.pdom = [full] * n
+        succs = [[idx[s] for s in b.succs if s in idx] for b in blocks]
+        changed = True
+        while changed:
+            changed = False
+            for i in range(n - 1, -1, -1):
+                acc = self.exit if not succs[i] else full
+                for s in succs[i]:
+                    acc &= pdom[s]
+                acc |= 1 << i
+                if acc != pdom[i]:
+                    pdom[i] = acc
+                    changed = True
+
+    def immediate(self, b: Block) -> Block | None:
+        """The nearest strict post-dominator (None: the exit): the one whose own set is the
+        strict set."""
+        i = self.idx[b]
+        strict = self.pdom[i] & ~(1 << i)
+        rest = strict & ~self.exit
+        while rest:
+            j = (rest & -rest).bit_length() - 1
+            rest &= rest - 1
+            if self.pdom[j] == strict:
+                return self.blocks[j]
+        return None
 
 
 def _region(x: Block, stop: Block | None) -> set[Block]:
@@ -215,7 +253,7 @@ class Segment:
     `accesses` maps each to whether it may be reached across a back edge; `opaque` says why
     the segment cannot be known (a call or computed jump in it)."""
 
-    __slots__ = ("accesses", "opaque", "key")
+    __slots__ = ("accesses", "opaque", "key", "seen")
 
     def __init__(self, barrier: Instruction, cfg: "CfgInfo", is_lds) -> None:
         self.accesses: dict[Instruction, bool] = {}
@@ -225,9 +263,12 @@ class Segment:
         start = b0.instrs.index(barrier) + 1
         seen: set = set()
         work = [(b0, start, False, False)]
+        #: the blocks walked, with their instructions then (a reuse needs them unchanged)
+        self.seen: dict[Block, tuple] = {}
         while work:
             b, pos, signalled, crossed = work.pop()
             instrs = b.instrs
+            self.seen[b] = tuple(instrs)
             stop = False
             for k in range(pos, len(instrs)):
                 inst = instrs[k]
@@ -261,11 +302,14 @@ class PublishCache:
     """What carries across versions: segments by (barrier, CFG signature) and answers by
     the facts they rest on (kept in the function's memo)."""
 
-    __slots__ = ("segments", "answers", "alignment")
+    __slots__ = ("segments", "answers", "alignment", "edges", "old_segments", "old_answers")
 
     def __init__(self) -> None:
+        self.edges: tuple | None = None
         self.segments: dict = {}
         self.answers: dict = {}
+        self.old_segments: dict = {}
+        self.old_answers: dict = {}
         self.alignment: tuple | None = None
 
 
@@ -276,11 +320,15 @@ class Publish:
                  waves: int) -> None:
         self.func, self.cfg, self.facts, self.info = func, cfg, facts, info
         self.cache = cache if cache is not None else PublishCache()
+        # only the last version's entries carry over (dropped instructions are let go)
+        self.cache.old_answers, self.cache.answers = self.cache.answers, {}
+        self.cache.old_segments, self.cache.segments = self.cache.segments, {}
         self.waves = waves
         self._align: Alignment | None = None
         self._segs: dict[Instruction, Segment] = {}
         self._sig: tuple | None = None
         self._bytes: dict[Instruction, object] = {}
+        self._token: object | None = None
 
     def _is_lds(self, inst: Instruction) -> bool:
         inf = self.info.get(inst)
@@ -309,26 +357,27 @@ class Publish:
         seg = self._segs.get(barrier)
         if seg is None:
             edges = self._signature()[0]
-            got = self.cache.segments.get(barrier)
-            if got is not None and got[0] == edges and got[1].key == self._replay_key(got[1]):
+            got = self.cache.old_segments.get(barrier)
+            if got is not None and got[0] == edges and all(
+                    len(b.instrs) == len(old) and tuple(b.instrs) == old for b, old in got[1].seen.items()):
                 seg = got[1]
             else:
                 seg = Segment(barrier, self.cfg, self._is_lds)
-                self.cache.segments[barrier] = (edges, seg)
+            self.cache.segments[barrier] = (edges, seg)
             self._segs[barrier] = seg
         return seg
 
-    def _replay_key(self, seg: Segment) -> tuple:
-        """The barriers and LDS accesses of an old segment, as this version has them (an
-        instruction no longer in its block, or no longer an access, changes the key)."""
-        out = []
-        for inst in seg.key:
-            b = inst.block
-            if b is None or b not in self.cfg.rpo_index or inst not in b.instrs:
-                return ()
-            if barrier_kind(inst) or self._is_lds(inst):
-                out.append(inst)
-        return tuple(out) if len(out) == len(seg.key) else ()
+    def _edges_token(self) -> object:
+        """One object per CFG shape: the same as the last version's while the edges are."""
+        if self._token is None:
+            edges = self._signature()[0]
+            old = self.cache.edges
+            if old is not None and old[0] == edges:
+                self._token = old[1]
+            else:
+                self._token = object()
+                self.cache.edges = (edges, self._token)
+        return self._token
 
     def _footprint(self, inst: Instruction):
         got = self._bytes.get(inst)
@@ -346,10 +395,11 @@ class Publish:
             return False
         writes = "w" in self.info[p].lds
         key = (p, barrier, same_trip)
-        dep = (self._footprint(p), seg.key, self._align.single, tuple(
+        dep = (self._footprint(p), seg.key, self._edges_token(), self._align.single, tuple(
             (q, crossed, self._footprint(q)) for q, crossed in seg.accesses.items()))
-        old = self.cache.answers.get(key)
+        old = self.cache.answers.get(key) or self.cache.old_answers.get(key)
         if old is not None and old[0] == dep:
+            self.cache.answers[key] = old
             return old[1]
         ans = self._answer(p, barrier, seg, writes, same_trip)
         self.cache.answers[key] = (dep, ans)
