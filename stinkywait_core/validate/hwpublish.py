@@ -189,47 +189,91 @@ class WaveView:
 
     # ---- bytes --------------------------------------------------------------------------------
     def _residues(self, inst: Instruction):
-        """(header block index or None, period, [(lo, hi, stride, size) per residue] per piece), or None
-        when the access is not known (overlaps everything)."""
+        """(header block index or None, size, [form per residue]) per piece, or None when
+        the access is not known (overlaps everything)."""
         got = self._spans.get(inst)
         if got is None:
             acc = self.facts.access(inst) if self.facts is not None else None
             if acc is None or acc.pieces is None:
-                got = self._spans[inst] = ()
+                self._spans[inst] = ()
                 return None
             out = []
             for piece in acc.pieces:
-                spans = []
-                for lin in piece.addr.lins:
-                    span = lin_concrete(lin)
-                    lo, hi, step = span[0], span[1], span[2]
-                    spans.append((lo, hi, step if step or lo == hi else 1, piece.size))
                 ph = piece.addr.phase
                 head = self.blocks.index(ph[0]) if ph is not None and ph[0] in self.blocks else None
-                out.append((head, len(spans), spans))
+                out.append((head, piece.size, tuple(piece.addr.lins)))
             got = self._spans[inst] = tuple(out)
         return got or None
 
     def other_wave_meets(self, a: Instruction, b: Instruction, same_trip: bool, barrier_block: int) -> bool:
-        """May `a` (this wave) and `b` (another wave) touch a common byte?"""
+        """May `a` (this wave) and `b` (another wave, whose wave index is another value) touch
+        a common byte?"""
         ra, rb = self._residues(a), self._residues(b)
         if ra is None or rb is None:
             return True
-        lim = self.facts.launch.lds_limit
-        for ha, na, sa in ra:
-            for hb, nb, sb in rb:
-                if any(x[0] < 0 or x[1] + x[3] > lim for x in sa + sb):
-                    return True
+        for ha, za, la in ra:
+            for hb, zb, lb in rb:
                 paired = (same_trip and ha is not None and ha == hb
                           and barrier_block in self.cycle.get(ha, ()))
                 if paired:
-                    m = na * nb // _gcd(na, nb)
-                    pairs = [(sa[k % na], sb[k % nb]) for k in range(m)]
+                    m = len(la) * len(lb) // _gcd(len(la), len(lb))
+                    forms = [(la[k % len(la)], lb[k % len(lb)]) for k in range(m)]
                 else:
-                    pairs = [(x, y) for x in sa for y in sb]
-                if any(_bytes_meet(x, y) for x, y in pairs):
-                    return True
+                    forms = [(x, y) for x in la for y in lb]
+                for x, y in forms:
+                    if self._forms_meet(x, za, y, zb):
+                        return True
         return False
+
+    def _forms_meet(self, x: tuple, zx: int, y: tuple, zy: int) -> bool:
+        """Two waves with indices i != j (every index the launch allows): does some pair of
+        their byte sets meet?  Symbols other than the wave index (and functions of it) vary
+        freely."""
+        lim = self.facts.launch.lds_limit
+        idx = []
+        for form in (x, y):
+            for atom, _ in form[0]:
+                base = _index_of(atom)
+                if base is not None and base not in idx:
+                    idx.append(base)
+        choices: list[tuple[dict, dict]] = [({}, {})]
+        for base in idx:
+            lo, hi, step = base.range[0], base.range[1], base.range[2] or 1
+            n = (hi - lo) // step + 1
+            if lo < 0 or n * n * len(choices) > 1024:
+                choices = [({}, {})]
+                idx = []
+                break
+            vals = [lo + k * step for k in range(n)]
+            choices = [({**c, base: i}, {**d, base: j}) for c, d in choices for i in vals for j in vals if i != j]
+        for mine, theirs in choices:
+            sx, sy = _fixed(x, mine, bool(idx)), _fixed(y, theirs, bool(idx))
+            if sx[0] < 0 or sy[0] < 0 or sx[1] + zx > lim or sy[1] + zy > lim:
+                return True
+            if _bytes_meet(sx + (zx,), sy + (zy,)):
+                return True
+        return False
+
+
+def _index_of(atom) -> object | None:
+    """The wave-index symbol behind `atom` (itself, or the root it is a function of)."""
+    root = atom.derived[0] if atom.derived is not None else atom
+    return root if root.origin.startswith("the wave's index") else None
+
+
+def _fixed(form: tuple, index: dict, known: bool) -> tuple[int, int, int]:
+    """(lo, hi, stride) of `form` with the wave-index symbols at `index` (when `known`)."""
+    terms, k = [], 0
+    for atom, c in form[0]:
+        base = _index_of(atom) if known else None
+        if base is None:
+            terms.append((atom, c))
+        else:
+            v = index[base]
+            k += c * (v if atom.derived is None else atom.derived[1](v))
+    span = lin_concrete((tuple(terms), (form[1][0] + k, form[1][1] + k, form[1][2])))
+    lo, hi, step = span[0], span[1], span[2]
+    return lo, hi, step if step or lo == hi else 1
 
 
 def _bytes_meet(x: tuple, y: tuple) -> bool:
