@@ -58,23 +58,26 @@ class WaveView:
         self.gfx12 = facts is not None and facts.launch.arch.startswith("gfx12")
         self.alone = waves <= 1
         self._spans: dict = {}
-        self.cycle = self._cycles()
+        self._cycle: dict[int, set[int]] = {}
         self.aligned = self.alone or (facts is not None and self._aligned())
 
     # ---- alignment ----------------------------------------------------------------------------
-    def _cycles(self) -> dict[int, set[int]]:
-        """Block -> the blocks on a cycle through it (strongly connected, by reachability)."""
-        n = len(self.blocks)
-        reach = []
-        for i in range(n):
-            seen, work = set(), list(self.succs[i])
-            while work:
-                j = work.pop()
-                if j not in seen:
-                    seen.add(j)
-                    work.extend(self.succs[j])
-            reach.append(seen)
-        return {i: {j for j in reach[i] if i in reach[j]} for i in range(n)}
+    def _reach(self, i: int) -> set[int]:
+        seen, work = set(), list(self.succs[i])
+        while work:
+            j = work.pop()
+            if j not in seen:
+                seen.add(j)
+                work.extend(self.succs[j])
+        return seen
+
+    def on_cycle(self, head: int, b: int) -> bool:
+        """Do blocks `head` and `b` lie on one cycle (the loop of `head` holds `b`)?"""
+        got = self._cycle.get(head)
+        if got is None:
+            fwd = self._reach(head)
+            got = self._cycle[head] = {j for j in fwd if head in self._reach(j)}
+        return b in got
 
     def _aligned(self) -> bool:
         n = len(self.blocks)
@@ -110,26 +113,30 @@ class WaveView:
                 return True
 
     def _ipdoms(self) -> list[int]:
-        """Immediate post-dominator per block (-1: the exit), by iterating post-dominator sets."""
+        """Immediate post-dominator per block (-1: the exit), by iterating post-dominator sets
+        (bit masks)."""
         n = len(self.blocks)
-        every = frozenset(range(n))
-        pd: list[frozenset] = [every] * n
+        every = (1 << n) - 1
+        pd = [every] * n
         changed = True
         while changed:
             changed = False
             for i in range(n - 1, -1, -1):
-                ss = self.succs[i]
-                cur = frozenset.intersection(*[pd[s] for s in ss]) if ss else frozenset()
-                cur = cur | {i}
+                cur = every if self.succs[i] else 0
+                for t in self.succs[i]:
+                    cur &= pd[t]
+                cur |= 1 << i
                 if cur != pd[i]:
                     pd[i] = cur
                     changed = True
         out = []
         for i in range(n):
-            strict = pd[i] - {i}
-            pick = -1
-            for j in strict:
-                if strict <= pd[j]:
+            strict = pd[i] & ~(1 << i)
+            pick, rest = -1, strict
+            while rest:
+                j = (rest & -rest).bit_length() - 1
+                rest &= rest - 1
+                if pd[j] == strict:
                     pick = j
                     break
             out.append(pick)
@@ -213,8 +220,7 @@ class WaveView:
             return True
         for ha, za, la in ra:
             for hb, zb, lb in rb:
-                paired = (same_trip and ha is not None and ha == hb
-                          and barrier_block in self.cycle.get(ha, ()))
+                paired = same_trip and ha is not None and ha == hb and self.on_cycle(ha, barrier_block)
                 if paired:
                     m = len(la) * len(lb) // _gcd(len(la), len(lb))
                     forms = [(la[k % len(la)], lb[k % len(lb)]) for k in range(m)]
