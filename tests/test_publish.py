@@ -61,6 +61,15 @@ def test_write_published_across_a_barrier_no_reader():
     assert checker(text) == []
 
 
+def test_the_assumption_is_said_at_the_first_barrier():
+    notes = [d for d in analyze(kernel(PUBLISHED), "k.s", Options()).diagnostics if d.code == "lds-published"]
+    assert [(d.severity, d.line) for d in notes] == [("info", 7)]
+    assert "assuming every wave of the workgroup runs the same barriers" in notes[0].message
+    # not aligned, or one wave: no rule resting on the assumption, no note
+    for text, kw in ((kernel(WAVE_BRANCH), {}), (kernel(PUBLISHED), {"num_waves": 1})):
+        assert not [d for d in analyze(text, "k.s", Options(**kw)).diagnostics if d.code == "lds-published"]
+
+
 def test_read_by_another_wave_before_the_next_barrier():
     text = kernel(PUBLISHED.replace("ds_load_b32 v4, v2", "ds_load_b32 v4, v1"))
     assert 7 in barrier_waits(text)
@@ -178,6 +187,8 @@ def test_incremental_answers_equal_fresh(body):
         fresh = analyze(v, "k.s", Options())
         assert inc.inserted_text() == fresh.inserted_text()
         assert [(w.line, w.rule) for w in inc.waits()] == [(w.line, w.rule) for w in fresh.waits()]
+        assert [(d.code, d.line, d.message) for d in inc.diagnostics] == \
+            [(d.code, d.line, d.message) for d in fresh.diagnostics]
 
 
 def test_unrelated_edit_reuses_the_answers(monkeypatch):

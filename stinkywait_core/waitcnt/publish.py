@@ -431,3 +431,18 @@ class Publish:
             if not (h is b or (self.cfg.reaches(h, b) and self.cfg.reaches(b, h))):
                 return False
         return True
+
+
+def published_notes(pub: Publish | None) -> list[tuple[Instruction, str]]:
+    """(first barrier, sentence) when the rule was asked in an aligned function with other
+    waves: the assumption it rests on, said once at the function's first barrier
+    (docs/decisions.md 44)."""
+    if pub is None or pub._align is None or not pub._align.aligned or pub._align.single:
+        return []
+    first = next((i for b in pub.func.blocks for i in b.instrs if not i.is_label and barrier_kind(i)), None)
+    if first is None:
+        return []
+    return [(first, "LDS accesses may stay in flight across this function's barriers where no other wave touches "
+                    "their bytes before the next barrier (the publish rule), assuming every wave of the workgroup "
+                    "runs the same barriers: the SGPRs set at launch and scalar loads from uniform addresses are "
+                    "the same in every wave")]
