@@ -263,12 +263,13 @@ class Segment:
         start = b0.instrs.index(barrier) + 1
         seen: set = set()
         work = [(b0, start, False, False)]
-        #: the blocks walked, with their instructions then (a reuse needs them unchanged)
+        #: the blocks walked, with their barriers, calls and LDS accesses then (a reuse needs
+        #: them unchanged)
         self.seen: dict[Block, tuple] = {}
         while work:
             b, pos, signalled, crossed = work.pop()
             instrs = b.instrs
-            self.seen[b] = tuple(instrs)
+            self.seen[b] = _marks(b, is_lds)
             stop = False
             for k in range(pos, len(instrs)):
                 inst = instrs[k]
@@ -296,6 +297,11 @@ class Segment:
                 seen.add(st)
                 work.append((s, 0, signalled, c))
         self.key = tuple(order)
+
+
+def _marks(b: Block, is_lds) -> tuple:
+    """What a segment reads of a block: its barriers, calls and LDS accesses, in order."""
+    return tuple(i for i in b.instrs if not i.is_label and (barrier_kind(i) or _is_call(i) or is_lds(i)))
 
 
 class PublishCache:
@@ -335,11 +341,15 @@ class Publish:
         return bool(inf is not None and inf.lds)
 
     def _signature(self) -> tuple:
-        """The CFG and every instruction the alignment may read (scalar writes, branches),
-        by identity: an edit elsewhere keeps it."""
+        """The CFG and what the alignment reads: the scalar instructions (and PHIs) of each
+        block with their reaching definitions, by identity (a vector edit that feeds no
+        scalar instruction keeps it)."""
         if self._sig is None:
             edges = tuple((b, tuple(b.succs)) for b in self.cfg.rpo)
-            self._sig = (edges, tuple(tuple(b.instrs) for b in self.cfg.rpo))
+            scalar = tuple(tuple((i, tuple(i.sources or ())) for i in b.instrs
+                                 if not i.is_label and (i.is_phi or _mnemonic_class(i.mnemonic)[0]))
+                           for b in self.cfg.rpo)
+            self._sig = (edges, scalar, self.facts.launch.arch)
         return self._sig
 
     def aligned(self) -> bool:
@@ -359,7 +369,7 @@ class Publish:
             edges = self._signature()[0]
             got = self.cache.old_segments.get(barrier)
             if got is not None and got[0] == edges and all(
-                    len(b.instrs) == len(old) and tuple(b.instrs) == old for b, old in got[1].seen.items()):
+                    _marks(b, self._is_lds) == old for b, old in got[1].seen.items()):
                 seg = got[1]
             else:
                 seg = Segment(barrier, self.cfg, self._is_lds)
