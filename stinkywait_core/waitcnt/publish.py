@@ -85,10 +85,10 @@ class Alignment:
     Varying values follow the SSA's reaching definitions (`inst.sources`, flow-sensitive):
     an instruction's scalar result varies when it is a vector instruction's (a lane read, a
     compare), a hardware register's or a scalar atomic's, when it reads a VGPR, a trap
-    temporary or EXEC (except LLVM's uniform-branch idiom `s_and vcc, exec, s`; gfx12's workgroup-id TTMPs are
-    uniform), when a
-    definition it reads varies, or when it lies in the divergent region of a varying branch.
-    A function with calls is not aligned (the SSA does not follow them)."""
+    temporary (gfx12's workgroup-id TTMPs excepted) or EXEC (LLVM's uniform-branch idiom
+    `s_and vcc, exec, s` excepted), when a definition it reads varies, or when it lies in the
+    divergent region of a varying branch.  A function with calls is not aligned (the SSA does
+    not follow them)."""
 
     def __init__(self, func: Function, cfg: "CfgInfo", waves: int, arch: str = "") -> None:
         self.func = func
