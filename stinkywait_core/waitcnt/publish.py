@@ -163,14 +163,19 @@ class Alignment:
         mn = inst.mnemonic
         if _mnemonic_class(mn)[3]:
             return True
-        reads = [r.kind for r in inst.srcs if type(r) is Reg]
-        if not reads:
+        execs = 0
+        for r in inst.srcs:
+            if type(r) is not Reg:
+                continue
+            k = r.kind
+            if k == "v" or k == "a" or (k == "ttmp" and not self._group_ttmp(r)):
+                return True
+            if k == "exec":
+                execs += 1
+        if not execs:
             return False
-        if "exec" in reads:
-            dsts = [r.kind for r in inst.dsts if type(r) is Reg and r.kind != "SCC"]
-            return not (mn.startswith("s_and_b") and dsts == ["vcc"] and reads.count("exec") == 1)
-        return any(r.kind in ("v", "a") or (r.kind == "ttmp" and not self._group_ttmp(r))
-                   for r in inst.srcs if type(r) is Reg)
+        dsts = [r.kind for r in inst.dsts if type(r) is Reg and r.kind != "SCC"]
+        return not (mn.startswith("s_and_b") and dsts == ["vcc"] and execs == 1)
 
     def _group_ttmp(self, r: Reg) -> bool:
         """Trap temporaries holding per-workgroup values: on gfx12 the architected workgroup
@@ -325,6 +330,8 @@ class Publish:
     def __init__(self, func: Function, cfg: "CfgInfo", facts: "LdsFacts", info: dict, cache: PublishCache | None,
                  waves: int) -> None:
         self.func, self.cfg, self.facts, self.info = func, cfg, facts, info
+        #: answers are kept for the next version only with a memo (a cold plan skips the keys)
+        self.persist = cache is not None
         self.cache = cache if cache is not None else PublishCache()
         # only the last version's entries carry over (dropped instructions are let go)
         self.cache.old_answers, self.cache.answers = self.cache.answers, {}
@@ -353,6 +360,8 @@ class Publish:
         return self._sig
 
     def aligned(self) -> bool:
+        if self._align is None and not self.persist:
+            self._align = Alignment(self.func, self.cfg, self.waves, self.facts.launch.arch)
         if self._align is None:
             old = self.cache.alignment
             sig = self._signature()
@@ -365,6 +374,8 @@ class Publish:
 
     def segment(self, barrier: Instruction) -> Segment:
         seg = self._segs.get(barrier)
+        if seg is None and not self.persist:
+            seg = self._segs[barrier] = Segment(barrier, self.cfg, self._is_lds)
         if seg is None:
             edges = self._signature()[0]
             got = self.cache.old_segments.get(barrier)
@@ -404,6 +415,8 @@ class Publish:
         if seg.opaque:
             return False
         writes = "w" in self.info[p].lds
+        if not self.persist:
+            return self._answer(p, barrier, seg, writes, same_trip)
         key = (p, barrier, same_trip)
         dep = (self._footprint(p), seg.key, self._edges_token(), self._align.single, tuple(
             (q, crossed, self._footprint(q)) for q, crossed in seg.accesses.items()))
