@@ -39,9 +39,10 @@ def review(an: Analysis, analyze: Analyze) -> list[Diagnostic]:
             memo[id(w)] = hit
             out.append(hit[3])
             continue
-        related = [Related(d.line, d.column, f"producer {d.mnemonic} in ^{d.block}"
-                           + (f" (via ^{d.pred}, countFrom {d.count_from})" if d.pred else
-                              f" (countFrom {d.count_from})")) for d in w.deps if d.line]
+        # the block ids stay out of the words (`findings.present` says the path as the source
+        # names it)
+        related = [Related(d.line, d.column, f"producer {d.mnemonic} (countFrom {d.count_from})")
+                   for d in w.deps if d.line]
         diag = Diagnostic(
             ERROR, "missing-wait", f"missing {w.instruction} ({w.rule}: {w.reason})",
             w.line, w.column, w.line, max(w.column, width + 1), related,
@@ -99,7 +100,8 @@ def review(an: Analysis, analyze: Analyze) -> list[Diagnostic]:
         if not drains:
             if len(values) == 1:
                 ((cn, v),) = values.items()
-                what = f"redundant {inst.mnemonic} {v}: nothing older than {v} ops is in flight on {cn} here"
+                what = (f"redundant {_spelled(target, values, inst)}: nothing older than {v} ops is in flight on "
+                        f"{cn} here")
             else:
                 what = f"redundant {inst.text.strip()}: nothing it waits for is in flight here"
             proposals.append((Diagnostic(
@@ -123,7 +125,7 @@ def review(an: Analysis, analyze: Analyze) -> list[Diagnostic]:
                 continue
             new = _spelled(target, {**values, cn: need}, inst)
             proposals.append((Diagnostic(
-                HINT, "stricter-wait", f"{inst.mnemonic} {_radix(v, inst)} is stricter than needed: {new} suffices",
+                HINT, "stricter-wait", f"{_spelled(target, values, inst)} is stricter than needed: {new} suffices",
                 sp.line, sp.col, sp.end_line, sp.end_col, [],
                 {"replace_line": sp.line, "count": need, "instruction": new}, po.func.name), sp.line, new))
     out.extend(_verified(an, proposals, analyze))
@@ -133,10 +135,6 @@ def review(an: Analysis, analyze: Analyze) -> list[Diagnostic]:
 def _in_order_counter(target, cn: str) -> bool:
     """Every timeline counted on `cn` completes in order (only then can a count be relaxed)."""
     return all(target.in_order[c] for c in target.timelines if target.counter_of[c] == cn)
-
-
-def _radix(v: int, inst: Instruction) -> str:
-    return f"{v:#x}" if "0x" in (inst.text or "").lower() else str(v)
 
 
 def _spelled(target, values: dict[str, int], inst: Instruction) -> str:
