@@ -18,11 +18,11 @@ import os
 from bisect import bisect_right
 
 from ..diagnostics import ERROR, WARNING, Diagnostic
-from ..ir import Block, Function, Instruction, Modifier, Reg, Span, Str
+from ..ir import Block, Function, Instruction, Modifier, Reg, Span, Special, Str
 from .asm_expr import EMPTY_SYMBOLS, _define
 from .asm_flow import (FLOW_ENDS_BLOCK, FLOW_NO_SUCCESSOR, FLOW_VGPR_MODE, INDIRECT_JUMPS, branch_target,
                        has_no_successor, is_call, is_unconditional_branch, takes_label)
-from .asm_lex import _BLOCK_END_ALIASES, VERBATIM_BLOCKS
+from .asm_lex import _BLOCK_END_ALIASES, _IDENT, VERBATIM_BLOCKS
 from .asm_line import parse_line
 from .asm_records import ROLE_OTHER, AsmLine, LineSyntax
 
@@ -273,6 +273,54 @@ def _declared_functions(st: _AsmState) -> set[str]:
         elif d == ".amdhsa_kernel":
             typed_fn.add(ls.args.strip())
     return typed_fn | (globl - typed_other)
+
+
+def _symbol_of(op) -> str | None:
+    """The symbol a call-address operand names: ``func@rel32@lo+4`` -> ``func``, a bare label."""
+    if op.__class__ is Str:
+        return op.value  # type: ignore[union-attr]
+    if op.__class__ is Special and "@" in op.spelling:  # type: ignore[union-attr]
+        m = _IDENT.match(op.spelling)  # type: ignore[union-attr]
+        return m.group().split("@", 1)[0] if m is not None else None
+    return None
+
+
+def mark_callable(st: _AsmState, functions: list[Function]) -> None:
+    """Set `Function.callable` (see there): functions typed ``@function`` without an
+    ``.amdhsa_kernel`` descriptor whose body never ends the program (``s_endpgm``), and every
+    function another function calls (``s_call_b64 sD, f``, or ``s_swappc_b64`` through an address
+    built from ``f@rel32``/``f@gotpcrel32`` in the call's block)."""
+    typed: set[str] = set()
+    kernels: set[str] = set()
+    syntax = st.syntax
+    for idx in st.directive_idx:
+        ls = syntax[idx]
+        if ls.directive == ".type":
+            name, _, kind = ls.args.replace(",", " ", 1).partition(" ")
+            if "function" in kind.lower():
+                typed.add(name.strip())
+        elif ls.directive == ".amdhsa_kernel":
+            kernels.add(ls.args.strip())
+    called: set[str] = set()
+    for f in functions:
+        for b in f.blocks:
+            term = b.terminator()
+            if term is None or not is_call(term.mnemonic):
+                continue
+            for inst in b.instrs if not term.mnemonic.startswith("s_call_") else (term,):
+                if inst.is_label:
+                    continue
+                for op in inst.srcs:
+                    name = _symbol_of(op)
+                    if name is not None and name != f.name:
+                        called.add(name)
+    for f in functions:
+        if f.name in called:
+            f.callable = True
+        elif f.name in typed and f.name not in kernels:
+            f.callable = not any(i.mnemonic.startswith("s_endpgm") for i in f.instructions())
+        else:
+            f.callable = False
 
 
 def _build(st: _AsmState, reuse: Reuse | None) -> list[Function]:

@@ -11,7 +11,8 @@ hand-written kernel with its own waits.
   hardware guarantees it; register units with their in-flight late writers and source locks;
   in-flight LDS accesses with their engine and region.
 * The hazards (validate/hwrules.py): raw, waw, war, lds-raw/-waw/-war between engines,
-  barrier, isa-drain, return.  Each violation names the producer, the consumer, the path
+  barrier, isa-drain, return, entry (a callable function touches registers or LDS while its
+  caller's operations may be in flight: `hwfacts.caller_facts`).  Each violation names the producer, the consumer, the path
   (block labels from the entry), the wait each counter needs right before the consumer and
   the last wait of that counter the path executed after the producer.
 * Paths: depth first from the first block.  Loops are bounded per entry: a loop header may be
@@ -33,7 +34,7 @@ import time
 from ..ir import Function, Instruction, Module
 from ..results import Options
 from ..targets import Target, get_target
-from .hwfacts import Facts, function_facts
+from .hwfacts import Facts, caller_facts, function_facts
 from .hwrules import RULES, check_instruction
 from .hwstate import Machine, State
 from .lds_overlap import LdsRegionModel, TokenRegions
@@ -95,7 +96,9 @@ class _Walker:
         self.func = func
         self.blocks = list(func.blocks)
         self.facts_by_id = function_facts(func, target, regions)
-        self.m = Machine(target, sorted(self.facts_by_id.values(), key=lambda f: f.sid))
+        facts = sorted(self.facts_by_id.values(), key=lambda f: f.sid)
+        self.caller = caller_facts(len(facts), func, target)
+        self.m = Machine(target, facts + ([self.caller] if self.caller is not None else []))
         self.block_facts = [[self.facts_by_id[id(i)] for i in b.instrs if not self.facts_by_id[id(i)].skip]
                             for b in self.blocks]
         self.succs = block_successors(self.blocks)
@@ -145,6 +148,8 @@ class _Walker:
     def _explore(self) -> None:
         res, m = self.res, self.m
         init = State()
+        if self.caller is not None:
+            m.enter_callee(init, self.caller)
         if 0 in self.headers:
             init.trips[0] = 1
         work: list[tuple[int, State, tuple[str, ...]]] = [(0, init, ())]

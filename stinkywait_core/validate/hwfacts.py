@@ -18,14 +18,17 @@ Choices that are the checker's own reading of the table:
 from __future__ import annotations
 
 from ..ir import Function, Imm, Instruction, Reg
-from ..targets.model import (BAR_FULL, BAR_SIGNAL, BAR_WAIT, CK_COUNT, CK_XS, CK_XV, CTL_CALL, CTL_ENDPGM,
-                             CTL_RETURN)
+from ..analysis.boundaries import JUMP_TAIL, jump_kinds
+from ..targets.model import (BAR_FULL, BAR_SIGNAL, BAR_WAIT, CK_ASYNC, CK_COUNT, CK_STORE, CK_TENSOR, CK_XS, CK_XV,
+                             CTL_CALL, CTL_ENDPGM, CTL_JUMP, CTL_RETURN)
 from ..targets.target import Target
 from .lds_overlap import LdsRegionModel
 
 #: register kinds that are not architectural state a late write can clobber
 _NOT_UNITS = frozenset({"null", "LDS", "src_shared_base", "src_private_base"})
 _VMEM_FAMILIES = frozenset({"buffer", "global", "scratch", "flat", "image"})
+#: timelines a caller may leave in flight at a callee's entry without the callee waiting
+_NOT_AT_ENTRY = frozenset({CK_STORE, CK_XV, CK_XS, CK_TENSOR, CK_ASYNC})
 
 Unit = tuple[str, int]
 
@@ -119,6 +122,7 @@ def function_facts(func: Function, target: Target, regions: LdsRegionModel) -> d
         by_counter[target.counter_of[ck]] += (ck,)
     out: dict[int, Facts] = {}
     sid = 0
+    tail_calls = {id(j) for j, (kind, _) in jump_kinds(func).items() if kind == JUMP_TAIL}
     for b in func.blocks:
         for k, inst in enumerate(b.instrs):
             f = Facts(sid, inst)
@@ -151,7 +155,8 @@ def function_facts(func: Function, target: Target, regions: LdsRegionModel) -> d
                 f.region = regions.region(inst)
             f.fence = s.barrier in (BAR_FULL, BAR_SIGNAL, BAR_WAIT) and not (
                 s.barrier != BAR_FULL and _is_cluster_handshake(inst))
-            f.control = s.control
+            # a tail call jumps to a callee that waits at its entry: not a return
+            f.control = CTL_JUMP if id(inst) in tail_calls else s.control
             following = b.instrs[k + 1] if k + 1 < len(b.instrs) else None
             f.drain_before = tuple(c for c in target.drain_before(inst, following) if c in active)
             f.drain_after = tuple(c for c in s.drain_after if c in active)
@@ -159,6 +164,24 @@ def function_facts(func: Function, target: Target, regions: LdsRegionModel) -> d
             f.xv = CK_XV in pushes
             f.xs = CK_XS in pushes
     return out
+
+
+def caller_facts(sid: int, func: Function, target: Target) -> Facts | None:
+    """The pseudo instruction standing for what the caller of a callable function may still
+    have in flight at its entry (None: `func` is not callable).  Which timelines: LLVM 22's
+    entry wait (call-waitcnt.ll, per CPU) covers every counter of results that return to
+    registers or of export data (loads, LDS, SMEM, samples, BVH, exports); it does not cover
+    stores (vscnt/storecnt: they write nothing the callee reads), address translations (xcnt)
+    or the tensor and async LDS fills, so neither does this convention."""
+    if not func.callable or not func.blocks or not func.blocks[0].instrs:
+        return None
+    cks = tuple(c for c in target.timelines if c < CK_COUNT and c not in _NOT_AT_ENTRY)
+    f = Facts(sid, func.blocks[0].instrs[0])
+    f.skip = False
+    f.pushes = cks
+    f.push_mask = f.result_mask = _bits(cks)
+    f.late = True
+    return f
 
 
 def counters_of(target: Target) -> dict[int, str]:

@@ -23,7 +23,7 @@ from ..diagnostics import WARNING, Diagnostic, Related
 from ..ir import Block, Function, Instruction, Reg
 from ..ir.records import Record
 from ..results import Options
-from ..targets.model import (CK_ASYNC, CK_COUNT, CK_DS, CK_KM, CK_STORE, CK_TENSOR, CK_XS, CK_XV, CTL_CALL,
+from ..targets.model import (CK_ASYNC, CK_COUNT, CK_DS, CK_KM, CK_STORE, CK_TENSOR, CK_XS, CK_XV, CTL_CALL, CTL_JUMP,
                              TIMELINE_NAMES)
 from .facts import HazardMaps, InstInfo, block_structure, has_trips, make_info, unit_keys
 from .hazards import hw_required
@@ -286,23 +286,32 @@ class WaitDataflow:
         if not self.hw:
             return out
         info = self.info
-        want = block_structure(blocks, info, self.target)
+        # (the function's boundaries depend on its entry and jumps: their blocks always go)
+        blocks = list(blocks) + [b for b in self.func.blocks[:1] + [b for b in self.func.blocks if not b.succs]
+                                 if b not in blocks]
+        want = block_structure(blocks, info, self.target, self.func)
         for b in blocks:
             for inst in b.instrs:
                 inf = info.get(inst)
                 if inf is None:
                     continue
                 w = want.get(inst)
+                table_control = self.target.sem(inst).control if inf.control == CTL_JUMP else inf.control
                 if w is None:
-                    if not inf.after and inf.clause is None and inf.in_clause is None:
+                    if not inf.after and inf.clause is None and inf.in_clause is None and not inf.entry \
+                            and table_control == inf.control:
                         continue  # no neighbour-dependent fact before or now (most instructions)
-                    w = ((), None, None, None)
-                after, clause, in_clause, drain = w
+                    w = ((), None, None, None, None, ())
+                after, clause, in_clause, drain, control, entry = w
                 if drain is None:
                     drain = inf.drain  # (not neighbour-dependent: the table's)
-                if (inf.after, inf.clause, inf.in_clause, inf.drain) != (after, clause, in_clause, drain):
+                if control is None:
+                    control = table_control
+                if (inf.after, inf.clause, inf.in_clause, inf.drain, inf.control, inf.entry) != \
+                        (after, clause, in_clause, drain, control, entry):
                     nc = inf.copy()
                     nc.after, nc.clause, nc.in_clause, nc.drain = after, clause, in_clause, drain
+                    nc.control, nc.entry = control, entry
                     nc.linked = False
                     info[inst] = nc
                     out.append(inst)
@@ -374,7 +383,7 @@ class WaitDataflow:
         inf.mem_srcs = mem_srcs
         inf.waw, inf.waw_cks, inf.war, inf.war_cks = waw, waw_cks, war, war_cks
         if self.hw:
-            inf.simple = not (waw or war or inf.lds or inf.fence or inf.drain or inf.after or inf.control
+            inf.simple = not (waw or war or inf.lds or inf.fence or inf.drain or inf.after or inf.control or inf.entry
                               or inf.ring or inf.lc_war is not None or inf.lc_raw is not None
                               or self.options.enable_tensor_descriptor_war)
             inf.needs_check = bool(mem or not inf.simple or inf.clause) and not inf.is_wait
