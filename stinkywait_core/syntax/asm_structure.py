@@ -534,6 +534,14 @@ def _link_all(functions: list[Function], st: _AsmState) -> None:
                     succs.append(target)
             elif term is not None and is_call(term.mnemonic):
                 calls = True
+                if term.mnemonic.startswith("s_call_") and branch_target(term.srcs) is None \
+                        and term.span is not None:
+                    st.struct_diags.append(Diagnostic(
+                        WARNING, "asm-numeric-call",
+                        f"{term.mnemonic} to a numeric offset is not resolved to a label: the callee is not "
+                        "analysed; assumed: it waits at its entry, returns with everything but stores drained "
+                        "and with the VGPR MSB mode 0 (the calling convention); give its target a label",
+                        term.span.line, term.span.col, term.span.end_line, term.span.end_col, function=f.name))
             falls = term is None or not (is_unconditional_branch(term.mnemonic) or has_no_successor(term.mnemonic))
             if falls and i + 1 < len(blocks) and blocks[i + 1].label not in succs:
                 succs.append(blocks[i + 1].label)
