@@ -142,6 +142,27 @@ def test_call_to_code_outside_the_file_is_said():
     assert parse(local, "t.s").functions[1].callable
 
 
+def test_local_subroutine_sees_the_callers_state_and_gives_its_own_back():
+    """A subroutine of the kernel is entered with the caller's loads in flight (the call drains
+    nothing) and the code after the call gets the subroutine's state (its return drains
+    nothing): before issue 19 both sides assumed the other had waited, and nothing waited."""
+    text = _target("gfx1250") + """k:
+    global_load_b32 v1, v[2:3], off
+    s_call_i64 s[100:101], .Lsub
+    v_mov_b32 v5, v6
+    s_endpgm
+.Lsub:
+    global_load_b32 v6, v[2:3], off
+    v_mov_b32 v4, v1
+    s_set_pc_i64 s[100:101]
+"""
+    got = waits(text, arch="gfx1250")
+    assert (9, "loadcnt", "RAW") in got  # the subroutine reads the caller's v1
+    assert (5, "loadcnt", "RAW") in got  # the caller reads the subroutine's v6
+    assert not [w for w in got if w[0] == 10]  # its return is not a boundary
+    assert {("raw", 5), ("raw", 9)} <= set(hw(text, arch="gfx1250"))
+
+
 def test_numeric_call_target_is_said():
     text = _target("gfx1250") + "k:\n    s_call_i64 s[100:101], 2\n    s_endpgm\n"
     assert ("asm-numeric-call", 3) in notes(text, arch="gfx1250")

@@ -112,3 +112,26 @@ def jump_kinds(func: Function) -> dict[Instruction, tuple[str, str]]:
         if term is not None and term.mnemonic in RETURNS:
             out[term] = classify_jump(func, term)
     return out
+
+
+def local_transfers(func: Function) -> tuple[set[Instruction], set[Instruction]]:
+    """(calls whose callee is code of `func` itself, returns that go back to such a call):
+    the CFG has their edges (`asm_structure._local_call_edges`: call -> callee entry, return ->
+    the instruction after each call), so the caller's state flows into the subroutine and the
+    subroutine's back to the caller; neither is a boundary of the calling convention."""
+    calls: set[Instruction] = set()
+    returns: set[Instruction] = set()
+    blocks = func.blocks
+    for i, b in enumerate(blocks):
+        term = b.terminator()
+        if term is None:
+            continue
+        nxt = blocks[i + 1] if i + 1 < len(blocks) else None
+        if term.mnemonic.startswith(CALLS) and any(s is not nxt for s in b.succs):  # a callee here
+            calls.add(term)
+    if calls:
+        for b in blocks:
+            term = b.terminator()
+            if term is not None and term.mnemonic in RETURNS and b.succs:
+                returns.add(term)
+    return calls, returns

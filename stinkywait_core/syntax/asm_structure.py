@@ -563,8 +563,9 @@ def _local_call_edges(f: Function, labels: set[str]) -> None:
     A call through a register may go to any label whose address the function takes (a label
     used as an operand value, not as a branch target); ``s_call_b64 sD, label`` to its label.
     Where a function makes such calls, a return (an ``s_setpc`` not resolved to a label) may
-    go back after any of them.  Over-approximate but sound for the dataflow: every path the
-    hardware can take is in the CFG.
+    go back after any of them, and the code after a call is reached only that way (no
+    fall-through edge past the callee, when some return was found).  Over-approximate but sound
+    for the dataflow: every path the hardware can take is in the CFG.
     """
     taken: list[str] = []
     for b in f.blocks:
@@ -589,10 +590,23 @@ def _local_call_edges(f: Function, labels: set[str]) -> None:
             returns.append(blocks[i + 1].label)
     if not returns:
         return
+    returned = False
     for b in blocks:
         term = b.terminator()
         if term is not None and term.mnemonic in INDIRECT_JUMPS and not b.succ_labels:
             b.succ_labels.extend(returns)
+            returned = True
+    if not returned:
+        return
+    # the code after a local call is reached through the subroutine's returns, not directly
+    # (an edge that skipped the callee would bring the caller's state past it unchanged)
+    for i, b in enumerate(blocks):
+        term = b.terminator()
+        if term is None or not is_call(term.mnemonic) or i + 1 >= len(blocks):
+            continue
+        nxt = blocks[i + 1].label
+        if nxt in b.succ_labels and any(s != nxt for s in b.succ_labels):
+            b.succ_labels.remove(nxt)
 
 
 def _computed_jump_target(block: Block, jump: Instruction, labels: set[str]) -> str | None:

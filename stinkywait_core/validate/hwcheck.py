@@ -34,6 +34,7 @@ import time
 from ..ir import Function, Instruction, Module
 from ..results import Options
 from ..targets import Target, get_target
+from ..targets.model import CTL_CALL
 from .hwfacts import Facts, caller_facts, function_facts
 from .hwrules import RULES, check_instruction
 from .hwstate import Machine, State
@@ -135,6 +136,23 @@ class _Walker:
             if cn not in old.needs or v < old.needs[cn]:
                 old.needs[cn] = v
 
+    def _local_successors(self, bi: int, st: State, control: str) -> list[int]:
+        """Where a call of a subroutine of the function goes (its callee; the path remembers
+        the block after the call), and where its return goes (that block: the path returns
+        where it was called from; every return edge when the path entered the subroutine
+        without a call)."""
+        succs = self.succs[bi]
+        if control == CTL_CALL:
+            nxt = bi + 1
+            st.returns = st.returns + (nxt,)
+            return [v for v in succs if v != nxt] or succs
+        if st.returns:
+            back = st.returns[-1]
+            st.returns = st.returns[:-1]
+            if back in succs:
+                return [back]
+        return succs
+
     def run(self) -> HwResult:
         t0 = time.perf_counter()
         res = self.res
@@ -168,6 +186,7 @@ class _Walker:
             path = path + (self.blocks[bi].label,)
             self._st, self._path = st, path
             ended = False
+            local = ""
             for f in self.block_facts[bi]:
                 res.steps += 1
                 if f.wait:
@@ -181,10 +200,11 @@ class _Walker:
                     st.after = (f.drain_after, f.sid)
                 if f.is_call:
                     m.call_returned(st)
+                local = f.local
                 if f.ends_path:
                     ended = True
                     break
-            succs = self.succs[bi]
+            succs = self._local_successors(bi, st, local) if local else self.succs[bi]
             if ended or not succs:
                 res.paths += 1
             else:

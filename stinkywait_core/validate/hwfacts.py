@@ -18,7 +18,7 @@ Choices that are the checker's own reading of the table:
 from __future__ import annotations
 
 from ..ir import Function, Imm, Instruction, Reg
-from ..analysis.boundaries import JUMP_TAIL, jump_kinds
+from ..analysis.boundaries import JUMP_TAIL, jump_kinds, local_transfers
 from ..targets.model import (BAR_FULL, BAR_SIGNAL, BAR_WAIT, CK_ASYNC, CK_COUNT, CK_STORE, CK_TENSOR, CK_XS, CK_XV,
                              CTL_CALL, CTL_ENDPGM, CTL_JUMP, CTL_RETURN)
 from ..targets.target import Target
@@ -62,7 +62,7 @@ class Facts:
 
     __slots__ = ("sid", "inst", "skip", "wait", "pushes", "push_mask", "result_mask", "lock_mask", "srcs", "dsts",
                  "late", "order", "lds", "engine", "region", "fence", "control", "drain_before", "drain_after",
-                 "store_like", "xv", "xs")
+                 "store_like", "xv", "xs", "local")
 
     def __init__(self, sid: int, inst: Instruction) -> None:
         self.sid = sid
@@ -85,6 +85,9 @@ class Facts:
         self.drain_after: tuple[int, ...] = ()
         self.store_like = False
         self.xv = self.xs = False
+        #: a call of a subroutine of the function, or a return to such a call: its table
+        #: control ("call" / "return"); the walk keeps a return stack for them
+        self.local = ""
 
     @property
     def is_wait(self) -> bool:
@@ -123,6 +126,8 @@ def function_facts(func: Function, target: Target, regions: LdsRegionModel) -> d
     out: dict[int, Facts] = {}
     sid = 0
     tail_calls = {id(j) for j, (kind, _) in jump_kinds(func).items() if kind == JUMP_TAIL}
+    # calls of a subroutine of the function and its returns: walked along the CFG (hwcheck)
+    local = {id(t) for ts in local_transfers(func) for t in ts}
     for b in func.blocks:
         for k, inst in enumerate(b.instrs):
             f = Facts(sid, inst)
@@ -157,6 +162,9 @@ def function_facts(func: Function, target: Target, regions: LdsRegionModel) -> d
                 s.barrier != BAR_FULL and _is_cluster_handshake(inst))
             # a tail call jumps to a callee that waits at its entry: not a return
             f.control = CTL_JUMP if id(inst) in tail_calls else s.control
+            if id(inst) in local:
+                f.local = s.control
+                f.control = CTL_JUMP
             following = b.instrs[k + 1] if k + 1 < len(b.instrs) else None
             f.drain_before = tuple(c for c in target.drain_before(inst, following) if c in active)
             f.drain_after = tuple(c for c in s.drain_after if c in active)

@@ -42,7 +42,7 @@ class State:
     (value, sequence number when executed), for reports only (not part of `Machine.key`)."""
 
     __slots__ = ("tl", "sid", "mask", "writers", "locks", "lds", "next_seq", "last_wait", "after", "trips",
-                 "crossed", "caller", "fenced")
+                 "crossed", "caller", "fenced", "returns")
 
     def __init__(self) -> None:
         self.tl: list[list[int]] = [[] for _ in range(CK_COUNT)]
@@ -63,6 +63,8 @@ class State:
         self.caller = -1
         #: LDS accesses that were in flight at an LDS-fence barrier (it published them)
         self.fenced: frozenset[int] = frozenset()
+        #: block indices the local subroutine calls on this path return to (innermost last)
+        self.returns: tuple[int, ...] = ()
 
     def copy(self) -> "State":
         n = State.__new__(State)
@@ -79,6 +81,7 @@ class State:
         n.crossed = self.crossed
         n.caller = self.caller
         n.fenced = self.fenced
+        n.returns = self.returns
         return n
 
 
@@ -292,4 +295,4 @@ class Machine:
             if live:
                 regs.append((u, live))
         regs.sort()
-        return (tuple(rows), tuple(regs), st.after)
+        return (tuple(rows), tuple(regs), st.after, st.returns)

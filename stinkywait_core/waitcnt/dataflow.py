@@ -27,6 +27,9 @@ from ..targets.model import (CK_ASYNC, CK_COUNT, CK_DS, CK_KM, CK_STORE, CK_TENS
                              TIMELINE_NAMES)
 from .facts import HazardMaps, InstInfo, block_structure, has_trips, make_info, unit_keys
 from .hazards import hw_required
+
+#: calls and returns: whether one is a boundary depends on the whole function (`block_structure`)
+_TRANSFERS = ("s_swappc_b64", "s_swap_pc_i64", "s_call_b64", "s_call_i64", "s_setpc_b64", "s_set_pc_i64")
 from .incremental import FunctionMemo, WalkRecord, chunks_of, emit_key
 from .state import (EMPTY, K_MAX_TRIPS_BACK, CounterEmitState, DataflowState, PerPredQueue, QOp,
                     WaitInsertionPlan, any_in_flight, append_to_all_paths, count_from, new_spec,
@@ -287,8 +290,9 @@ class WaitDataflow:
             return out
         info = self.info
         # (the function's boundaries depend on its entry and jumps: their blocks always go)
-        blocks = list(blocks) + [b for b in self.func.blocks[:1] + [b for b in self.func.blocks if not b.succs]
-                                 if b not in blocks]
+        ends = [b for b in self.func.blocks
+                if not b.succs or ((t := b.terminator()) is not None and t.mnemonic.startswith(_TRANSFERS))]
+        blocks = list(blocks) + [b for b in self.func.blocks[:1] + ends if b not in blocks]
         want = block_structure(blocks, info, self.target, self.func)
         for b in blocks:
             for inst in b.instrs:

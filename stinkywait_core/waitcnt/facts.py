@@ -21,7 +21,7 @@ from functools import lru_cache
 from ..analysis import classify as K
 from ..ir import Instruction, Reg
 from ..ir.records import Record
-from ..analysis.boundaries import JUMP_TAIL, entry_instruction, jump_kinds
+from ..analysis.boundaries import JUMP_TAIL, entry_instruction, jump_kinds, local_transfers
 from ..targets.model import (BAR_FULL, BAR_SIGNAL, BAR_WAIT, CK_ASYNC, CK_STORE, CK_TENSOR, CK_XS, CK_XV, CTL_JUMP,
                              ENG_DS, ENG_TENSOR, LDS_READ, LDS_WRITE)
 from ..targets.target import Target, variant_of
@@ -250,6 +250,10 @@ def block_structure(blocks, info: dict[Instruction, InstInfo], target: Target, f
         for jump, (kind, _) in jump_kinds(func).items():
             if kind == JUMP_TAIL and id(jump.block) in in_blocks and jump in info:
                 entry(jump)[4] = CTL_JUMP
+        calls, returns = local_transfers(func)
+        for t in calls | returns:  # a subroutine of the function: its code is on the CFG
+            if id(t.block) in in_blocks and t in info:
+                entry(t)[4] = CTL_JUMP
         first = entry_instruction(func) if func.callable else None
         if first is not None and id(first.block) in in_blocks:
             # (the first instruction that is not a wait: a hand-written entry wait is credited)
