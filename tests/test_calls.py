@@ -168,6 +168,36 @@ def test_numeric_call_target_is_said():
     assert ("asm-numeric-call", 3) in notes(text, arch="gfx1250")
 
 
+OBJDUMP = shutil.which("llvm-objdump-22")
+MC = shutil.which("llvm-mc-22")
+
+
+@pytest.mark.skipif(OBJDUMP is None or MC is None, reason="llvm-mc-22 / llvm-objdump-22 not installed")
+def test_numeric_call_target_from_llvm_objdump(tmp_path):
+    """llvm-objdump prints a call to a local label as a dword offset (``s_call_i64 s[100:101],
+    2  // 000000000000: BA640002``): resolved through the address comments, the subroutine's
+    mode (0xc0) reaches the code after the call, and its state the checker."""
+    src = tmp_path / "k.s"
+    src.write_text(".text\nk:\n  global_load_b32 v1, v[2:3], off\n  s_call_i64 s[100:101], .Lsub\n"
+                   "  s_nop 0\n  s_endpgm\n.Lsub:\n  v_mov_b32 v4, v1\n  s_set_vgpr_msb 0xc0\n"
+                   "  s_set_pc_i64 s[100:101]\n")
+    obj = tmp_path / "k.o"
+    subprocess.run([MC, "-triple=amdgcn-amd-amdhsa", "-mcpu=gfx1250", "-filetype=obj", str(src), "-o", str(obj)],
+                   check=True)
+    dis = subprocess.run([OBJDUMP, "-d", "--mcpu=gfx1250", str(obj)], check=True, capture_output=True,
+                         text=True).stdout
+    body = [ln for ln in dis.splitlines() if ln.startswith("\t")]
+    assert re.search(r"s_call_i64 s\[100:101\], \d+\b", "\n".join(body))
+    text = _target("gfx1250") + "k:\n" + "\n".join(body) + "\n"
+    module = parse(text, "k.s")
+    assert not [d for d in module.diagnostics if d.code == "asm-numeric-call"]
+    func = module.functions[0]
+    entry, _ = block_entry_modes(func, module.front_end_state.syntax, True)
+    call = next(i for i, b in enumerate(func.blocks) if b.terminator().mnemonic == "s_call_i64")
+    assert entry[call + 1] == 0xC0
+    assert ("raw", 7) in hw(text, arch="gfx1250")  # the subroutine reads the caller's v1
+
+
 def test_flat_after_lds_dma_waits():
     for cpu in ("gfx942", "gfx1030"):
         text = _target(cpu) + "k:\n    buffer_load_dword v1, s[0:3], 0 offen lds\n    flat_load_dword v2, v[4:5]\n" \
