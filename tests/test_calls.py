@@ -4,8 +4,8 @@ code outside the file are said at the line, a local subroutine's VGPR MSB mode f
 LDS DMA / tensor / async fill in flight before a FLAT access is waited for, and a tensor fill
 read by its own wave with no barrier between is waited for whatever NumWaves is.
 
-The LLVM cases compile LLVM's CodeGen test call-waitcnt.ll (tests/data/llvm-ir) and our
-lds-dma-flat.ll with llc-22 (skipped when it is absent)."""
+The LLVM cases compile LLVM's CodeGen test call-waitcnt.ll (tests/data/llvm-ir) and our own
+probes (tests/data/calls) with llc-22 (skipped when it is absent)."""
 
 from __future__ import annotations
 
@@ -258,7 +258,8 @@ def test_f4gemm_subroutine_returns_with_its_vgpr_msb_mode():
 
 def _llc(name: str, cpu: str, tmp: Path) -> str | None:
     out = tmp / f"{name}.{cpu}.s"
-    r = subprocess.run([LLC, "-O2", "-mtriple=amdgcn-amd-amdhsa", f"-mcpu={cpu}", str(DATA / "llvm-ir" / name),
+    src = DATA / "llvm-ir" / name if (DATA / "llvm-ir" / name).exists() else DATA / "calls" / name
+    r = subprocess.run([LLC, "-O2", "-mtriple=amdgcn-amd-amdhsa", f"-mcpu={cpu}", str(src),
                         "-o", str(out)], capture_output=True, text=True, timeout=120)
     return out.read_text() if r.returncode == 0 else None
 
@@ -304,3 +305,17 @@ def test_lds_dma_then_flat_ll(cpu, tmp_path):
         assert cut != text
         assert rule in {r for r, _ in hw(cut, arch=cpu)}
         assert "unproven-wait" in {c for c, _ in findings(cut, arch=cpu)}
+
+
+@needs_llc
+def test_gfx1250_fills_before_flat_ll(tmp_path):
+    """LLVM 22 waits for neither (async -> flat_load_b32, tensor -> flat_load_b32, tensor ->
+    ds_load_b32): we go further (decisions 32, 34), as unproven waits, never as missing ones;
+    the hardware checker flags each read."""
+    text = _llc("lds-fill-flat-gfx1250.ll", "gfx1250", tmp_path)
+    assert text is not None
+    got = findings(text, arch="gfx1250")
+    assert [f for f in got if f[0] == "missing-wait"] == []
+    assert len([f for f in got if f[0] == "unproven-wait"]) == 3
+    assert sorted(r for r, _ in hw(text, arch="gfx1250")) == ["lds-raw"] * 3
+
