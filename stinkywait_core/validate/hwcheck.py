@@ -146,11 +146,10 @@ class _Walker:
             nxt = bi + 1
             st.returns = st.returns + (nxt,)
             return [v for v in succs if v != nxt] or succs
-        if st.returns:
+        if st.returns and st.returns[-1] in succs:
             back = st.returns[-1]
             st.returns = st.returns[:-1]
-            if back in succs:
-                return [back]
+            return [back]
         return succs
 
     def run(self) -> HwResult:

@@ -17,8 +17,7 @@ Choices that are the checker's own reading of the table:
 
 from __future__ import annotations
 
-from ..ir import Function, Imm, Instruction, Reg
-from ..analysis.boundaries import JUMP_TAIL, jump_kinds, local_transfers
+from ..ir import Function, Imm, Instruction, Reg, Special, Str
 from ..targets.model import (BAR_FULL, BAR_SIGNAL, BAR_WAIT, CK_ASYNC, CK_COUNT, CK_STORE, CK_TENSOR, CK_XS, CK_XV,
                              CTL_CALL, CTL_ENDPGM, CTL_JUMP, CTL_RETURN)
 from ..targets.target import Target
@@ -102,6 +101,61 @@ class Facts:
         return self.control == CTL_CALL
 
 
+_JUMPS = ("s_setpc_b64", "s_set_pc_i64")
+_CALLS = ("s_swappc_b64", "s_swap_pc_i64", "s_call_b64", "s_call_i64")
+
+
+def _jump_origin_is_a_symbol(block_instrs: list[Instruction], jump: Instruction) -> bool:
+    """The checker's own reading of an indirect jump: a tail call when the address it jumps to
+    was made in its block from the program counter or a symbol, or loaded from memory (a GOT
+    entry), following register copies back; anything else (the return address as received,
+    moved, restored, or not traced) is a return, the reading that checks more."""
+    src = next((op for op in jump.srcs if isinstance(op, Reg) and op.kind == "s"), None)
+    if src is None:
+        return False
+    reg = src.lo
+    for inst in reversed(block_instrs[:block_instrs.index(jump)]):
+        hit = next((op for op in inst.dsts if isinstance(op, Reg) and op.kind == "s" and op.lo <= reg <= op.hi), None)
+        if hit is None or inst.is_label:
+            continue
+        mn = inst.mnemonic
+        if mn.startswith(("s_getpc", "s_get_pc", "s_load", "s_buffer_load")):
+            return True
+        if any(isinstance(op, Str) or (isinstance(op, Special) and "@" in op.spelling) for op in inst.srcs):
+            return True
+        if mn.startswith("s_mov_b") and len(inst.srcs) == 1 and isinstance(inst.srcs[0], Reg) \
+                and inst.srcs[0].kind == "s":
+            reg = inst.srcs[0].lo + (reg - hit.lo)
+            continue
+        return False
+    return False
+
+
+def _transfers(func: Function) -> tuple[set[int], set[int]]:
+    """(ids of tail calls, ids of calls and returns of subroutines of `func` itself).  A call
+    whose block has a successor that is not the next block calls code of the function (the
+    front end's local call edges); a jump with successors then returns to such a call."""
+    blocks = func.blocks
+    tails: set[int] = set()
+    local: set[int] = set()
+    for i, b in enumerate(blocks):
+        term = b.terminator()
+        if term is None:
+            continue
+        if term.mnemonic.startswith(_CALLS):
+            after = blocks[i + 1] if i + 1 < len(blocks) else None
+            if any(s is not after for s in b.succs):
+                local.add(id(term))
+        elif term.mnemonic in _JUMPS and not b.succs and _jump_origin_is_a_symbol(b.instrs, term):
+            tails.add(id(term))
+    if local:
+        for b in blocks:
+            term = b.terminator()
+            if term is not None and term.mnemonic in _JUMPS and b.succs:
+                local.add(id(term))
+    return tails, local
+
+
 def decode_wait(target: Target, inst: Instruction) -> dict[str, int]:
     """Counter -> value a wait enforces: the target's spelling, or the IR's one-counter form
     ``s_wait_<counter> N`` (what the pass emits into STIR for every target)."""
@@ -125,9 +179,7 @@ def function_facts(func: Function, target: Target, regions: LdsRegionModel) -> d
         by_counter[target.counter_of[ck]] += (ck,)
     out: dict[int, Facts] = {}
     sid = 0
-    tail_calls = {id(j) for j, (kind, _) in jump_kinds(func).items() if kind == JUMP_TAIL}
-    # calls of a subroutine of the function and its returns: walked along the CFG (hwcheck)
-    local = {id(t) for ts in local_transfers(func) for t in ts}
+    tail_calls, local = _transfers(func)
     for b in func.blocks:
         for k, inst in enumerate(b.instrs):
             f = Facts(sid, inst)
