@@ -338,7 +338,7 @@ def test_defined_callee_ll(cpu, tmp_path):
     assert missing == ([ret] if cpu == "gfx1250" else [])
     assert hw(text, arch=cpu) == []  # (the checker does not ask for that translation)
     assert ("call-assumption", next(i.line for i in module.functions[1].instructions()
-                                    if i.mnemonic.startswith("s_swappc"))) not in notes(text, arch=cpu)
+                                    if i.mnemonic.startswith(("s_swappc", "s_swap_pc")))) not in notes(text, arch=cpu)
     stripped = _ENTRY_WAIT.sub("", text, count=1)
     assert stripped != text
     assert [r for r, _ in hw(stripped, arch=cpu)] == ["entry"]
