@@ -39,7 +39,7 @@ from .function_facts import FunctionFacts
 from .incremental import FunctionMemo, WalkRecord, emit_key
 from .lds_queries import LdsQueries
 from .overflow import OverflowReports
-from .producer_join import WHOLE_PATH_TIMELINES, join_by_producer
+from .producer_join import MAX_JOIN_SWEEPS, WHOLE_PATH_TIMELINES, join_by_producer
 from .rules import RequiredWaits
 from .state import (EMPTY, K_MAX_TRIPS_BACK, CounterEmitState, DataflowState, PerPredQueue, QOp,
                     WaitInsertionPlan, new_spec)
@@ -212,7 +212,7 @@ class WaitDataflow(FunctionFacts, HazardCandidates, LdsQueries, Brackets, Requir
         plan: list[tuple[Instruction, list[int]]] = []
         emit = [CounterEmitState() for _ in range(CK_COUNT)]
         sites = self.overflow_sites
-        memo = self.memo if not self.widening else None
+        memo = self.memo if not (self.widening or self.by_producer) else None
         cks = self.cks
         if memo is None:
             events: list = []
@@ -284,7 +284,9 @@ class WaitDataflow(FunctionFacts, HazardCandidates, LdsQueries, Brackets, Requir
                 self.by_producer = True
                 self.cap_hit = False
                 self.diagnostics = [d for d in self.diagnostics if d.code != "iteration-cap"]
+                cap, self.cap = self.cap, min(self.cap, MAX_JOIN_SWEEPS)
                 ok = self._solve()
+                self.cap = cap
                 overflow = self.join_overflowed or self._producer_overflow()
                 if not (self.exploded or self.cap_hit or overflow):
                     self.join_reason = reason
@@ -325,7 +327,7 @@ class WaitDataflow(FunctionFacts, HazardCandidates, LdsQueries, Brackets, Requir
         dirty: set[Block] = set()
         # whole-block reuse across versions needs identical input objects; ring/trip kernels
         # also read their predecessors' terminators at the join, so they walk chunks only
-        memo = self.memo if not self.widening and not self.track_trips else None
+        memo = self.memo if not (self.widening or self.by_producer or self.track_trips) else None
         # A block whose merged entry equals the entry of its last walk in this solve would
         # walk to the same plan and exit (the walk is a function of the entry; widening also
         # reads the join, so it always walks): it is not walked again.  Without this, every

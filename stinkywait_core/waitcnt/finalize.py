@@ -58,7 +58,7 @@ class Finalizer:
             why_all: dict = {}
             snaps: dict = {}
             self.final_entry, self.final_exit = {}, {}
-            memo = self.memo if not self.widening else None
+            memo = self.memo if not (self.widening or self.by_producer) else None
             for bb in self.rpo:
                 entry = self.final_entry[bb] = self.entry_state[bb]  # never mutated: shared
                 rec = None
@@ -180,7 +180,7 @@ class Finalizer:
                      why_all: dict, snaps: dict) -> None:
         """One finalize walk over a block: apply min(planned, computed), record provenance."""
         emit = [CounterEmitState() for _ in range(CK_COUNT)]
-        memo = self.memo if not self.widening else None
+        memo = self.memo if not (self.widening or self.by_producer) else None
         cks = self.cks
         if memo is None:
             out: list = []

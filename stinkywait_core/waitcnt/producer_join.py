@@ -39,6 +39,12 @@ from __future__ import annotations
 from ..targets.model import CK_TENSOR, CK_XV
 from .state import K_MAX_IN_FLIGHT, PerPredQueue
 
+#: sweeps the solve joined by producer is given before widening takes over: a join that
+#: converges does so in a few sweeps on every kernel measured (loops that only converge by
+#: saturating the window overflow it and give the join up anyway), while the witnesses of
+#: some random loop nests keep changing representation with the same distances; this bounds
+#: what such a function pays before it is widened (benchmarks/bench_bounded.py)
+MAX_JOIN_SWEEPS = 32
 #: timelines whose queues are never joined by producer (see the module doc)
 WHOLE_PATH_TIMELINES = frozenset({CK_XV, CK_TENSOR})
 

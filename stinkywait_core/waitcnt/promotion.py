@@ -29,7 +29,7 @@ class ShallowPredPromotion:
         """
         tail_min: dict[Block, list[int]] = {}
         relaxed: dict[Instruction, list[int]] = {}
-        memo = df.memo if not df.widening else None
+        memo = df.memo if not (df.widening or df.by_producer) else None
         known = memo.promotion if memo is not None else {}
         decided: dict[Instruction, tuple] = {}
         for consumer, spec in plan.anchor_waits.items():
