@@ -188,7 +188,7 @@ def test_widening_is_a_warning_that_says_approximation():
     assert an.functions[0].widened
     widened = [d for d in an.diagnostics if d.code == "widened"]
     assert widened and all(d.severity == "warning" for d in widened)
-    assert any("approximation" in d.message and "^" in d.message for d in widened)  # names the block
+    assert any("approximation" in d.message and "meet at" in d.message for d in widened)  # names the block
     from stinkywait_core.findings import present, planned_wait_of, waits_by_key
     by_key = waits_by_key(an.waits())
     shown = [present(d, planned_wait_of(d, by_key)) for d in an.check_diagnostics()]

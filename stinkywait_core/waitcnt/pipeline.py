@@ -110,9 +110,10 @@ def _describe(tls: tuple[int, ...], value: int, contribs: list[Contribution], re
         rule = RULE_CLASS.get(binding[0].rule, binding[0].rule)
         ct = binding[0]
         if ct.op is not None:
-            via = f" via ^{ct.pred.name}" if ct.pred is not None else ""
+            # the path it arrives by is the dep's `pred`, which the views name as the source
+            # does (ir/block_names.py); a block id here would be a name the file never wrote
             why = (f"{binding[0].rule}: {ct.op.mnemonic} (line {_loc(ct.op)[0]}) still in flight, "
-                   f"countFrom {ct.count_from}{via}")
+                   f"countFrom {ct.count_from}")
         elif binding[0].rule == "widening":
             why = ("widening: an approximation of the bounded analysis (too many distinct paths meet at "
                    "this block), not a proven need; `--exact` decides")
@@ -414,7 +415,7 @@ def _build_result(out: PassOutput, options: Options) -> None:
         # (the review reports the waits it forced as unproven, findings.py)
         res.diagnostics.append(Diagnostic(
             WARNING, "widened",
-            f"bounded analysis: {df.widen_reason} in @{out.func.name}; re-solved with widening: the waits "
+            f"bounded analysis: {df.widen_reason} in {out.func.name}; re-solved with widening: the waits "
             f"here are an approximation, maybe stricter than the exact pass would give (never weaker); "
             f"`--exact` gives the exact ones",
             *first, function=out.func.name,
@@ -427,7 +428,7 @@ def _build_result(out: PassOutput, options: Options) -> None:
         first = _loc(out.func.blocks[0].instrs[0]) if out.func.blocks and out.func.blocks[0].instrs else (1, 1)
         res.diagnostics.append(Diagnostic(
             INFO, "joined-by-producer",
-            f"bounded analysis: {df.join_reason} in @{out.func.name}; solved with the per-producer join, "
+            f"bounded analysis: {df.join_reason} in {out.func.name}; solved with the per-producer join, "
             f"whose waits are the exact ones (the FIFO view shows one witness path per producer)",
             *first, function=out.func.name))
     if df.cap_hit:
