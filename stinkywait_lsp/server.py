@@ -17,6 +17,7 @@ import gc
 import inspect
 import json
 import logging
+import re
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict
@@ -34,7 +35,7 @@ from . import __version__
 from .actions import FIX_ALL_KIND, EditStyle, code_actions, needs_fix_all, resolved_separation, separation_request
 from .document import install as install_documents
 from .memory import Collector, status_mb
-from .plan import document_uri, plan_json, status_json
+from .plan import document_uri, focus_line, plan_json, status_json
 from .render import definitions, hover, inlay_hints_text, resolve_tooltip
 from .review import ProcessReviewer, Reviewer
 from .scheduler import Key, Scheduler
@@ -47,6 +48,8 @@ STATS = "stinkywait/stats"
 STATUS = "stinkywait/status"
 PLAN = "stinkywait/plan"
 R = TypeVar("R")
+#: what a client may name as its hover-detail command (it goes into a markdown link)
+_COMMAND_ID = re.compile(r"[A-Za-z_][\w.-]*")
 
 #: how long the initial settings pull may hold back the first analysis; a later answer
 #: still applies (and re-analyses), a missing one never blocks anything
@@ -358,6 +361,18 @@ class StinkyWaitServer(LanguageServer):
         formats = self.capability("text_document.hover.content_format", None)
         return not formats or T.MarkupKind.Markdown in formats
 
+    def hover_detail_command(self) -> str | None:
+        """The command a client runs from a hover's link to show a line's detail (the wait
+        plan there), from its experimental capability `stinkywait.hoverDetailCommand` (the
+        VS Code extension's; its hover box is small): the hover is then the summary and the
+        link.  None (other clients): the whole explanation is in the hover."""
+        experimental = self.capability("experimental", None)
+        ours = experimental.get("stinkywait") if isinstance(experimental, dict) else None
+        command = ours.get("hoverDetailCommand") if isinstance(ours, dict) else None
+        if isinstance(command, str) and _COMMAND_ID.fullmatch(command) and self.hover_markdown():
+            return command
+        return None
+
 
 def create_server(*, debounce_s: float = 0.0, review_process: bool = False,
                   manage_gc: bool = True) -> StinkyWaitServer:
@@ -473,7 +488,9 @@ def create_server(*, debounce_s: float = 0.0, review_process: bool = False,
 
     @server.feature(T.TEXT_DOCUMENT_HOVER)
     async def on_hover(ls: StinkyWaitServer, params: T.HoverParams) -> T.Hover | None:
-        result = await ls.answer(params.text_document.uri, lambda snap: hover(snap, params.position.line))
+        command = ls.hover_detail_command()
+        result = await ls.answer(params.text_document.uri,
+                                 lambda snap: hover(snap, params.position.line, command))
         if result is not None and not ls.hover_markdown():
             result.contents = T.MarkupContent(kind=T.MarkupKind.PlainText, value=result.contents.value)
         return result
@@ -525,7 +542,8 @@ def create_server(*, debounce_s: float = 0.0, review_process: bool = False,
     @server.feature(PLAN)
     async def on_plan(ls: StinkyWaitServer, params: Any) -> dict[str, Any] | None:
         uri = document_uri(params)
-        return None if uri is None else await ls.answer(uri, plan_json)
+        line = focus_line(params)
+        return None if uri is None else await ls.answer(uri, lambda snap: plan_json(snap, line))
 
     @server.feature(T.SHUTDOWN)
     def on_shutdown(ls: StinkyWaitServer, params: None) -> None:
