@@ -91,7 +91,7 @@ class _Walker:
     """Depth-first path execution of one function (see the module docstring)."""
 
     def __init__(self, func: Function, target: Target, tensor_raw_required: bool, regions: LdsRegionModel,
-                 max_trips: int, max_paths: int, max_steps: int, memoize: bool) -> None:
+                 max_trips: int, max_paths: int, max_steps: int, memoize: bool, num_waves: int | None = None) -> None:
         self.func = func
         self.blocks = list(func.blocks)
         self.facts_by_id = function_facts(func, target, regions)
@@ -102,6 +102,11 @@ class _Walker:
         self.retreating = retreating_edges(self.succs)
         self.headers = {v for (_, v) in self.retreating}
         self.regions = regions
+        lds = getattr(regions, "facts", None)
+        if lds is not None:
+            from .hwpublish import WaveView
+            waves = 1 if num_waves == 1 else lds.launch.waves_per_group
+            self.m.waves = WaveView(func, self.succs, lds, waves)
         self.tensor_raw_required = tensor_raw_required
         self.max_trips, self.max_paths, self.max_steps = max_trips, max_paths, max_steps
         self.memo = TripMemo(memoize)
@@ -115,9 +120,14 @@ class _Walker:
     def _seen(self, bi: int, st: State) -> bool:
         return self.memo.seen((bi, self.m.key(st)), st.trips)
 
-    def _report(self, rule: str, seq: int, detail: str, needs: dict[str, int], proven: bool) -> None:
+    def _report(self, rule: str, seq: int, detail: str, needs: dict[str, int], proven: bool,
+                at: int | None = None, psid: int | None = None) -> None:
+        """A violation at the instruction being checked (`at`: at that static instruction
+        instead, for a barrier's obligation; `psid`: the producer's static id)."""
         f, st = self._f, self._st
-        pf = self.m.facts[st.sid[seq]]
+        if at is not None:
+            f = self.m.facts[at]
+        pf = self.m.facts[st.sid[seq] if psid is None else psid]
         key = (f.sid, pf.sid, rule)
         old = self.found.get(key)
         if old is None:
@@ -189,6 +199,8 @@ class _Walker:
                     enter(nst.trips, bi, v, self.headers, self.retreating)
                     if regions.crosses(self.blocks[bi], self.blocks[v]):
                         nst.crossed = frozenset(nst.mask)
+                        if nst.owed:
+                            nst.owed = tuple(ob[:3] + (False, ob[4]) for ob in nst.owed)
                     nexts.append((v, nst, path))
                 work.extend(reversed(nexts))  # first successor first: deterministic reports
             if res.paths > self.max_paths or res.steps > self.max_steps:
@@ -217,7 +229,7 @@ def check_function(func: Function, options: Options | None = None, *, target: Ta
     waves = opts.num_waves if num_waves is None else num_waves
     treq = tensor_raw == "always" or waves == 1
     return _Walker(func, _target_of(opts, target), treq, regions or TokenRegions(), max(1, max_trips), max_paths,
-                   max_steps, memoize).run()
+                   max_steps, memoize, waves).run()
 
 
 def check_module(module: Module, options: Options | None = None, lds_addresses: bool = False,

@@ -17,7 +17,9 @@ that would retire the producer there.
   (`tensor_raw_required`: one wave per workgroup, or the "always" policy), because with several
   waves the fill is meant for other waves and the barrier publishes it;
 * barrier: at an LDS-fence barrier every own in-flight LDS access overlapping its region
-  (the barrier publishes LDS to the other waves);
+  (the barrier publishes LDS to the other waves); in an aligned function an access whose
+  overlap is not proven is instead owed until the next barrier, and reported only if an LDS
+  access on the path (another wave's) may touch its bytes first (validate/hwpublish.py);
 * isa-drain: the table's drain before an instruction (cache invalidates, gfx1250 atomics,
   `s_barrier` without back-off) and right after one (GWS, ordered count);
 * return: anything but store-like ops in flight at a return (the caller may read it).
@@ -27,6 +29,7 @@ from __future__ import annotations
 
 from ..targets.model import CK_XV, ENG_TENSOR, CTL_RETURN
 from .hwfacts import Facts
+from .hwpublish import fence_role
 from .hwstate import Machine, State
 from .lds_overlap import LdsRegionModel
 
@@ -80,6 +83,8 @@ def check_instruction(m: Machine, st: State, f: Facts, regions: LdsRegionModel, 
                     if f.xv and (pf.lock_mask >> CK_XV) & 1:
                         continue
                     report("war", s, unit_name(u), m.need(st, s, pf.lock_mask), True)
+    if f.lds and st.owed:
+        _collect(m, st, f, report)
     if f.lds or f.fence:
         _lds(m, st, f, regions, tensor_raw_required, report)
     for c in f.drain_before:
@@ -124,6 +129,8 @@ def _lds(m: Machine, st: State, f: Facts, regions: LdsRegionModel, tensor_raw_re
     if len(live) != len(st.lds):
         st.lds[:] = live
     if not live:
+        if f.fence and st.owed:
+            _owe(m, st, f, [])
         return
     writes = "w" in f.lds
     fenced = []
@@ -150,5 +157,41 @@ def _lds(m: Machine, st: State, f: Facts, regions: LdsRegionModel, tensor_raw_re
             report("lds-raw", s, detail, needs, proven)
         elif writes:
             report("lds-war", s, detail, needs, proven)
+    if f.fence and m.waves is not None and m.waves.aligned:
+        fenced = _owe(m, st, f, fenced)
     if fenced:
         _report_strictest("barrier", "", fenced, report)
+
+
+def _owe(m: Machine, st: State, f: Facts, fenced: list) -> list:
+    """At an LDS-fence barrier of an aligned function: the epoch of older obligations ends
+    (or its next barrier is signalled), and each unproven in-flight access becomes an
+    obligation (validate/hwpublish.py) instead of a report."""
+    role = fence_role(f.inst)
+    kept = []
+    for ob in st.owed:
+        if role == "full" or (role == "wait" and ob[4]):
+            continue
+        kept.append(ob if role != "signal" else ob[:4] + (True,))
+    rest = []
+    for s, needs, proven, detail in fenced:
+        if proven:
+            rest.append((s, needs, proven, detail))
+            continue
+        kept.append((m.facts[st.sid[s]].sid, f.sid, tuple(sorted(needs.items())), s not in st.crossed, False))
+    st.owed = tuple(kept)
+    return rest
+
+
+def _collect(m: Machine, st: State, f: Facts, report: "Report") -> None:
+    """An LDS access another wave may run while an obligation's access is in flight."""
+    view = m.waves
+    writes = "w" in f.lds
+    for psid, bsid, needs, same, _ in st.owed:
+        pf = m.facts[psid]
+        if not (writes or "w" in pf.lds):
+            continue
+        bf = m.facts[bsid]
+        if view.other_wave_meets(pf.inst, f.inst, same, view.blocks.index(bf.inst.block)):
+            report("barrier", -1, f"another wave's {f.inst.mnemonic} at line {f.inst.line} may touch its LDS "
+                   f"bytes before the next barrier", dict(needs), False, at=bsid, psid=psid)

@@ -42,7 +42,7 @@ class State:
     (value, sequence number when executed), for reports only (not part of `Machine.key`)."""
 
     __slots__ = ("tl", "sid", "mask", "writers", "locks", "lds", "next_seq", "last_wait", "after", "trips",
-                 "crossed")
+                 "crossed", "owed")
 
     def __init__(self) -> None:
         self.tl: list[list[int]] = [[] for _ in range(CK_COUNT)]
@@ -58,6 +58,9 @@ class State:
         self.trips: dict[int, int] = {}
         #: in-flight ops issued before a trip-starting edge of the LDS region model was taken
         self.crossed: frozenset[int] = frozenset()
+        #: accesses left in flight across a barrier (validate/hwpublish.py): tuples (producer
+        #: static id, barrier static id, needs items, same trip, next barrier signalled)
+        self.owed: tuple = ()
 
     def copy(self) -> "State":
         n = State.__new__(State)
@@ -72,15 +75,18 @@ class State:
         n.after = self.after
         n.trips = dict(self.trips)
         n.crossed = self.crossed
+        n.owed = self.owed
         return n
 
 
 class Machine:
     """The hardware rules of one target over one function's facts (`facts[sid]`)."""
 
-    __slots__ = ("target", "facts", "in_order", "counter_of", "max_wait", "timelines")
+    __slots__ = ("target", "facts", "in_order", "counter_of", "max_wait", "timelines", "waves")
 
     def __init__(self, target: Target, facts: list[Facts]) -> None:
+        #: the other waves (validate/hwpublish.py WaveView), when LDS addresses are known
+        self.waves = None
         self.target = target
         self.facts = facts
         self.timelines = tuple(target.timelines)
@@ -268,4 +274,4 @@ class Machine:
             if live:
                 regs.append((u, live))
         regs.sort()
-        return (tuple(rows), tuple(regs), st.after)
+        return (tuple(rows), tuple(regs), st.after, tuple(sorted(st.owed)))

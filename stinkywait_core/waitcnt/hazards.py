@@ -12,7 +12,8 @@ Written from the hardware's side (docs/decisions.md 28-36), per requirement:
 * LDS between engines (DS, tensor, async, LDS DMA): a write while another engine's access to
   overlapping LDS is in flight, or a read while another engine's write is; the engines are
   each in order within themselves.  A barrier publishes: every own in-flight LDS access
-  overlapping its tokens completes before it.  Overlap is decided by memtokens; an untagged
+  overlapping its tokens completes before it, unless (untagged side) no other wave may touch
+  its bytes before the next barrier (waitcnt/publish.py).  Overlap is decided by memtokens; an untagged
   side may overlap anything (the "fallback" class: disjointness not proven);
 * the ISA: timelines to drain before an instruction (cache invalidates, atomics on gfx1250,
   `s_barrier` without back-off), right after one (GWS), and before a return (the calling
@@ -198,6 +199,8 @@ def _lds_scan(df: "SolverView", inst: "Instruction", inf: "InstInfo", queues: li
                 same_trip = df.track_trips and e.trips == 0
                 if not proven and not fence and df.lds_disjoint(p, inst, same_trip):
                     continue  # the addresses prove them apart (analysis/lds_facts.py)
+                if not proven and fence and df.lds_published(p, inst, same_trip):
+                    continue  # no other wave touches its bytes before the next barrier (publish.py)
                 n = len(ops) - idx
                 if fence:
                     rule = "barrier" if proven else "fallback-barrier"

@@ -438,6 +438,11 @@ def _build_result(out: PassOutput, options: Options) -> None:
             function=out.func.name))
     if df.hw:
         _clause_warnings(out)
+        if df._publish is not None:
+            from .publish import published_notes
+            for barrier, text in published_notes(df._publish):
+                res.diagnostics.append(Diagnostic(INFO, "lds-published", text, *_loc(barrier),
+                                                  function=out.func.name))
     res.fifo = FifoView(df)
     res.producers = ProducerView(out.func, df)
 
