@@ -130,6 +130,8 @@ def _lds(m: Machine, st: State, f: Facts, regions: LdsRegionModel, tensor_raw_re
     crossed = st.crossed
     for s in live:
         pf = facts[st.sid[s]]
+        if pf.engine == f.engine and not f.fence:
+            continue  # one engine's LDS accesses are ordered
         same = s not in crossed
         hit, proven = regions.overlap(f.region, pf.region, same)
         if not hit:
@@ -139,8 +141,6 @@ def _lds(m: Machine, st: State, f: Facts, regions: LdsRegionModel, tensor_raw_re
         if f.fence:
             fenced.append((s, needs, proven, detail))
             continue
-        if pf.engine == f.engine:
-            continue  # one engine's LDS accesses are ordered
         pw = "w" in pf.lds
         if pw and writes:
             report("lds-waw", s, detail, needs, proven)
