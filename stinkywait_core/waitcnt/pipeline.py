@@ -15,7 +15,9 @@ from ..diagnostics import INFO, WARNING, Diagnostic
 from ..ir import Block, Function, Instruction, Modifier
 from ..results import DepInfo, FunctionResult, Options, PlannedWait
 from ..targets.model import CK_DS, CK_TENSOR, CTL_ENDPGM, CTL_JUMP, CTL_RETURN, CTL_TRAP, TIMELINE_NAMES
-from .dataflow import Contribution, WaitDataflow, counter_short_name
+from .contribution import Contribution
+from .dataflow import WaitDataflow
+from .overflow import counter_short_name
 from .hazards import RULE_CLASS as HW_RULE_CLASS
 from .incremental import FunctionMemo
 from .emit import make_wait, tail_anchor
