@@ -114,17 +114,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("files", nargs="*", type=Path)
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
-    rows = [measure(p) for p in (args.files or default_files())]
+    files = args.files or default_files()
     if args.json:
-        json.dump(rows, sys.stdout, indent=1)
+        json.dump([measure(p) for p in files], sys.stdout, indent=1)
         print()
         return 0
-    print(f"{'file':58} {'lines':>6} {'review':>8} {'offered':>7} {'del':>4} {'relax':>5} {'unsafe':>6}")
-    for r in rows:
+    print(f"{'file':58} {'lines':>6} {'review':>8} {'offered':>7} {'del':>4} {'relax':>5} {'unsafe':>6}", flush=True)
+    for p in files:
+        r = measure(p)
         print(f"{r['file']:58} {r['lines']:>6} {r['review_ms']:>6}ms {r['offered']:>7} {r['removals']:>4}"
-              f" {r['relaxations']:>5} {r['unsafe']:>6}")
+              f" {r['relaxations']:>5} {r['unsafe']:>6}", flush=True)
         for b in r["unsafe_changes"]:
-            print(f"    line {b['line']}: {b['message']} -> {b['new_violations']} new violation(s)")
+            print(f"    line {b['line']}: {b['message']} -> {b['new_violations']} new violation(s)", flush=True)
     return 0
 
 

@@ -123,12 +123,20 @@ def review(an: Analysis, analyze: Analyze) -> list[Diagnostic]:
             if need is None or need <= v or not _in_order_counter(target, cn):
                 continue
             new = _spelled(target, {**values, cn: need}, inst)
-            proposals.append((Diagnostic(
-                HINT, "stricter-wait", f"{inst.mnemonic} {_radix(v, inst)} is stricter than needed: {new} suffices",
-                sp.line, sp.col, sp.end_line, sp.end_col, [],
-                {"replace_line": sp.line, "count": need, "instruction": new}, po.func.name), sp.line, new))
+            proposals.append((_stricter(po, inst, v, need, new), sp.line, new))
     out.extend(_verified(an, proposals, analyze))
     return out
+
+
+def _stricter(po, inst: Instruction, v: int, need: int, new: str) -> Diagnostic:
+    """The finding for a hand-written wait of `v` where `need` suffices (`new`, spelled as the
+    user writes it).  Only a proposal: `_verified` decides whether it is offered.  (Where a
+    cost of the stricter wait is known, it belongs in this message and in `data`.)"""
+    sp = inst.span
+    return Diagnostic(
+        HINT, "stricter-wait", f"{inst.mnemonic} {_radix(v, inst)} is stricter than needed: {new} suffices",
+        sp.line, sp.col, sp.end_line, sp.end_col, [],
+        {"replace_line": sp.line, "count": need, "instruction": new}, po.func.name)
 
 
 def _in_order_counter(target, cn: str) -> bool:

@@ -14,11 +14,11 @@ path, step or loop-trip bound proves nothing, and that function's changes are no
 Cost: one checker run of the file as written, then runs with a *group* of changes applied.
 Waiting more never makes a path unsafe (a wait only retires ops), so when the file with the
 whole group applied shows nothing new, every change of the group is safe alone.  When it
-does show something, the changes in the blocks of an offending path (from the producer's
-to the consumer) are suspects: the others are tried again as a group, each suspect alone
-(a group no path singles out is halved), while the checker's work stays within `STEP_BUDGET`
-(deterministic: counted in checker steps, not seconds).  A change that is not proven within
-the budget is not offered.
+does show something, the changes on an offending path between its producer and its
+consumer are suspects: the others are tried again as a group, each suspect alone (a group
+no path singles out is halved), while the checker's work, the run on the file as written
+included, stays within `STEP_BUDGET` (deterministic: counted in checker steps, not
+seconds).  A change that is not proven within the budget is not offered.
 """
 
 from __future__ import annotations
@@ -29,9 +29,12 @@ if TYPE_CHECKING:
     from .diagnostics import Diagnostic
     from .validate.hwcheck import HwViolation
 
-#: checker steps (instructions executed along paths, each run counted at the cost of the
-#: run on the file as written) the runs with changes applied may take in all
-STEP_BUDGET = 600_000
+#: checker steps (instructions executed along paths) all runs of one review may take,
+#: the run on the file as written included; each run is charged at least `RUN_STEPS`
+#: (parsing and the LDS facts cost too).  A run is stopped when the budget is spent (its
+#: search is then bounded: it proves nothing)
+STEP_BUDGET = 400_000
+RUN_STEPS = 40_000
 
 
 class Change:
@@ -65,9 +68,10 @@ def _line(inst) -> int | None:
     return inst.span.line if inst is not None and inst.span is not None else None
 
 
-def _check(an: Analysis, text: str, functions: set[str]) -> tuple[_Run, dict[str, list[HwViolation]]]:
+def _check(an: Analysis, text: str, functions: set[str], max_steps: int) -> tuple[_Run, dict[str, list[HwViolation]]]:
     """The hardware checker on `text` (the LDS address analysis where memtokens prove
-    nothing, as `check --exhaustive` and the pass), for the named functions only."""
+    nothing, as `check --exhaustive` and the pass), for the named functions only, each
+    stopped after `max_steps`."""
     from .analysis.lds_facts import module_facts
     from .syntax import parse
     from .targets import get_target
@@ -81,7 +85,7 @@ def _check(an: Analysis, text: str, functions: set[str]) -> tuple[_Run, dict[str
         return run, raw
     facts = module_facts(module, get_target(an.options.arch, "hw").name)
     for f in funcs:
-        res = check_function(f, an.options, regions=AddressRegions(facts[f]))
+        res = check_function(f, an.options, regions=AddressRegions(facts[f]), max_steps=max(1, max_steps))
         run.steps[f.name] = res.steps
         if not res.bounded and not res.trip_cut:
             run.proved.add(f.name)
@@ -144,20 +148,18 @@ def proven_safe(an: Analysis, lines: list[str], changes: list[Change]) -> list[C
     `lines`: the file's physical lines with their breaks."""
     if not changes:
         return []
-    base, _ = _check(an, "".join(lines), {c.function for c in changes})
-    budget = STEP_BUDGET
+    names = {c.function for c in changes}
+    base, _ = _check(an, "".join(lines), names, STEP_BUDGET // 2)
+    budget = STEP_BUDGET - sum(max(base.steps.get(n, 0), RUN_STEPS) for n in names)
     safe: list[Change] = []
     # groups of changes of one function still to try, the likeliest-safe first
     groups = [[c for c in changes if c.function == name] for name in sorted(base.proved)]
     groups = [g for g in groups if g]
-    while groups:
+    while groups and budget > 0:
         group = groups.pop(0)
         name = group[0].function
-        cost = base.steps.get(name, 0)
-        if cost > budget:
-            continue  # out of budget: not proved, not offered
-        budget -= cost
-        trial, raw = _check(an, edited_text(lines, group), {name})
+        trial, raw = _check(an, edited_text(lines, group), {name}, budget)
+        budget -= max(trial.steps.get(name, 0), RUN_STEPS)
         bad = _new(base, trial, raw).get(name, [])
         if name in trial.proved and not bad:
             safe.extend(group)
