@@ -63,6 +63,7 @@ class Analysis:
     def insertions(self, explain: bool = False) -> list[tuple[int, str]]:
         ins: list[tuple[int, str]] = []
         groups: set[tuple[str, int]] = set()
+        names = None
         for w in self.waits():
             if w.group:
                 if (w.function, w.group) in groups:
@@ -70,7 +71,10 @@ class Analysis:
                 groups.add((w.function, w.group))
             text = w.insert_text
             if explain:
-                text = _with_explanation(text, w, self.language)
+                if names is None:
+                    from .ir.block_names import BlockNames
+                    names = BlockNames(self.module, self.language, quote="")
+                text = _with_explanation(text, w, names, self._target_model())
             ins.append((w.insert_line, text))
         return ins
 
@@ -81,14 +85,25 @@ class Analysis:
     def has_errors(self) -> bool:
         return any(d.severity == ERROR for d in self.diagnostics)
 
+    def _target_model(self) -> Any:
+        """The `targets.Target` planned for (None: a target we do not model)."""
+        try:
+            return self.options.target
+        except Exception:  # noqa: BLE001 - UnsupportedTarget: reported as a diagnostic
+            return None
+
     def to_json(self) -> dict[str, Any]:
+        """`plan --json`: every wait with every producer (per path); `block`/`pred` are the
+        front end's block ids, `where`/`path` the same blocks as the source names them."""
+        from .ir.block_names import BlockNames
+        names = BlockNames(self.module, self.language, quote="")
         return {
             "file": self.path,
             "options": self.options.to_json(),
             "diagnostics": [d.to_json() for d in self.diagnostics if d.function is None],
             "functions": [{
                 "name": f.name,
-                "waits": [_wait_json(w) for w in sorted(f.waits, key=lambda w: w.insert_line)],
+                "waits": [_wait_json(w, names) for w in sorted(f.waits, key=lambda w: w.insert_line)],
                 "diagnostics": [d.to_json() for d in f.diagnostics],
             } for f in self.functions],
         }
@@ -101,22 +116,23 @@ class Analysis:
         return self._check
 
 
-def _wait_json(w: PlannedWait) -> dict[str, Any]:
+def _wait_json(w: PlannedWait, names: Any) -> dict[str, Any]:
     reason = f"{w.rule}: {w.reason}"
     if w.shaped_by:
         reason += f" [{', '.join(w.shaped_by)}]"
-    return {"line": w.line, "column": w.column, "block": w.block, "placement": w.placement,
-            "instruction": w.instruction, "counter": w.counter, "count": w.count,
-            "reason": reason, "deps": [d.to_json() for d in w.deps]}
+    return {"line": w.line, "column": w.column, "block": w.block, "where": names.block(w.function, w.block),
+            "placement": w.placement, "instruction": w.instruction, "counter": w.counter, "count": w.count,
+            "reason": reason, "deps": [dict(d.to_json(), path=None if d.pred is None else names.block(w.function, d.pred))
+                                       for d in w.deps]}
 
 
-def _with_explanation(text: str, w: PlannedWait, language: str) -> str:
+def _with_explanation(text: str, w: PlannedWait, names: Any, target: Any = None) -> str:
+    """The inserted line with its provenance as a trailing comment (`wording.comment_text`:
+    the producer that sets the count, the path in the source's names, +N more)."""
+    from .wording import comment_text
     body = text.rstrip("\r\n")
     nl = text[len(body):] or "\n"
-    deps = ", ".join(f"{d.mnemonic}@{d.line}" + (f" via ^{d.pred}" if d.pred else "") +
-                     f" countFrom {d.count_from}" for d in w.deps)
-    why = f"stinkywait: {w.rule}" + (f" [{deps}]" if deps else f": {w.reason}")
-    return f"{body}  // {why}{nl}"
+    return f"{body}  // {comment_text(w, names, target)}{nl}"
 
 
 def analyze(text: str, path: str = "<input>", options: Options = Options(), language: str | None = None,

@@ -40,9 +40,10 @@ def review(an: Analysis, analyze: Analyze) -> list[Diagnostic]:
             memo[id(w)] = hit
             out.append(hit[3])
             continue
-        related = [Related(d.line, d.column, f"producer {d.mnemonic} in ^{d.block}"
-                           + (f" (via ^{d.pred}, countFrom {d.count_from})" if d.pred else
-                              f" (countFrom {d.count_from})")) for d in w.deps if d.line]
+        # the block ids stay out of the words (`findings.present` says the path as the source
+        # names it)
+        related = [Related(d.line, d.column, f"producer {d.mnemonic} (countFrom {d.count_from})")
+                   for d in w.deps if d.line]
         diag = Diagnostic(
             ERROR, "missing-wait", f"missing {w.instruction} ({w.rule}: {w.reason})",
             w.line, w.column, w.line, max(w.column, width + 1), related,
@@ -100,7 +101,8 @@ def review(an: Analysis, analyze: Analyze) -> list[Diagnostic]:
         if not drains:
             if len(values) == 1:
                 ((cn, v),) = values.items()
-                what = f"redundant {inst.mnemonic} {v}: nothing older than {v} ops is in flight on {cn} here"
+                what = (f"redundant {_spelled(target, values, inst)}: nothing older than {v} ops is in flight on "
+                        f"{cn} here")
             else:
                 what = f"redundant {inst.text.strip()}: nothing it waits for is in flight here"
             proposals.append((Diagnostic(
@@ -123,18 +125,18 @@ def review(an: Analysis, analyze: Analyze) -> list[Diagnostic]:
             if need is None or need <= v or not _in_order_counter(target, cn):
                 continue
             new = _spelled(target, {**values, cn: need}, inst)
-            proposals.append((_stricter(po, inst, v, need, new), sp.line, new))
+            proposals.append((_stricter(po, inst, values, need, new), sp.line, new))
     out.extend(_verified(an, proposals, analyze))
     return out
 
 
-def _stricter(po, inst: Instruction, v: int, need: int, new: str) -> Diagnostic:
-    """The finding for a hand-written wait of `v` where `need` suffices (`new`, spelled as the
-    user writes it).  Only a proposal: `_verified` decides whether it is offered.  (Where a
+def _stricter(po, inst: Instruction, values: dict[str, int], need: int, new: str) -> Diagnostic:
+    """The finding for a hand-written wait of `values` where `need` suffices on one counter
+    (`new`, spelled as the user writes it).  Only a proposal: `_verified` decides whether it is offered.  (Where a
     cost of the stricter wait is known, it belongs in this message and in `data`.)"""
     sp = inst.span
     return Diagnostic(
-        HINT, "stricter-wait", f"{inst.mnemonic} {_radix(v, inst)} is stricter than needed: {new} suffices",
+        HINT, "stricter-wait", f"{_spelled(po.df.target, values, inst)} is stricter than needed: {new} suffices",
         sp.line, sp.col, sp.end_line, sp.end_col, [],
         {"replace_line": sp.line, "count": need, "instruction": new}, po.func.name)
 
@@ -142,10 +144,6 @@ def _stricter(po, inst: Instruction, v: int, need: int, new: str) -> Diagnostic:
 def _in_order_counter(target, cn: str) -> bool:
     """Every timeline counted on `cn` completes in order (only then can a count be relaxed)."""
     return all(target.in_order[c] for c in target.timelines if target.counter_of[c] == cn)
-
-
-def _radix(v: int, inst: Instruction) -> str:
-    return f"{v:#x}" if "0x" in (inst.text or "").lower() else str(v)
 
 
 def _spelled(target, values: dict[str, int], inst: Instruction) -> str:

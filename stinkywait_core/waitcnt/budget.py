@@ -9,6 +9,7 @@ counter at its first instruction (docs/decisions.md 22).  Both only make waits s
 from __future__ import annotations
 
 from ..ir import Block, Instruction
+from ..ir.block_names import block_name
 from ..targets.model import TIMELINE_NAMES
 from .state import QOp
 
@@ -63,5 +64,7 @@ class Widening:
         cs = self.forced_at.setdefault(first, set())
         if c not in cs:
             cs.add(c)
-            self.widened_blocks[bb] = (f"{n} distinct {TIMELINE_NAMES[c]} paths meet at ^{bb.name}: "
-                                       f"forced {self.target.counter_of[c]} 0 at its first instruction")
+            self.widened_blocks[bb] = (f"{n} paths with different {self.target.op_kind(TIMELINE_NAMES[c], order=False)} "
+                                       f"ops in flight meet at {block_name(self.func, bb)}: waiting for "
+                                       f"{self.target.counter_of[c]} 0 at its first instruction keeps the analysis "
+                                       f"bounded")

@@ -362,8 +362,10 @@ class WaitDataflow(FunctionFacts, HazardCandidates, LdsQueries, Brackets, Requir
         sp = anchor.span if anchor is not None else self.func.span
         self.diagnostics.append(Diagnostic(
             WARNING, "iteration-cap",
-            f"[WaitDataflow] iteration cap {self.cap} reached without convergence in @{self.func.name}; "
-            f"every anchor falls back to s_wait_* 0",
+            (f"the analysis of {self.func.name} did not settle within {self.cap} rounds: every wait planned "
+             f"in it waits for 0 (safe, but maybe slower than needed)") if self.hw else
+            (f"[WaitDataflow] iteration cap {self.cap} reached without convergence in @{self.func.name}; "
+             f"every anchor falls back to s_wait_* 0"),
             sp.line if sp else 1, sp.col if sp else 1, function=self.func.name))
         return False
 

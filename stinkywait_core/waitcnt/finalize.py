@@ -141,6 +141,9 @@ class Finalizer:
             sp = self.func.span
             self.diagnostics.append(Diagnostic(
                 WARNING, "iteration-cap",
+                (f"placing the waits of {self.func.name} did not settle within {self.cap} rounds: the waits "
+                 f"shown are those of the last round (prove them with `stinkywait check --exhaustive`)")
+                if self.hw else
                 f"[WaitDataflow] finalizePlan iteration cap {self.cap} reached in @{self.func.name}",
                 sp.line if sp else 1, sp.col if sp else 1, function=self.func.name))
         plan.anchor_waits = new_anchors

@@ -1,13 +1,17 @@
 """Overflow reports: an in-order timeline that held more than kMaxInFlight=64 ops.
 
 One warning per (block, in-order timeline), naming the op pushed out of the window and the
-one that pushed it; the counter names as JSON, the editor and upstream's diagnostics spell them.
+one that pushed it, in a kernel writer's words ("more than 64 VMEM load ops may be in flight
+on loadcnt in the block after line 5 ... the count capped at 62"), or upstream's under its
+model (`stinkywait-opt`); the counter names as JSON, the editor and upstream's diagnostics
+spell them.
 """
 
 from __future__ import annotations
 
 from ..diagnostics import WARNING, Diagnostic, Related
 from ..ir import Block, Instruction
+from ..ir.block_names import block_name
 from ..targets.model import CK_ASYNC, CK_DS, CK_KM, CK_TENSOR, TIMELINE_NAMES
 
 
@@ -27,14 +31,20 @@ class OverflowReports:
                 continue
             sp = inst.span
             psp = pushed.span
-            related = [Related(psp.line, psp.col, f"{pushed.mnemonic} pushed out of the window; "
-                               f"now tracked at depth 64")] if psp else []
+            related = [Related(psp.line, psp.col, f"{pushed.mnemonic}: more than 64 ops follow it here; "
+                               f"waited for with the capped count")] if psp else []
+            at = f" (line {psp.line})" if psp else ""
+            if self.hw:  # in a kernel writer's words, the block as the source names it
+                message = (f"more than 64 {self.target.op_kind(TIMELINE_NAMES[c], order=False)} ops may be in "
+                           f"flight on {self.target.counter_of.get(c, '?')} in {block_name(self.func, bb)}: "
+                           f"{pushed.mnemonic}{at} and older ones are waited for with the count capped at "
+                           f"{self.max_wait[c]} (confirm no deeper drain is needed)")
+            else:  # stinkywait-opt: upstream's own report (research/upstream-algorithm.md)
+                message = (f"[WaitDataflow] warning: block ^{bb.name} counter {counter_diag_name(self.target, c)} "
+                           f"exceeds kMaxInFlight=64: {pushed.mnemonic}{at} is tracked at the maximum wait count "
+                           f"{self.max_wait[c]} (confirm no deeper drain is needed)")
             self.diagnostics.append(Diagnostic(
-                WARNING, "overflow",
-                f"[WaitDataflow] warning: block ^{bb.name} counter {counter_diag_name(self.target, c)} exceeds "
-                f"kMaxInFlight=64: {pushed.mnemonic}"
-                f"{f' (line {psp.line})' if psp else ''} is tracked at the maximum wait count "
-                f"{self.max_wait[c]} (confirm no deeper drain is needed)",
+                WARNING, "overflow", message,
                 sp.line if sp else 1, sp.col if sp else 1, related=related, function=self.func.name,
                 data={"block": bb.name, "counter": counter_short_name(self.target, c),
                       "pushed_out_line": psp.line if psp else None}))
