@@ -35,6 +35,10 @@ if TYPE_CHECKING:
 #: search is then bounded: it proves nothing)
 STEP_BUDGET = 400_000
 RUN_STEPS = 40_000
+#: a run with changes applied is stopped after this many times the steps of the run on the
+#: file as written: more ops in flight mean more states, and a run that long is usually one
+#: that fails (the violations it found by then still name the suspects)
+TRIAL_FACTOR = 1.5
 
 
 class Change:
@@ -158,7 +162,8 @@ def proven_safe(an: Analysis, lines: list[str], changes: list[Change]) -> list[C
     while groups and budget > 0:
         group = groups.pop(0)
         name = group[0].function
-        trial, raw = _check(an, edited_text(lines, group), {name}, budget)
+        limit = min(budget, max(int(TRIAL_FACTOR * base.steps.get(name, 0)), RUN_STEPS))
+        trial, raw = _check(an, edited_text(lines, group), {name}, limit)
         budget -= max(trial.steps.get(name, 0), RUN_STEPS)
         bad = _new(base, trial, raw).get(name, [])
         if name in trial.proved and not bad:
