@@ -57,7 +57,7 @@ class Change:
 
 class _Run:
     """The checker's findings on one version of the file, per function: violation key
-    (consumer line, producer line, rule) -> (needs, proven); which functions were proved
+    (consumer, producer: line and column; rule) -> (needs, proven); which functions were proved
     (the search finished) and how many steps each took."""
 
     __slots__ = ("found", "proved", "steps")
@@ -72,16 +72,29 @@ def _line(inst) -> int | None:
     return inst.span.line if inst is not None and inst.span is not None else None
 
 
+def _at(inst) -> tuple | None:
+    """Where an instruction is: line and column (an instruction a macro or an include
+    expands to has its call site's line and a column past `COL_BASE` naming it)."""
+    return (inst.span.line, inst.span.col) if inst is not None and inst.span is not None else None
+
+
 def _check(an: Analysis, text: str, functions: set[str], max_steps: int) -> tuple[_Run, dict[str, list[HwViolation]]]:
     """The hardware checker on `text` (the LDS address analysis where memtokens prove
     nothing, as `check --exhaustive` and the pass), for the named functions only, each
     stopped after `max_steps`."""
     from .analysis.lds_facts import module_facts
+    from .macro_sites import wants_expansion
     from .syntax import parse
     from .targets import get_target
     from .validate.hwcheck import check_function
     from .validate.lds_overlap import AddressRegions
-    module = parse(text, an.path, an.language)
+    if an.language == "asm" and wants_expansion(text):
+        # the expansion, as the pass and `check --exhaustive` see it (macro_sites.py)
+        from .macro_sites import parse_expanded
+        opts = an.options
+        module, _ = parse_expanded(text, an.path, opts.arch, opts.include_paths, an.read, opts.defsyms)
+    else:
+        module = parse(text, an.path, an.language)
     funcs = [f for f in module.functions if f.name in functions]
     run = _Run()
     raw: dict[str, list[HwViolation]] = {}
@@ -95,7 +108,7 @@ def _check(an: Analysis, text: str, functions: set[str], max_steps: int) -> tupl
             run.proved.add(f.name)
         table = run.found.setdefault(f.name, {})
         for v in res.violations:
-            table[(_line(v.consumer), _line(v.producer), v.rule)] = (v.needs, v.proven)
+            table[(_at(v.consumer), _at(v.producer), v.rule)] = (v.needs, v.proven)
         raw[f.name] = res.violations
     return run, raw
 
@@ -107,7 +120,7 @@ def _new(base: _Run, trial: _Run, raw: dict[str, list[HwViolation]]) -> dict[str
     for name, violations in raw.items():
         known = base.found.get(name, {})
         for v in violations:
-            had = known.get((_line(v.consumer), _line(v.producer), v.rule))
+            had = known.get((_at(v.consumer), _at(v.producer), v.rule))
             if had is not None:
                 needs, proven = had
                 if (proven or not v.proven) and all(cn in needs and needs[cn] <= n for cn, n in v.needs.items()):
