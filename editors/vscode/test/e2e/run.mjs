@@ -251,7 +251,11 @@ try {
   await page.goto(`${url}/?folder=${encodeURIComponent(ws)}`);
   await page.waitForSelector('.monaco-workbench', { timeout: opts.timeout });
   await page.waitForSelector('.statusbar', { timeout: opts.timeout });
-  await sleep(1500);
+  // the workbench has restored its parts: the explorer lists the folder and the status bar
+  // carries the problems item
+  await poll(async () => (await page.locator('.sidebar').getByText('demo_loop.s', { exact: true }).first().isVisible())
+    && (await page.locator('[id="status.problems"]').first().isVisible()),
+  { what: 'the explorer to list demo_loop.s and the status bar its problems item', timeout: opts.timeout });
 
   const editorText = () => page.locator('.editor-group-container.active .monaco-editor .view-lines').first().innerText();
   const statusText = () => page.locator('.statusbar').innerText();
@@ -305,15 +309,26 @@ try {
     return last;
   };
 
+  /** The quick input's selected row, once it is visible and its text satisfies `ok`. */
+  const focusedRowIs = async (ok) => {
+    const row = page.locator('.quick-input-widget .quick-input-list .monaco-list-row.focused').first();
+    return (await row.isVisible()) && ok(await row.innerText());
+  };
+  const quickInputGone = async () => !(await page.locator('.quick-input-widget').first().isVisible());
+
   async function setLanguage(name) {
     await runCommand('Change Language Mode');
     const input = page.locator('.quick-input-widget input');
-    await sleep(300);
+    // the command's picker replaced the command palette: its input no longer holds ">..."
+    await poll(async () => (await input.isVisible()) && !(await input.inputValue()).startsWith('>')
+      && (await page.locator('.quick-input-list .monaco-list-row').first().isVisible()),
+    { what: 'the language picker of "Change Language Mode"', timeout: 20000 });
     await input.fill(name);
     await page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first().waitFor({ state: 'visible' });
-    await sleep(300);
+    await poll(() => focusedRowIs((t) => t.includes(name)), { what: `"${name}" selected in the language picker`, timeout: 20000 });
     await page.keyboard.press('Enter');
-    await sleep(300);
+    await poll(async () => (await quickInputGone()) && (await statusText()).includes(name),
+      { what: `the language picker to close and "${name}" in the status bar`, timeout: 20000 });
   }
 
   async function runCommand(title) {
@@ -322,7 +337,8 @@ try {
     await input.waitFor({ state: 'visible' });
     await input.fill(`>${title}`);
     await page.locator('.quick-input-list .monaco-list-row').first().waitFor({ state: 'visible' });
-    await sleep(300);
+    await poll(() => focusedRowIs((t) => t.toLowerCase().includes(title.toLowerCase())),
+      { what: `"${title}" selected in the command palette`, timeout: 20000 });
     await page.keyboard.press('Enter');
   }
 
@@ -344,9 +360,8 @@ try {
     // for the file itself to be the first match
     await poll(async () => {
       const first = page.locator('.quick-input-list .monaco-list-row').first();
-      return (await first.isVisible()) && (await first.innerText()).includes(name);
-    }, { what: `"${name}" in Quick Open`, timeout: 20000 });
-    await sleep(200);
+      return (await first.isVisible()) && (await first.innerText()).includes(name) && await focusedRowIs((t) => t.includes(name));
+    }, { what: `"${name}" as the selected first match in Quick Open`, timeout: 20000 });
     await page.keyboard.press('Enter');
     await page.locator(`.tab[aria-label^="${name}"]`).first().waitFor({ state: 'visible', timeout: opts.timeout });
     await page.locator('.editor-group-container.active .monaco-editor .view-lines').first().click();
@@ -357,9 +372,11 @@ try {
     const input = page.locator('.quick-input-widget input');
     await input.waitFor({ state: 'visible' });
     await input.fill(`:${line}:${column}`);
-    await sleep(200);
+    // the picker has parsed the input: its one row offers that line
+    await poll(() => focusedRowIs((t) => new RegExp(`\\b${line}\\b`).test(t)), { what: `"Go to line ${line}" in the picker`, timeout: 20000 });
     await page.keyboard.press('Enter');
-    await sleep(200);
+    await poll(async () => (await quickInputGone()) && new RegExp(`\\bLn ${line},`).test(await statusText()),
+      { what: `the cursor on line ${line} (status bar "Ln ${line}, ...")`, timeout: 20000 });
   }
 
   /** Edit the user settings the way a user does: settings.json in the editor, then save. */
@@ -368,9 +385,13 @@ try {
     await page.locator('.tab[aria-label^="settings.json"]').first().waitFor({ state: 'visible', timeout: 20000 });
     await page.locator('.editor-group-container.active .monaco-editor .view-lines').first().click();
     // paste, so auto-closing brackets and auto-indent leave the text alone
-    await page.evaluate((t) => navigator.clipboard.writeText(t), JSON.stringify(values, null, 2));
+    const text = JSON.stringify(values, null, 2);
+    const onDisk = fs.existsSync(settingsFile) ? fs.readFileSync(settingsFile, 'utf8') : '';
+    await page.evaluate((t) => navigator.clipboard.writeText(t), text);
     await page.keyboard.press('Control+A');
     await page.keyboard.press('Control+V');
+    // the paste (it reads the clipboard asynchronously) has landed before Ctrl+S
+    if (onDisk !== text) await poll(activeTabDirty, { what: 'the pasted settings in the settings.json editor (its tab dirty)', timeout: 15000 });
     await save();
     await poll(async () => {
       const text = fs.existsSync(settingsFile) ? fs.readFileSync(settingsFile, 'utf8') : '';
@@ -385,7 +406,6 @@ try {
   /** The hover at line:column (Ctrl+K Ctrl+I, as often as it takes), once `ready(text)`. */
   async function hoverText(line, column, ready, what) {
     await gotoLine(line, column);
-    await sleep(300);
     const hover = page.locator('.monaco-hover:not(.hidden)').first();
     return poll(async () => {
       if (!(await hover.isVisible())) {
@@ -500,13 +520,21 @@ try {
     const dialog = page.locator('.monaco-dialog-box', { hasText: 'requires a reload' });
     if (await dialog.waitFor({ state: 'visible', timeout: 4000 }).then(() => true, () => false)) {
       await dialog.locator('.monaco-button', { hasText: 'Cancel' }).first().click();
-      await sleep(300);
+      await dialog.waitFor({ state: 'hidden', timeout: 10000 });
     }
   }
 
+  /** Is the active editor's tab marked modified (VS Code's `dirty` class)? */
+  async function activeTabDirty() {
+    const cls = await page.locator('.editor-group-container.active .tab.active').first().getAttribute('class');
+    return /\bdirty\b/.test(cls ?? '');
+  }
+
+  /** Ctrl+S, then wait until the save is done: the tab is no longer dirty once the file
+   *  service has written the file (code-server writes it before it answers). */
   async function save() {
     await page.keyboard.press('Control+S');
-    await sleep(800);
+    await poll(async () => !(await activeTabDirty()), { what: 'the save (the active tab no longer dirty)', timeout: 20000 });
   }
 
   /** Open the quick-fix widget (Ctrl+.) at the cursor, apply the first fix whose title
@@ -589,8 +617,12 @@ try {
   });
   await check('"Change Language Mode" to AMDGPU Assembly shows the status item, back to Plain Text hides it', async () => {
     await openFile('not_amdgpu.s');
-    await sleep(1000);
-    assert(!/stinkywait/.test(await statusText()), 'status item shown for plain text');
+    // the editor is active with its language settled: Plain Text and no stinkywait item (the
+    // one of demo_loop.s goes when the extension sees the editor change)
+    await poll(async () => {
+      const t = await statusText();
+      return t.includes('Plain Text') && !/stinkywait/.test(t);
+    }, { what: 'Plain Text and no stinkywait status item for not_amdgpu.s', timeout: 20000 });
     await setLanguage('AMDGPU Assembly');
     const shown = await poll(async () => {
       const m = /stinkywait: \d+ waits? · \S+/.exec(await statusText());
@@ -864,8 +896,10 @@ try {
 
   await check('a .s without an AMDGPU target is left alone', async () => {
     await openFile('not_amdgpu.s');
-    await sleep(1500);
-    const status = await statusText();
+    const status = await poll(async () => {
+      const t = await statusText();
+      return t.includes('Plain Text') && !t.includes('AMDGPU Assembly') && (await hintSpans()).length === 0 ? t : false;
+    }, { what: 'not_amdgpu.s shown as Plain Text without hints', timeout: 20000 });
     assert(status.includes('Plain Text') && !status.includes('AMDGPU Assembly'), `x86 assembly was not left as Plain Text: ${status}`);
     assert((await hintSpans()).length === 0, 'hints in a non-AMDGPU file');
   });
@@ -919,7 +953,7 @@ try {
     const title = await applyQuickFix((t) => t.includes(target.instruction),
       `quick fix mentioning "${target.instruction}"`);
     assert(!title.includes('`'), `quick-fix title shows markdown backticks: ${title}`);
-    await sleep(300);
+    await poll(activeTabDirty, { what: `the edit of "${title}" in the buffer (its tab dirty)`, timeout: 20000 });
     await save();
     const after = fs.readFileSync(asmFile, 'utf8').split('\n');
     const added = after.length - before.length;
@@ -944,8 +978,12 @@ try {
   });
 
   await check('"stinkywait: Insert All Waits in File" inserts every remaining wait', async () => {
+    const logBefore = extensionLog().length;
     await runCommand('stinkywait: Insert All Waits in File');
-    await sleep(1000);
+    // the command logs once workspace.applyEdit has resolved (the buffer holds every wait)
+    const applied = await poll(async () => /insert all waits: (applied|rejected) [^\n]*/.exec(extensionLog().slice(logBefore))?.[0],
+      { what: '"insert all waits: applied" in the extension log', timeout: 30000 });
+    assert(applied.includes('applied'), applied);
     await save();
     const text = fs.readFileSync(asmFile, 'utf8');
     const left = cliPlan(asmFile);
@@ -986,7 +1024,8 @@ try {
     }, { what: 'the plan table', timeout: 20000 });
     assert(widths.why >= widths.table / 2, `the Why column is ${widths.why}px of a ${widths.table}px table`);
     if (opts.screenshotPlan) {
-      await sleep(500);
+      // the table is laid out (above); let the browser paint it before the picture
+      await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
       await page.screenshot({ path: opts.screenshotPlan });
     }
     return summary.trim();
