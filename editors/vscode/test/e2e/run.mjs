@@ -390,8 +390,10 @@ try {
     await page.evaluate((t) => navigator.clipboard.writeText(t), text);
     await page.keyboard.press('Control+A');
     await page.keyboard.press('Control+V');
-    // the paste (it reads the clipboard asynchronously) has landed before Ctrl+S
-    if (onDisk !== text) await poll(activeTabDirty, { what: 'the pasted settings in the settings.json editor (its tab dirty)', timeout: 15000 });
+    // the paste (it reads the clipboard asynchronously) has landed before Ctrl+S: the tab is
+    // dirty, or the web workbench's auto save (files.autoSave is afterDelay there) wrote it
+    const savedAsPasted = () => fs.existsSync(settingsFile) && fs.readFileSync(settingsFile, 'utf8') === text;
+    if (onDisk !== text) await poll(async () => (await activeTabDirty()) || savedAsPasted(), { what: 'the pasted settings in the settings.json editor (its tab dirty or the file saved)', timeout: 15000 });
     await save();
     await poll(async () => {
       const text = fs.existsSync(settingsFile) ? fs.readFileSync(settingsFile, 'utf8') : '';
@@ -531,7 +533,8 @@ try {
   }
 
   /** Ctrl+S, then wait until the save is done: the tab is no longer dirty once the file
-   *  service has written the file (code-server writes it before it answers). */
+   *  service has written the file (code-server writes it before it answers). The web
+   *  workbench also auto-saves after a second (files.autoSave defaults to afterDelay there). */
   async function save() {
     await page.keyboard.press('Control+S');
     await poll(async () => !(await activeTabDirty()), { what: 'the save (the active tab no longer dirty)', timeout: 20000 });
@@ -953,7 +956,9 @@ try {
     const title = await applyQuickFix((t) => t.includes(target.instruction),
       `quick fix mentioning "${target.instruction}"`);
     assert(!title.includes('`'), `quick-fix title shows markdown backticks: ${title}`);
-    await poll(activeTabDirty, { what: `the edit of "${title}" in the buffer (its tab dirty)`, timeout: 20000 });
+    // the edit landed: the tab is dirty, or auto save (afterDelay in the web) already wrote it
+    await poll(async () => (await activeTabDirty()) || fs.readFileSync(asmFile, 'utf8').split('\n').length > before.length,
+      { what: `the edit of "${title}" in the buffer (its tab dirty or the file longer)`, timeout: 20000 });
     await save();
     const after = fs.readFileSync(asmFile, 'utf8').split('\n');
     const added = after.length - before.length;
