@@ -394,15 +394,13 @@ try {
     // dirty, or the web workbench's auto save (files.autoSave is afterDelay there) wrote it
     const savedAsPasted = () => fs.existsSync(settingsFile) && fs.readFileSync(settingsFile, 'utf8') === text;
     if (onDisk !== text) await poll(async () => (await activeTabDirty()) || savedAsPasted(), { what: 'the pasted settings in the settings.json editor (its tab dirty or the file saved)', timeout: 15000 });
-    await save();
-    await poll(async () => {
-      const text = fs.existsSync(settingsFile) ? fs.readFileSync(settingsFile, 'utf8') : '';
+    await save(settingsFile, (saved) => {
       try {
-        return JSON.stringify(JSON.parse(text)) === JSON.stringify(values);
+        return JSON.stringify(JSON.parse(saved)) === JSON.stringify(values);
       } catch {
         return false;
       }
-    }, { what: 'settings.json to be saved as pasted', timeout: 15000 });
+    }, 'the settings as pasted');
   }
 
   /** The hover at line:column (Ctrl+K Ctrl+I, as often as it takes), once `ready(text)`. */
@@ -532,12 +530,12 @@ try {
     return /\bdirty\b/.test(cls ?? '');
   }
 
-  /** Ctrl+S, then wait until the save is done: the tab is no longer dirty once the file
-   *  service has written the file (code-server writes it before it answers). The web
-   *  workbench also auto-saves after a second (files.autoSave defaults to afterDelay there). */
-  async function save() {
+  /** Ctrl+S, then wait until `file` on disk satisfies `ok` (what the save must have written).
+   *  The tab's dirty mark cannot tell: VS Code drops it while a save is still under way, and
+   *  the web workbench auto-saves after a second (files.autoSave defaults to afterDelay). */
+  async function save(file, ok, what) {
     await page.keyboard.press('Control+S');
-    await poll(async () => !(await activeTabDirty()), { what: 'the save (the active tab no longer dirty)', timeout: 20000 });
+    await poll(() => fs.existsSync(file) && ok(fs.readFileSync(file, 'utf8')), { what: `the save of ${path.basename(file)}: ${what}`, timeout: 20000 });
   }
 
   /** Open the quick-fix widget (Ctrl+.) at the cursor, apply the first fix whose title
@@ -779,7 +777,8 @@ try {
         inlayHintRequestMedian: med(rtt), inlayHintRequests: rtt.length, load: os.loadavg().map((x) => x.toFixed(1)).join(' ') };
       console.log(`edit -> hints: ${JSON.stringify(figures)}`);
       if (opts.latencyOut) fs.writeFileSync(opts.latencyOut, JSON.stringify(figures, null, 2));
-      await save();
+      // an even number of edits: the buffer is the stripped text again
+      await save(strippedFile, (t) => t === original, 'the stripped text after the last undo');
       return `median ${figures.median} ms (${figures.min}-${figures.max}; edits 1-8 ${figures.firstEightMedian}, 9-16 ${figures.laterEightMedian}), inlayHint request median ${figures.inlayHintRequestMedian} ms over ${rtt.length}; load ${figures.load}`;
     });
 
@@ -792,7 +791,7 @@ try {
       // the edit is resolved by the server (one re-analysis per pair): wait for it to land
       await poll(async () => (await page.locator('.editor-group-container.active .view-lines').innerText()).includes('st.token:'),
         { what: 'st.token comments in the buffer', timeout: 60000 });
-      await save();
+      await save(strippedFile, (t) => t.includes('st.token:'), 'the st.token comments');
       const after = fs.readFileSync(strippedFile, 'utf8');
       const tagged = after.split('\n').filter((l, i) => l !== original.split('\n')[i]);
       assert(tagged.length >= 2 && tagged.every((l) => /\/\/ st\.token:\d/.test(l)), `changed lines: ${JSON.stringify(tagged)}`);
@@ -803,7 +802,7 @@ try {
       await page.keyboard.press('Control+Z');
       await poll(async () => !(await page.locator('.editor-group-container.active .view-lines').innerText()).includes('st.token:'),
         { what: 'the undo', timeout: 10000 }).catch(() => {});
-      await save();
+      await save(strippedFile, (t) => !t.includes('st.token:'), 'the text without st.token comments').catch(() => {});
       fs.writeFileSync(strippedFile, original);
       return `${fallback.instruction} before line ${fallback.line}: ${tagged.length} ops tagged`;
     });
@@ -959,7 +958,7 @@ try {
     // the edit landed: the tab is dirty, or auto save (afterDelay in the web) already wrote it
     await poll(async () => (await activeTabDirty()) || fs.readFileSync(asmFile, 'utf8').split('\n').length > before.length,
       { what: `the edit of "${title}" in the buffer (its tab dirty or the file longer)`, timeout: 20000 });
-    await save();
+    await save(asmFile, (t) => t.split('\n').length > before.length, 'the inserted wait');
     const after = fs.readFileSync(asmFile, 'utf8').split('\n');
     const added = after.length - before.length;
     assert(added >= 1, `no line inserted by "${title}"`);
@@ -989,12 +988,12 @@ try {
     const applied = await poll(async () => /insert all waits: (applied|rejected) [^\n]*/.exec(extensionLog().slice(logBefore))?.[0],
       { what: '"insert all waits: applied" in the extension log', timeout: 30000 });
     assert(applied.includes('applied'), applied);
-    await save();
+    // waits of two counters may share a line (s_wait_loadcnt_dscnt): as many as the CLI writes
+    const cliInserted = spawnSync(opts.python, ['-m', 'stinkywait_core.cli.main', 'insert', path.join(extRoot, 'test', 'fixtures', 'gemm_loop.s')], { encoding: 'utf8' }).stdout;
+    await save(asmFile, (t) => waitLines(t).length >= waitLines(cliInserted).length, `${waitLines(cliInserted).length} wait lines, as many as stinkywait insert writes`);
     const text = fs.readFileSync(asmFile, 'utf8');
     const left = cliPlan(asmFile);
     assert(left.length === 0, `after insert-all the CLI still plans ${left.length} waits: ${left.map((w) => `${w.line}:${w.instruction}`).join(', ')}`);
-    // waits of two counters may share a line (s_wait_loadcnt_dscnt): as many as the CLI writes
-    const cliInserted = spawnSync(opts.python, ['-m', 'stinkywait_core.cli.main', 'insert', path.join(extRoot, 'test', 'fixtures', 'gemm_loop.s')], { encoding: 'utf8' }).stdout;
     const lines = waitLines(text);
     assert(lines.length === waitLines(cliInserted).length, `${lines.length} wait lines, stinkywait insert writes ${waitLines(cliInserted).length}`);
     await poll(async () => /stinkywait: 0 waits\b/.test(await statusText()), { what: '"stinkywait: 0 waits"', timeout: 30000 });
