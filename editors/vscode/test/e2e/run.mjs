@@ -297,16 +297,17 @@ try {
     }
     return { errors: errors ? Number(errors[1]) : 0, warnings: warnings ? Number(warnings[1]) : 0, label };
   };
-  /** Problem counts once they have not changed for a second. */
-  const stableProblemCounts = async () => {
-    let last = await problemCounts();
-    for (let i = 0; i < 40; i++) {
-      await sleep(1000);
-      const now = await problemCounts();
-      if (now.errors === last.errors && now.warnings === last.warnings) return now;
-      last = now;
-    }
-    return last;
+  /** The problems item once it counts what `stinkywait check` finds in `files` (the kernels
+   *  open so far): every one of their diagnostics has been published. */
+  const problemCountsOf = async (files) => {
+    const want = files.map(cliSeverities).reduce((a, b) => ({ errors: a.errors + b.errors, warnings: a.warnings + b.warnings }), { errors: 0, warnings: 0 });
+    let seen = '';
+    return poll(async () => {
+      const c = await problemCounts();
+      seen = c.label.trim();
+      return c.errors === want.errors && c.warnings === want.warnings ? c : false;
+    }, { what: `${want.errors} errors and ${want.warnings} warnings of ${files.map((f) => path.basename(f)).join(', ')} in the problems item`, timeout: 30000 })
+      .catch((err) => { throw new Error(`${err.message}; it reads "${seen}"`); });
   };
 
   /** The quick input's selected row, once it is visible and its text satisfies `ok`. */
@@ -644,7 +645,7 @@ try {
     });
     const shown = candidates.sort((a, b) => (b.deps.length - a.deps.length) || (a.line - b.line))[0];
     await check('stripped GEMM: errors only for proven missing waits, unproven ones are warnings', async () => {
-      const before = await stableProblemCounts();
+      const before = await problemCountsOf([path.join(ws, 'demo_loop.s')]);
       await openFile('gemm1_stripped.s');
       const want = cliSeverities(strippedFile);
       const unproven = gemmPlan.filter((w) => /^fallback/i.test(w.reason ?? '')).length;
