@@ -17,6 +17,7 @@ import gc
 import inspect
 import json
 import logging
+import os
 import re
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -181,6 +182,12 @@ class StinkyWaitServer(LanguageServer):
         self._new_cache = new_cache
         self._debounce_s = debounce_s
         self._scheduler: Scheduler | None = None
+        #: reverse include map: an included file's path -> the open documents whose last
+        #: analysis read it (an edit of that file, open in the editor, re-analyses them)
+        self.includers: dict[str, set[str]] = {}
+        #: per document, how many times a file it includes changed: added to the settings
+        #: generation in its freshness key, so the scheduler analyses it again
+        self.include_epoch: dict[str, int] = {}
 
     # -- plumbing --------------------------------------------------------------------------
 
@@ -221,7 +228,7 @@ class StinkyWaitServer(LanguageServer):
 
     def current_key(self, uri: str) -> Key | None:
         doc = self._document(uri)
-        return None if doc is None else (self.generation, doc.version or 0)
+        return None if doc is None else (self.generation + self.include_epoch.get(uri, 0), doc.version or 0)
 
     def make_job(self, uri: str) -> Job | None:
         doc = self._document(uri)
@@ -230,13 +237,47 @@ class StinkyWaitServer(LanguageServer):
         language = doc.language_id if doc.language_id in LANGUAGES else None
         encoding = self.workspace.position_encoding or T.PositionEncodingKind.Utf16
         return Job(uri=uri, path=to_fs_path(uri) or uri, version=doc.version or 0,
-                   generation=self.generation, text=doc.source, language=language,
+                   generation=self.generation + self.include_epoch.get(uri, 0), text=doc.source, language=language,
                    options=self.settings.to_options(), encoding=str(getattr(encoding, "value", encoding)),
-                   view=self.settings.view)
+                   view=self.settings.view, sources=self.open_sources(uri))
+
+    def open_sources(self, uri: str) -> dict[str, str]:
+        """The texts of the other open documents by file path: an included file that is open
+        is read from its buffer, not from the disk (captured here, on the loop thread)."""
+        out: dict[str, str] = {}
+        for other, doc in list(self.workspace.text_documents.items()):
+            if other != uri:
+                path = to_fs_path(other)
+                if path:
+                    out[os.path.abspath(path)] = doc.source
+        return out
+
+    def note_includes(self, snap: Snapshot) -> None:
+        """Record which files the snapshot's analysis included (the reverse include map)."""
+        sites = getattr(snap.analysis, "call_sites", None) if snap.analysis is not None else None
+        read = set(sites.source_map.includes) if sites is not None else set()
+        for path, uris in list(self.includers.items()):
+            if path not in read:
+                uris.discard(snap.uri)
+                if not uris:
+                    del self.includers[path]
+        for path in read:
+            self.includers.setdefault(path, set()).add(snap.uri)
+
+    def reanalyse_includers(self, uri: str) -> None:
+        """An open file changed: analyse again every open document that includes it."""
+        path = to_fs_path(uri)
+        if not path:
+            return
+        for other in sorted(self.includers.get(os.path.abspath(path), ())):
+            if other != uri and self._document(other) is not None:
+                self.include_epoch[other] = self.include_epoch.get(other, 0) + 1
+                self.scheduler.changed(other)
 
     def publish(self, snap: Snapshot) -> None:
         """Push the snapshot's diagnostics (JSON built straight from the core's records)."""
         t0 = time.perf_counter()
+        self.note_includes(snap)
         diagnostics = snap.published()
         params = {"uri": snap.uri, "version": snap.version, "diagnostics": diagnostics}
         if isinstance(self.protocol, TimedProtocol):
@@ -445,10 +486,12 @@ def create_server(*, debounce_s: float = 0.0, review_process: bool = False,
             if isinstance(ls.protocol, TimedProtocol) and ls.protocol.change_recv:
                 rec["recv"] = ls.protocol.change_recv
         ls.scheduler.changed(uri)
+        ls.reanalyse_includers(uri)
 
     @server.feature(T.TEXT_DOCUMENT_DID_CLOSE)
     def on_close(ls: StinkyWaitServer, params: T.DidCloseTextDocumentParams) -> None:
         ls.scheduler.closed(params.text_document.uri)
+        ls.reanalyse_includers(params.text_document.uri)  # they read the file from disk again
         ls.text_document_publish_diagnostics(
             T.PublishDiagnosticsParams(uri=params.text_document.uri, diagnostics=[]))
 
