@@ -42,6 +42,9 @@ class Options(FrozenRecord):
     wait right before its first consumer, as the spec, upstream and LLVM place them); -1
     (the default) is `COALESCE_WINDOW` on assembly under the hardware model and 0 otherwise
     (STIR keeps the spec's placement, whose worked examples are contract).
+    `latency_overrides`: (dotted key, value) pairs over the target family's latency model
+    (`targets/latency.py`, `--latency-model FILE`): they price placements (CoalesceWaits) and
+    predict stall, never what is safe.
     """
 
     #: the CoalesceWaits window on assembly under the hardware model (docs/decisions.md 41)
@@ -49,7 +52,7 @@ class Options(FrozenRecord):
 
     __slots__ = ("num_waves", "arch", "enable_loop_carried_token_deps", "enable_tensor_descriptor_war", "optimize",
                  "replace_waits", "bounded", "count_from_instance", "represent_empty_paths", "model",
-                 "coalesce_window")
+                 "coalesce_window", "latency_overrides")
     num_waves: int
     arch: str
     enable_loop_carried_token_deps: bool
@@ -61,24 +64,28 @@ class Options(FrozenRecord):
     represent_empty_paths: bool
     model: str
     coalesce_window: int
+    latency_overrides: tuple
     __dataclass_fields__ = DataclassFields()
 
     def __init__(self, num_waves: int = 0, arch: str = "gfx1250", enable_loop_carried_token_deps: bool = True,
                  enable_tensor_descriptor_war: bool = False, optimize: bool = True, replace_waits: bool = False,
                  bounded: bool = True, count_from_instance: str = "newest", represent_empty_paths: bool = True,
-                 model: str = "hw", coalesce_window: int = -1) -> None:
+                 model: str = "hw", coalesce_window: int = -1, latency_overrides: tuple = ()) -> None:
         self._assign(num_waves, arch, enable_loop_carried_token_deps, enable_tensor_descriptor_war, optimize,
                      replace_waits, bounded, count_from_instance, represent_empty_paths, model,
-                     coalesce_window)
+                     coalesce_window, tuple(latency_overrides))
 
     def to_json(self) -> dict[str, Any]:
-        return {"numWaves": self.num_waves, "arch": self.arch,
+        out = {"numWaves": self.num_waves, "arch": self.arch,
                 "enableLoopCarriedTokenDeps": self.enable_loop_carried_token_deps,
                 "enableTensorDescriptorWar": self.enable_tensor_descriptor_war,
                 "optimize": self.optimize, "replaceWaits": self.replace_waits,
                 "bounded": self.bounded, "countFromInstance": self.count_from_instance,
                 "representEmptyPaths": self.represent_empty_paths, "model": self.model,
                 "coalesceWindow": self.coalesce_window}
+        if self.latency_overrides:
+            out["latencyOverrides"] = dict(self.latency_overrides)
+        return out
 
     def coalesce_for(self, assembly: bool) -> int:
         """The CoalesceWaits window for a function of this kind of input (see the class)."""
@@ -91,6 +98,12 @@ class Options(FrozenRecord):
         """The `targets.Target` these options plan for (raises `UnsupportedTarget`)."""
         from .targets import get_target
         return get_target(self.arch, self.model)
+
+    @property
+    def latency_model(self):
+        """The target family's `LatencyModel` with this run's overrides."""
+        model = self.target.latency
+        return model.with_overrides(self.latency_overrides) if model is not None else None
 
     def replace(self, **changes: Any) -> "Options":
         """A copy with `changes` applied (what `dataclasses.replace` gives)."""

@@ -16,6 +16,7 @@ from stinkywait_core.findings import binding_dep
 
 from .explain import counter_name, hint_label, other_producers, rule_label, wait_summary
 from .snapshot import Snapshot
+from .stall_view import kernel_stall, stall_record
 
 
 def document_uri(params: Any) -> str | None:
@@ -42,7 +43,7 @@ def finding_counts(snap: Snapshot) -> dict[str, int] | None:
 def status_json(snap: Snapshot) -> dict[str, Any]:
     snap.ir()
     return {"uri": snap.uri, "version": snap.version, "waits": len(snap.waits), "target": snap.target(),
-            "findings": finding_counts(snap)}
+            "findings": finding_counts(snap), "stall": kernel_stall(snap.analysis)}
 
 
 def _settings_json(snap: Snapshot) -> dict[str, Any]:
@@ -73,8 +74,12 @@ def plan_json(snap: Snapshot) -> dict[str, Any]:
                 "producer": None if b is None else {"line": b.line, "mnemonic": b.mnemonic,
                                                      "countFrom": b.count_from},
                 "others": other_producers(w),
+                "stall": stall_record(analysis, w, names),
             })
-        functions.append({"name": fr.name, "waits": waits,
+        # where the cycles go: the costliest waits first (text order among equals)
+        waits.sort(key=lambda r: -(r["stall"] or {}).get("cycles", 0))
+        functions.append({"name": fr.name, "waits": waits, "stall": (kernel_stall(analysis) or {}).get(
+                              "functions", {}).get(fr.name),
                           "diagnostics": [d.to_json() for d in fr.diagnostics]})
     return {"file": snap.job.path if snap.job is not None else snap.uri, "version": snap.version,
             "target": snap.target(), "settings": _settings_json(snap),

@@ -18,6 +18,7 @@ from stinkywait_core.results import PlannedWait
 from .explain import fifo_markdown, hint_label, tooltip_markdown, wait_summary
 from .positions import range_json
 from .snapshot import Snapshot
+from .stall_view import stall_line
 
 
 Span = tuple[tuple[int, int], tuple[int, int]]
@@ -138,8 +139,13 @@ def hover_markdown(snap: Snapshot, line: int) -> str | None:
         where = ""
     if waits:
         summary = [where] if where else []
+        analysis = snap.ir()
         for w in waits:
-            summary.append("  \n".join(wait_summary(w, names)))
+            lines = wait_summary(w, names)
+            stall = stall_line(analysis, w, names)
+            if stall is not None:
+                lines = [*lines[:1], stall, *lines[1:]]
+            summary.append("  \n".join(lines))
         sections.append("\n\n".join(summary))
     elif where:
         sections.append(where)

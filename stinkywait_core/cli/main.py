@@ -34,7 +34,8 @@ def _options(ns: argparse.Namespace) -> Options:
               enable_tensor_descriptor_war=ns.tensor_descriptor_war,
               optimize=not ns.no_optimize,
               replace_waits=ns.replace_waits,
-              coalesce_window=max(-1, ns.coalesce))
+              coalesce_window=max(-1, ns.coalesce),
+              latency_overrides=getattr(ns, "latency_overrides", ()))
     if ns.upstream:
         return Options.upstream(**kw)
     return Options(bounded=not ns.exact, **kw)
@@ -93,8 +94,10 @@ def cmd_plan(ns: argparse.Namespace) -> int:
             where = "before" if w.placement == "before" else "after"
             deps = "; ".join(f"{d.mnemonic} line {d.line}" + (f" via ^{d.pred}" if d.pred else "")
                              + f" countFrom {d.count_from}" for d in w.deps)
+            st = an.wait_stall(w)
+            cost = "" if st is None else f"  ~{st.per_trip} cycles stall" + (f" (per trip of {st.loop})" if st.loop else "")
             print(f"  {an.path}:{w.line}:{w.column}: {w.instruction:<20} {where} ^{w.block}  "
-                  f"[{w.rule}] {deps or w.reason}")
+                  f"[{w.rule}] {deps or w.reason}{cost}")
     return 1 if an.has_errors() else 0
 
 
@@ -192,6 +195,9 @@ COMMON_OPTIONS: list[tuple[tuple[str, ...], dict[str, Any]]] = [
                            help="CoalesceWaits: fold a wait into an earlier one of the same counter up to N "
                                 "instructions before it (0: one wait per first consumer; default: 32 on "
                                 "assembly, 0 on STIR; docs/decisions.md 42)")),
+    (("--latency-model",), dict(default=None, metavar="FILE",
+                                help="a JSON or TOML file of latency-model overrides (docs/latency-model.md): "
+                                     "prices placements and predicts stall, never decides safety")),
     (("--exact",), dict(action="store_true", help="no widening: the exact per-predecessor iteration (may be slow)")),
     (("--upstream",), dict(action="store_true",
                            help="upstream stinkytofu's model and choices: five counters, its rules, "
@@ -331,6 +337,13 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if not _check_target(ns):
         return 2
+    if getattr(ns, "latency_model", None):
+        from ..targets.latency import LatencyModelError, load_overrides
+        try:
+            ns.latency_overrides = load_overrides(ns.latency_model)
+        except LatencyModelError as exc:
+            print(exc, file=sys.stderr)
+            return 2
     try:
         return ns.func(ns)
     except KeyboardInterrupt:

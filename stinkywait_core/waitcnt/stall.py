@@ -1,0 +1,264 @@
+"""Predicted stall: a one-wave, in-order simulation of a function under the latency model.
+
+Why a simulation and not a formula.  What a wait costs depends on how long ago the op it
+retires was issued, which depends on every instruction and every earlier wait in between, on
+both sides of a loop's back edge.  The simulation walks the function's hot path once, as one
+wave with the machine to itself: every instruction takes its issue cycles (a matrix op also
+holds the matrix pipe for its passes, so the next matrix op waits for the pipe while other
+instructions co-issue), every memory op completes its latency after issue (in issue order on an
+in-order timeline, `targets/model.py`), and at each wait the clock moves on to the cycle at
+which the counter has come down to the wait's value -- the exact counter semantics: a counter
+is the number of ops of all its timelines still in flight, so `lgkmcnt(2)` with LDS and SMEM
+ops pending waits until at most two of them, of either kind, are left.
+
+The hot path: blocks in layout order, forward conditional branches not taken, each loop's back
+edge taken until the loop has run `loop_trips` times (then the exit).  A wait inside a loop
+reports its stall on the last trip (the steady state) and the loop's header; the kernel's total
+is the sum over the whole walk.  The model prices placements; the pass alone decides safety.
+"""
+
+from __future__ import annotations
+
+from ..ir import Function, Instruction
+from ..targets.latency import LatencyModel
+from ..targets.model import CK_DS, CTL_BRANCH, CTL_CBRANCH, CTL_ENDPGM, CTL_JUMP, CTL_RETURN, CTL_TRAP
+
+#: at most this many instructions are walked (loops nested deep in a huge kernel)
+STEP_LIMIT = 400_000
+
+#: a program point's waits: (1-based line, "before" | "after") -> counter name -> value
+PlannedPoints = dict[tuple[int, str], dict[str, int]]
+
+
+def ready_at(completions: list[float], n: int) -> float:
+    """The cycle at which at most `n` of the ops completing at `completions` are in flight
+    (-inf: already)."""
+    if len(completions) <= n:
+        return float("-inf")
+    return sorted(completions, reverse=True)[n]
+
+
+class PointStall:
+    """The predicted stall of one wait (a program point of waits)."""
+
+    __slots__ = ("line", "placement", "total", "visits", "last", "loop")
+
+    def __init__(self, line: int, placement: str, loop: str | None) -> None:
+        self.line, self.placement, self.loop = line, placement, loop
+        self.total = 0
+        self.visits = 0
+        self.last = 0
+
+    @property
+    def per_trip(self) -> int:
+        """Cycles on the hot path's last visit (one loop trip inside a loop)."""
+        return self.last
+
+    def to_json(self) -> dict[str, object]:
+        return {"line": self.line, "placement": self.placement, "cycles": self.last, "total": self.total,
+                "visits": self.visits, "loop": self.loop}
+
+
+class StallRun:
+    """The simulation of one function: each wait's stall and the walk's total cycles."""
+
+    __slots__ = ("points", "total", "cycles", "truncated")
+
+    def __init__(self) -> None:
+        #: (line, "before" | "after") of a planned point, (line, "self") of a hand-written wait
+        self.points: dict[tuple[int, str], PointStall] = {}
+        self.total = 0
+        self.cycles = 0
+        self.truncated = False
+
+    def at(self, line: int, placement: str) -> PointStall | None:
+        return self.points.get((line, placement))
+
+
+class Wave:
+    """One wave's clock under a latency model: issue, in-flight ops per timeline, waits.
+
+    Shared by the stall simulation and CoalesceWaits (which prices a fold on a block-local
+    walk), so both read the same costs the same way."""
+
+    __slots__ = ("target", "model", "t", "xdl_free", "inflight", "last_done", "_facts")
+
+    def __init__(self, target, model: LatencyModel) -> None:
+        self.target, self.model = target, model
+        self.t = 0.0
+        self.xdl_free = 0.0
+        self.inflight: dict[int, list[float]] = {}
+        self.last_done: dict[int, float] = {}
+        self._facts: dict[int, tuple] = {}
+
+    def fact(self, inst: Instruction) -> tuple:
+        """(issue cycles, hand-written wait values, pushes (timeline, latency, in order),
+        matrix passes, control kind) of one instruction."""
+        f = self._facts.get(id(inst))
+        if f is None:
+            target, model = self.target, self.model
+            sem = target.sem(inst)
+            cls = model.issue_class(inst.mnemonic, sem)
+            cost = model.issue[cls]
+            if cls == "nop":
+                lit = inst.first_literal()
+                cost *= 1 + (lit if isinstance(lit, int) and 0 <= lit < 16 else 0)
+            elif cls == "barrier":
+                cost += model.barrier_cycles
+            waits = target.decode_wait(inst) if sem.wait else {}
+            pushes = tuple((ck, model.op_latency(sem, ck), target.in_order.get(ck, True))
+                           for ck in sem.pushes if ck in target.counter_of)
+            passes = model.passes(inst.mnemonic) if cls == "matrix" else 0
+            f = self._facts[id(inst)] = (cost, waits, pushes, passes, sem.control)
+        return f
+
+    def pending(self, cks) -> list[float]:
+        """Completion cycles of the ops still in flight on timelines `cks`."""
+        t = self.t
+        return [c for ck in cks for c in self.inflight.get(ck, ()) if c > t]
+
+    def ready(self, cks, n: int) -> float:
+        """The cycle at which at most `n` ops of timelines `cks` are in flight (no earlier than now)."""
+        return max(self.t, ready_at(self.pending(cks), n))
+
+    def advance(self, t: float) -> int:
+        """Move the clock to `t` (if later); the cycles waited."""
+        stall = max(0.0, t - self.t)
+        self.t += stall
+        for lst in self.inflight.values():
+            if len(lst) > 8:
+                lst[:] = [c for c in lst if c > self.t]
+        return int(stall)
+
+    def issue(self, inst: Instruction) -> str:
+        """Issue one instruction (its hand-written wait is the caller's); its control kind."""
+        cost, _, pushes, passes, ctl = self.fact(inst)
+        issue = self.t
+        if passes:
+            issue = max(issue, self.xdl_free)
+            self.xdl_free = issue + passes * self.model.matrix_pass_cycles
+        depth = self.model.lds_queue_depth
+        for ck, lat, in_order in pushes:
+            if ck == CK_DS and depth:
+                pending = [c for c in self.inflight.get(CK_DS, ()) if c > issue]
+                issue = max(issue, ready_at(pending, depth - 1))
+            done = issue + lat
+            if in_order:
+                done = max(done, self.last_done.get(ck, 0.0))
+                self.last_done[ck] = done
+            self.inflight.setdefault(ck, []).append(done)
+        self.t = issue + cost
+        return ctl
+
+
+def _loops(func: Function, pos: dict[int, int]) -> list[str | None]:
+    """Block position -> the name of the header of the innermost loop (layout back edge) around it."""
+    n = len(func.blocks)
+    best: list[tuple[int, str] | None] = [None] * n
+    for i, b in enumerate(func.blocks):
+        for s in b.succs:
+            j = pos.get(id(s))
+            if j is None or j > i:
+                continue
+            for k in range(j, i + 1):
+                if best[k] is None or best[k][0] > i - j:
+                    best[k] = (i - j, s.name)
+    return [None if x is None else x[1] for x in best]
+
+
+def simulate(func: Function, target, planned: PlannedPoints | None = None,
+             model: LatencyModel | None = None) -> StallRun:
+    """Walk `func`'s hot path with its hand-written waits and the `planned` ones."""
+    model = model or target.latency
+    run = StallRun()
+    if model is None or not func.blocks:
+        return run
+    planned = planned or {}
+    blocks = func.blocks
+    pos = {id(b): i for i, b in enumerate(blocks)}
+    loop_of = _loops(func, pos)
+    counters = {name: tuple(ck for ck in target.timelines if target.counter_of[ck] == name)
+                for name in target.counter_names}
+    wave = Wave(target, model)
+
+    def wait(values: dict[str, int], key: tuple[int, str], loop: str | None) -> None:
+        need = wave.t
+        for name, n in values.items():
+            if n >= 0:
+                need = max(need, wave.ready(counters.get(name, ()), n))
+        stall = wave.advance(need)
+        p = run.points.get(key)
+        if p is None:
+            p = run.points[key] = PointStall(key[0], key[1], loop)
+        p.visits += 1
+        p.last = stall
+        p.total += stall
+        run.total += stall
+
+    trips: dict[int, int] = {}
+    steps = 0
+    bi: int | None = 0
+    while bi is not None and 0 <= bi < len(blocks):
+        b = blocks[bi]
+        loop = loop_of[bi]
+        last_ctl = ""
+        instrs = [i for i in b.instrs if not i.is_label and not i.is_phi]
+        for inst in instrs:
+            line = inst.span.line if inst.span is not None else 0
+            pw = planned.get((line, "before"))
+            if pw:
+                wait(pw, (line, "before"), loop)
+            waits = wave.fact(inst)[1]
+            if waits:
+                wait(waits, (line, "self"), loop)
+            ctl = wave.issue(inst)
+            last_ctl = ctl
+            steps += 1
+        if instrs:
+            line = instrs[-1].span.line if instrs[-1].span is not None else 0
+            pw = planned.get((line, "after"))
+            if pw:
+                wait(pw, (line, "after"), loop)
+        if steps > STEP_LIMIT:
+            run.truncated = True
+            break
+        if last_ctl in (CTL_RETURN, CTL_ENDPGM, CTL_TRAP):
+            break
+        nxt = bi + 1
+        tgt = None
+        for s in b.succs:
+            j = pos.get(id(s))
+            if j is not None and (j != nxt or (last_ctl in (CTL_BRANCH, CTL_JUMP) and len(b.succs) == 1)):
+                tgt = j
+                break
+        if tgt is None or last_ctl not in (CTL_BRANCH, CTL_JUMP, CTL_CBRANCH):
+            bi = nxt
+            continue
+        if tgt > bi:  # forward: an unconditional branch is taken, a conditional one falls through
+            if last_ctl != CTL_CBRANCH:
+                wave.t += model.issue["branch_taken"]
+                bi = tgt
+            else:
+                bi = nxt
+            continue
+        taken = trips.get(bi, 0)
+        if taken + 1 < model.loop_trips:  # the back edge: the loop runs `loop_trips` times
+            trips[bi] = taken + 1
+            wave.t += model.issue["branch_taken"]
+            bi = tgt
+        else:
+            trips[bi] = 0
+            bi = nxt
+    run.cycles = int(wave.t)
+    return run
+
+
+def planned_points(waits, target) -> PlannedPoints:
+    """`PlannedWait` records -> the program points the simulation applies them at."""
+    out: PlannedPoints = {}
+    names = set(target.counter_names)
+    for w in waits:
+        name = w.counter + "cnt" if w.counter + "cnt" in names else w.counter  # (records say "lgkm")
+        d = out.setdefault((w.line, w.placement), {})
+        d[name] = min(w.count, d.get(name, w.count))
+    return out
