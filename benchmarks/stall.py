@@ -74,18 +74,19 @@ def ours(path: Path, tree: str | None, coalesce: int, latency: str | None, tmp: 
 
 
 def hw_unsafe(path: str) -> int:
+    """Violations the hardware checker (`check --exhaustive`) finds in our output (-1: it failed)."""
     r = subprocess.run([sys.executable, "-m", "stinkywait_core.cli.main", "check", "--exhaustive", "--format", "json",
-                        path], capture_output=True, text=True)
+                        path], capture_output=True, text=True, cwd=os.path.dirname(path))
     try:
         data = json.loads(r.stdout)
     except json.JSONDecodeError:
         return -1
-    files = data if isinstance(data, list) else data.get("files", [data])
     n = 0
-    for f in files:
-        for d in f.get("diagnostics", []) if isinstance(f, dict) else []:
-            if d.get("severity") == "error":
-                n += 1
+    for f in data.get("files", []):
+        ex = f.get("exhaustive") or {}
+        if f.get("error") or ex.get("ok") is None:
+            return -1
+        n += len(ex.get("violations", []))
     return n
 
 

@@ -103,3 +103,28 @@ def test_the_analysis_gives_each_planned_wait_its_stall():
     assert js["waits"][0]["stall"] == {"cycles": 60, "loop": None, "total": 60}
     assert js["stall"]["cycles"] == 60
     assert get_target("gfx942").latency.latency["lds"] == 64
+
+
+def test_check_prices_a_stricter_than_needed_wait():
+    # gfx1250, in a loop: the first LDS load issues at 0 (back at 72), two `s_nop 15` take 16
+    # cycles each, the second load issues at 33 (back at 105).  `s_wait_dscnt 0` at 34 waits
+    # for the second load (until 105) where `s_wait_dscnt 1` waits for the first (until 72):
+    # 33 cycles more a trip; after the `s_nop 15`s the later wait finds both back either way.
+    # (gfx9's lgkmcnt is never relaxed by the review: SMEM on it completes out of order.)
+    body = (".Lloop:\n"
+            "\tds_load_b32 v1, v0\n"
+            "\ts_nop 15\n\ts_nop 15\n"
+            "\tds_load_b32 v2, v0 offset:4\n"
+            "\ts_wait_dscnt 0\n"                          # line 9
+            "\tv_add_f32 v3, v1, v1\n"
+            + "\ts_nop 15\n" * 5 +
+            "\ts_wait_dscnt 0\n"
+            "\tv_add_f32 v4, v2, v2\n"
+            "\ts_sub_u32 s2, s2, 1\n\ts_cmp_lg_u32 s2, 0\n\ts_cbranch_scc1 .Lloop\n\ts_endpgm\n")
+    an = analyze(HEAD.format(cpu="gfx1250") + body, "t.s", Options())
+    (d,) = [d for d in an.check_diagnostics() if d.code == "stricter-wait"]
+    assert d.line == 9 and d.message.endswith("s_wait_dscnt 1 suffices; costs ~33 cycles per trip of .Lloop")
+    # slower nops: the loads lie 1 + 2 x 32 cycles apart, the strict wait costs that much
+    an = analyze(HEAD.format(cpu="gfx1250") + body, "t.s", Options(latency_overrides=(("issue.nop", 2),)))
+    (d,) = [d for d in an.check_diagnostics() if d.code == "stricter-wait"]
+    assert d.message.endswith("costs ~65 cycles per trip of .Lloop")

@@ -167,8 +167,9 @@ def _loops(func: Function, pos: dict[int, int]) -> list[str | None]:
 
 
 def simulate(func: Function, target, planned: PlannedPoints | None = None,
-             model: LatencyModel | None = None) -> StallRun:
-    """Walk `func`'s hot path with its hand-written waits and the `planned` ones."""
+             model: LatencyModel | None = None, rewritten: dict[int, dict[str, int]] | None = None) -> StallRun:
+    """Walk `func`'s hot path with its hand-written waits and the `planned` ones;
+    `rewritten`: 1-based line -> the values a hand-written wait there is read with instead."""
     model = model or target.latency
     run = StallRun()
     if model is None or not func.blocks:
@@ -195,6 +196,16 @@ def simulate(func: Function, target, planned: PlannedPoints | None = None,
         p.total += stall
         run.total += stall
 
+    spelled: dict[tuple, int] = {}
+
+    def slots(values: dict[str, int]) -> int:
+        """The issue cycles of a planned point: its wait instructions, as the target spells them."""
+        key = tuple(sorted(values.items()))
+        n = spelled.get(key)
+        if n is None:
+            n = spelled[key] = len(target.encode_waits(values)) * model.issue["wait"]
+        return n
+
     trips: dict[int, int] = {}
     steps = 0
     bi: int | None = 0
@@ -208,7 +219,10 @@ def simulate(func: Function, target, planned: PlannedPoints | None = None,
             pw = planned.get((line, "before"))
             if pw:
                 wait(pw, (line, "before"), loop)
+                wave.t += slots(pw)
             waits = wave.fact(inst)[1]
+            if rewritten and line in rewritten:
+                waits = rewritten[line]
             if waits:
                 wait(waits, (line, "self"), loop)
             ctl = wave.issue(inst)
@@ -219,6 +233,7 @@ def simulate(func: Function, target, planned: PlannedPoints | None = None,
             pw = planned.get((line, "after"))
             if pw:
                 wait(pw, (line, "after"), loop)
+                wave.t += slots(pw)
         if steps > STEP_LIMIT:
             run.truncated = True
             break
@@ -262,3 +277,19 @@ def planned_points(waits, target) -> PlannedPoints:
         d = out.setdefault((w.line, w.placement), {})
         d[name] = min(w.count, d.get(name, w.count))
     return out
+
+
+def relax_saving(func: Function, target, model: LatencyModel, planned: PlannedPoints, line: int,
+                 values: dict[str, int]) -> tuple[int, str | None]:
+    """What a hand-written wait at `line` costs over the same wait with `values`: (cycles per
+    visit of the hot path -- per trip inside a loop --, the loop's header or None)."""
+    before = simulate(func, target, planned, model)
+    after = simulate(func, target, planned, model, {line: values})
+    p = before.at(line, "self")
+    visits = p.visits if p is not None and p.visits else 1
+    return max(0, (before.total - after.total) // visits), p.loop if p is not None else None
+
+
+def cost_phrase(cycles: int, loop: str | None) -> str:
+    """"costs ~300 cycles per trip of .LBB0_1" (the words `check` and the editor show)."""
+    return f"costs ~{cycles} cycles" + (f" per trip of {loop}" if loop else "")
