@@ -44,4 +44,4 @@ def latency_model() -> LatencyModel:
     LDS write.  xcnt (address translation): no public figure; 24 cycles is our estimate."""
     return LatencyModel("gfx1250", issue_costs(1, valu64=2, trans=4, branch_taken=6),
                         latencies(lds=72, smem=20, vmem=320), WMMA_PASSES_GFX1250, matrix_pass_cycles=4,
-                        lds_queue_depth=16, loop_trips=8, barrier_cycles=11)
+                        lds_queue_depth=16, loop_trips=4, barrier_cycles=11)

@@ -50,4 +50,4 @@ def latency_model(cpu: str) -> LatencyModel:
     passes = MFMA_PASSES_GFX940 if cpu.startswith(("gfx94", "gfx95")) else MFMA_PASSES_GFX90A
     return LatencyModel("gfx9", issue_costs(4, valu64=8, trans=16, branch_taken=32),
                         latencies(lds=64, smem=20, vmem=320), passes, matrix_pass_cycles=4,
-                        lds_queue_depth=0, loop_trips=8, barrier_cycles=16)
+                        lds_queue_depth=0, loop_trips=4, barrier_cycles=16)

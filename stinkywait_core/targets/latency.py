@@ -332,4 +332,4 @@ def rdna_model(family: str) -> LatencyModel:
     WriteExport 16, WriteBranch 32; WMMA runs on the VALU, 16 cycles for a 16x16x16 wave32 op."""
     return LatencyModel(family, issue_costs(1, valu64=2, trans=4, branch_taken=32),
                         latencies(lds=20, smem=20, vmem=320), WMMA_PASSES_RDNA, matrix_pass_cycles=4,
-                        lds_queue_depth=0, loop_trips=8, barrier_cycles=16)
+                        lds_queue_depth=0, loop_trips=4, barrier_cycles=16)

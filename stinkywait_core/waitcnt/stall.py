@@ -12,7 +12,11 @@ is the number of ops of all its timelines still in flight, so `lgkmcnt(2)` with 
 ops pending waits until at most two of them, of either kind, are left.
 
 The hot path: blocks in layout order, forward conditional branches not taken, each loop's back
-edge taken until the loop has run `loop_trips` times (then the exit).  A wait inside a loop
+edge taken until the loop has run `loop_trips` times (then the exit).  An outer loop (one
+around another loop) and a loop entered again (an inner loop in its outer loop's second trip)
+run twice: their steady state is known by then, and nested loops do not multiply the walk.
+Loops that overlap without nesting (unrolled code branching back to several headers) run once
+more only the first time.  A wait inside a loop
 reports its stall on the last trip (the steady state) and the loop's header; the kernel's total
 is the sum over the whole walk.  The model prices placements; the pass alone decides safety.
 """
@@ -24,7 +28,7 @@ from ..targets.latency import LatencyModel
 from ..targets.model import CK_DS, CTL_BRANCH, CTL_CBRANCH, CTL_ENDPGM, CTL_JUMP, CTL_RETURN, CTL_TRAP
 
 #: at most this many instructions are walked (loops nested deep in a huge kernel)
-STEP_LIMIT = 400_000
+STEP_LIMIT = 200_000
 
 #: a program point's waits: (1-based line, "before" | "after") -> counter name -> value
 PlannedPoints = dict[tuple[int, str], dict[str, int]]
@@ -130,23 +134,34 @@ class Wave:
                 lst[:] = [c for c in lst if c > self.t]
         return int(stall)
 
-    def issue(self, inst: Instruction) -> str:
+    def issue(self, inst: Instruction, fact: tuple | None = None) -> str:
         """Issue one instruction (its hand-written wait is the caller's); its control kind."""
-        cost, _, pushes, passes, ctl = self.fact(inst)
+        cost, _, pushes, passes, ctl = fact or self.fact(inst)
         issue = self.t
         if passes:
-            issue = max(issue, self.xdl_free)
+            if self.xdl_free > issue:
+                issue = self.xdl_free
             self.xdl_free = issue + passes * self.model.matrix_pass_cycles
-        depth = self.model.lds_queue_depth
+        inflight = self.inflight
         for ck, lat, in_order in pushes:
-            if ck == CK_DS and depth:
-                pending = [c for c in self.inflight.get(CK_DS, ()) if c > issue]
-                issue = max(issue, ready_at(pending, depth - 1))
+            lst = inflight.get(ck)
+            if lst is None:
+                lst = inflight[ck] = []
+            if ck == CK_DS:
+                depth = self.model.lds_queue_depth
+                # (an in-order timeline's completions are sorted: the depth-th youngest)
+                if depth and len(lst) >= depth and lst[-depth] > issue:
+                    issue = lst[-depth]
             done = issue + lat
             if in_order:
-                done = max(done, self.last_done.get(ck, 0.0))
+                last = self.last_done.get(ck, 0.0)
+                if last > done:
+                    done = last
                 self.last_done[ck] = done
-            self.inflight.setdefault(ck, []).append(done)
+            lst.append(done)
+            if len(lst) > 64:
+                t = self.t
+                lst[:] = [c for c in lst if c > t]
         self.t = issue + cost
         return ctl
 
@@ -206,30 +221,41 @@ def simulate(func: Function, target, planned: PlannedPoints | None = None,
             n = spelled[key] = len(target.encode_waits(values)) * model.issue["wait"]
         return n
 
+    compiled: dict[int, list] = {}
     trips: dict[int, int] = {}
+    exited: set[int] = set()
+    # back edges (by their block) around another back edge: outer loops run twice
+    edges = [(i, j) for i, b in enumerate(blocks) for j in (pos.get(id(s)) for s in b.succs)
+             if j is not None and j <= i]
+    outer = {i for i, j in edges if any(j <= j2 <= i2 <= i and (i2, j2) != (i, j) for i2, j2 in edges)}
+    # back edges inside another loop: run again each time their loop comes round
+    nested = {i for i, j in edges if any(j2 <= j <= i <= i2 and (i2, j2) != (i, j) for i2, j2 in edges)}
     steps = 0
     bi: int | None = 0
     while bi is not None and 0 <= bi < len(blocks):
         b = blocks[bi]
         loop = loop_of[bi]
         last_ctl = ""
-        instrs = [i for i in b.instrs if not i.is_label and not i.is_phi]
-        for inst in instrs:
-            line = inst.span.line if inst.span is not None else 0
-            pw = planned.get((line, "before"))
-            if pw:
-                wait(pw, (line, "before"), loop)
-                wave.t += slots(pw)
-            waits = wave.fact(inst)[1]
+        steps_b = compiled.get(bi)
+        if steps_b is None:
+            steps_b = compiled[bi] = [(inst, inst.span.line if inst.span is not None else 0, wave.fact(inst))
+                                      for inst in b.instrs if not inst.is_label and not inst.is_phi]
+        instrs = steps_b
+        for inst, line, f in steps_b:
+            if planned:
+                pw = planned.get((line, "before"))
+                if pw:
+                    wait(pw, (line, "before"), loop)
+                    wave.t += slots(pw)
+            waits = f[1]
             if rewritten and line in rewritten:
                 waits = rewritten[line]
             if waits:
                 wait(waits, (line, "self"), loop)
-            ctl = wave.issue(inst)
-            last_ctl = ctl
-            steps += 1
+            last_ctl = wave.issue(inst, f)
+        steps += len(steps_b)
         if instrs:
-            line = instrs[-1].span.line if instrs[-1].span is not None else 0
+            line = instrs[-1][1]
             pw = planned.get((line, "after"))
             if pw:
                 wait(pw, (line, "after"), loop)
@@ -257,12 +283,21 @@ def simulate(func: Function, target, planned: PlannedPoints | None = None,
                 bi = nxt
             continue
         taken = trips.get(bi, 0)
-        if taken + 1 < model.loop_trips:  # the back edge: the loop runs `loop_trips` times
+        # the back edge: a loop runs `loop_trips` times when first entered, twice when entered
+        # again (an inner loop in its outer loop's later trips: its steady state is known)
+        if bi in exited and bi not in nested:
+            budget = 1  # (overlapping, not nested, loops: each runs once)
+        elif bi in exited or bi in outer:
+            budget = min(2, model.loop_trips)
+        else:
+            budget = model.loop_trips
+        if taken + 1 < budget:
             trips[bi] = taken + 1
             wave.t += model.issue["branch_taken"]
             bi = tgt
         else:
             trips[bi] = 0
+            exited.add(bi)
             bi = nxt
     run.cycles = int(wave.t)
     return run
