@@ -13,24 +13,23 @@ are memoised (waitcnt/incremental.py); the result is always the from-scratch one
 from __future__ import annotations
 
 import os
-import re
-from collections import OrderedDict
 TYPE_CHECKING = False  # (no `typing` / `dataclasses` imports on a cold command's path)
 if TYPE_CHECKING:
     from typing import Any
 
 from .analysis.implicit_deps import build_implicit_dependencies
-from .diagnostics import ERROR, HINT, WARNING, Diagnostic, Related
-from .ir import Function, Instruction, Module, bulk_construction
+from .cache import AnalysisCache, Chain, adopt
+from .diagnostics import ERROR, Diagnostic
+from .ir import Instruction, Module, bulk_construction
 from .results import FunctionResult, Options, PlannedWait
 from .syntax import language_for, parse
 from .targets import UnsupportedTarget
-from .waitcnt.dataflow import counter_short_name
+from .textlines import apply_insertions, physical_lines
 from .waitcnt.emit import make_wait
 from .waitcnt.incremental import FunctionMemo
 from .waitcnt.pipeline import PassOutput, plan_function
 from .waitcnt.remove import should_remove
-from .waitcnt.stall import PointStall, StallRun, cost_phrase, planned_points, relax_saving, simulate
+from .waitcnt.stall import PointStall, StallRun, planned_points, simulate
 
 
 class Analysis:
@@ -45,7 +44,7 @@ class Analysis:
                  "outputs", "_check", "cache", "_stall")
 
     def __init__(self, path: str, language: str, options: Options, module: Module,
-                 cache: "AnalysisCache | None" = None):
+                 cache: AnalysisCache | None = None):
         self.path, self.language, self.options, self.module = path, language, options, module
         self.diagnostics: list[Diagnostic] = []
         self.functions: list[FunctionResult] = []
@@ -66,6 +65,7 @@ class Analysis:
     def insertions(self, explain: bool = False) -> list[tuple[int, str]]:
         ins: list[tuple[int, str]] = []
         groups: set[tuple[str, int]] = set()
+        names = None
         for w in self.waits():
             if w.group:
                 if (w.function, w.group) in groups:
@@ -73,7 +73,10 @@ class Analysis:
                 groups.add((w.function, w.group))
             text = w.insert_text
             if explain:
-                text = _with_explanation(text, w, self.language)
+                if names is None:
+                    from .ir.block_names import BlockNames
+                    names = BlockNames(self.module, self.language, quote="")
+                text = _with_explanation(text, w, names, self._target_model())
             ins.append((w.insert_line, text))
         return ins
 
@@ -104,17 +107,28 @@ class Analysis:
     def has_errors(self) -> bool:
         return any(d.severity == ERROR for d in self.diagnostics)
 
+    def _target_model(self) -> Any:
+        """The `targets.Target` planned for (None: a target we do not model)."""
+        try:
+            return self.options.target
+        except Exception:  # noqa: BLE001 - UnsupportedTarget: reported as a diagnostic
+            return None
+
     def to_json(self) -> dict[str, Any]:
+        """`plan --json`: every wait with every producer (per path); `block`/`pred` are the
+        front end's block ids, `where`/`path` the same blocks as the source names them."""
+        from .ir.block_names import BlockNames
+        names = BlockNames(self.module, self.language, quote="")
         return {
             "file": self.path,
             "options": self.options.to_json(),
             "diagnostics": [d.to_json() for d in self.diagnostics if d.function is None],
-            "functions": [self._function_json(f) for f in self.functions],
+            "functions": [self._function_json(f, names) for f in self.functions],
         }
 
-    def _function_json(self, f: FunctionResult) -> dict[str, Any]:
+    def _function_json(self, f: FunctionResult, names: Any) -> dict[str, Any]:
         out = {"name": f.name,
-               "waits": [_wait_json(w, self.wait_stall(w)) for w in sorted(f.waits, key=lambda w: w.insert_line)],
+               "waits": [_wait_json(w, names, self.wait_stall(w)) for w in sorted(f.waits, key=lambda w: w.insert_line)],
                "diagnostics": [d.to_json() for d in f.diagnostics]}
         run = self.stall().get(f.name)
         if run is not None:  # (assembly: STIR regions have no machine timing)
@@ -124,17 +138,19 @@ class Analysis:
     def check_diagnostics(self) -> list[Diagnostic]:
         """Review of the hand-written waits: missing (error), redundant (warning), stricter (hint)."""
         if self._check is None:
-            self._check = _review(self)
+            from .review import review  # only a review needs it (not a cold plan)
+            self._check = review(self, analyze)
         return self._check
 
 
-def _wait_json(w: PlannedWait, stall: PointStall | None = None) -> dict[str, Any]:
+def _wait_json(w: PlannedWait, names: Any, stall: PointStall | None = None) -> dict[str, Any]:
     reason = f"{w.rule}: {w.reason}"
     if w.shaped_by:
         reason += f" [{', '.join(w.shaped_by)}]"
-    out = {"line": w.line, "column": w.column, "block": w.block, "placement": w.placement,
-           "instruction": w.instruction, "counter": w.counter, "count": w.count,
-           "reason": reason, "deps": [d.to_json() for d in w.deps]}
+    out = {"line": w.line, "column": w.column, "block": w.block, "where": names.block(w.function, w.block),
+           "placement": w.placement, "instruction": w.instruction, "counter": w.counter, "count": w.count,
+           "reason": reason, "deps": [dict(d.to_json(), path=None if d.pred is None else names.block(w.function, d.pred))
+                                      for d in w.deps]}
     if stall is not None:
         out["stall"] = {"cycles": stall.per_trip, "loop": stall.loop, "total": stall.total}
     return out
@@ -145,220 +161,13 @@ def _run_json(run: StallRun) -> dict[str, Any]:
     return {"cycles": run.total, "walk": run.cycles, "truncated": run.truncated}
 
 
-def _with_explanation(text: str, w: PlannedWait, language: str) -> str:
+def _with_explanation(text: str, w: PlannedWait, names: Any, target: Any = None) -> str:
+    """The inserted line with its provenance as a trailing comment (`wording.comment_text`:
+    the producer that sets the count, the path in the source's names, +N more)."""
+    from .wording import comment_text
     body = text.rstrip("\r\n")
     nl = text[len(body):] or "\n"
-    deps = ", ".join(f"{d.mnemonic}@{d.line}" + (f" via ^{d.pred}" if d.pred else "") +
-                     f" countFrom {d.count_from}" for d in w.deps)
-    why = f"stinkywait: {w.rule}" + (f" [{deps}]" if deps else f": {w.reason}")
-    return f"{body}  // {why}{nl}"
-
-
-def physical_lines(text: str, keepends: bool = False) -> list[str]:
-    """The text's lines as both front ends number them: only ``\r\n``, ``\r`` and ``\n``
-    end a line (`str.splitlines` also breaks at form feeds, ``\x0b``, ``\x1c``-``\x1e``,
-    NEL and U+2028/9, which would shift every line number after one of them)."""
-    if keepends:
-        return _LINE.findall(text)
-    from .syntax.asm_parser import split_lines  # the front ends' own rule (a str.split per line)
-    return split_lines(text)
-
-
-_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
-
-
-def apply_insertions(text: str, insertions: list[tuple[int, str]], drop: set[int] = frozenset()) -> str:
-    """Insert whole lines before 1-based line numbers (stable), dropping the lines in `drop`."""
-    lines = physical_lines(text, keepends=True)
-    nl = "\r\n" if lines and lines[0].endswith("\r\n") else "\n"
-    by_line: dict[int, list[str]] = {}
-    for ln, t in insertions:
-        by_line.setdefault(ln, []).append(t if t.endswith("\n") else t + nl)
-    out: list[str] = []
-    for i, line in enumerate(lines, start=1):
-        out.extend(by_line.get(i, ()))
-        if i not in drop:
-            out.append(line)
-    tail = by_line.get(len(lines) + 1, [])
-    if tail and out and not out[-1].endswith("\n"):
-        out[-1] = out[-1] + nl
-    out.extend(tail)
-    return "".join(out)
-
-
-class _Chain:
-    """One function's analyses over the versions of a document (incremental re-planning).
-
-    `func` is the chain's own Function: every new version's parse is *adopted* into it
-    (unchanged instructions stay the same objects, `_adopt`), so the memo's records, keyed and
-    compared by instruction identity, stay valid from one version to the next.
-    """
-
-    __slots__ = ("func", "raw", "analysed", "po", "removed", "memo", "spans")
-
-    def __init__(self, func: Function, memo: FunctionMemo):
-        self.func = func
-        #: the blocks' instructions as parsed (before replace_waits stripping and PHIs)
-        self.raw: list[list[Instruction]] = [list(b.instrs) for b in func.blocks]
-        #: the blocks' instructions as analysed (stripped, PHIs removed): restored on a plan hit
-        self.analysed: list[list[Instruction]] = []
-        self.po: PassOutput | None = None
-        self.removed: list[int] = []
-        self.memo = memo
-        #: every instruction's span when last analysed (to tell which ones moved)
-        self.spans: dict = {inst: inst.span for b in func.blocks for inst in b.instrs}
-
-
-class AnalysisCache:
-    """Per-function plan cache (bounded LRU); one per document in a long-lived process.
-
-    Keyed by (path, function, options); a function the latest version of its document lost
-    is dropped.  A version whose function is unchanged (layout-only
-    edits included) reuses the last plan outright; any other version is re-planned
-    incrementally from the last one (waitcnt/incremental.py).  Only the latest version of a
-    function is kept: the Function objects of an older Analysis made with the same cache
-    are adopted (mutated) by the newer one, so an Analysis is only valid until the next
-    `analyze` of the same document with the same cache.
-    """
-
-    def __init__(self, size: int = 64):
-        self.size = size
-        self._d: OrderedDict[tuple, _Chain] = OrderedDict()
-        #: (path, options) -> the last Module parsed (the front end's incremental re-parse)
-        self._modules: OrderedDict[tuple, Module] = OrderedDict()
-        #: id(PlannedWait) -> (wait, anchor line length, its insertion, missing-wait diagnostic)
-        self.review_memo: dict[int, tuple] = {}
-
-    def module(self, path: str, options: Options) -> Module | None:
-        return self._modules.get((path, options))
-
-    def set_module(self, path: str, options: Options, module: Module) -> None:
-        self._bounded_put(self._modules, (path, options), module)
-
-    def get(self, key: tuple) -> _Chain | None:
-        v = self._d.get(key)
-        if v is not None:
-            self._d.move_to_end(key)
-        return v
-
-    def drop(self, key: tuple) -> None:
-        self._d.pop(key, None)
-
-    def put(self, key: tuple, value: _Chain) -> None:
-        self._bounded_put(self._d, key, value)
-
-    def _bounded_put(self, table: OrderedDict, key: tuple, value: object) -> None:
-        """Insert as most recent; evict the least recently used beyond `size`."""
-        table[key] = value
-        table.move_to_end(key)
-        while len(table) > self.size:
-            table.popitem(last=False)
-
-    def retain(self, path: str, options: Options, names: set[str]) -> None:
-        """Drop the chains of functions the document no longer has (renamed or deleted
-        kernels): a chain holds a whole function's plan."""
-        for key in [k for k in self._d if k[0] == path and k[2] == options and k[1] not in names]:
-            del self._d[key]
-
-
-def _shape(func: Function) -> tuple:
-    return tuple((b.label, tuple(b.succ_labels)) for b in func.blocks)
-
-
-def _ops_extend(old: list, new: list) -> bool:
-    """`old` is `new` plus LDS pseudo registers appended by the implicit-dependency pass."""
-    n = len(new)
-    return old[:n] == new and all(getattr(op, "kind", None) == "LDS" for op in old[n:])
-
-
-def _same_instruction(old: Instruction, new: Instruction) -> bool:
-    return old is new or (
-        old.text == new.text and old.mnemonic == new.mnemonic and old.is_label == new.is_label
-        and old.suffix == new.suffix and old.mods == new.mods
-        and (old.dsts == new.dsts or _ops_extend(old.dsts, new.dsts))
-        and (old.srcs == new.srcs or _ops_extend(old.srcs, new.srcs)))
-
-
-class _Adoption:
-    """What `_adopt` found: the function; `fresh`, how many instructions are new, removed
-    or moved and blocks or the function moved (0: same plan); `moved`, how many kept
-    instructions (or blocks, the function) changed position; `changed_blocks`, the blocks
-    whose instruction list changed; `dropped`, the previous version's instructions that are
-    gone."""
-
-    __slots__ = ("func", "fresh", "moved", "changed_blocks", "dropped")
-
-    def __init__(self, func: Function):
-        self.func = func
-        self.fresh = 0
-        self.moved = 0
-        self.changed_blocks: set = set()
-        self.dropped: list = []
-
-
-def _adopt(chain: _Chain, new: Function) -> _Adoption | None:
-    """Turn the chain's function into `new`, keeping every unchanged instruction object.
-
-    Per block, the longest common prefix and suffix of the old and new instruction lists
-    are matched (an edit is local); matched old instructions take the new positions, the
-    rest are the new parse's objects.  Returns None when the CFG's shape changed (blocks,
-    labels, successors): the caller then starts a new chain.
-    """
-    func = chain.func
-    if func.name != new.name or len(func.blocks) != len(new.blocks) or _shape(func) != _shape(new):
-        return None
-    raw: list[list[Instruction]] = []
-    res = _Adoption(func)
-    old_spans = chain.spans
-    spans: dict[Instruction, Any] = {}
-    for ob, nb, olds in zip(func.blocks, new.blocks, chain.raw):
-        news = nb.instrs
-        if news == olds:  # the front end already reused every instruction (identity)
-            merged = news
-        else:
-            n = min(len(olds), len(news))
-            i = 0
-            while i < n and _same_instruction(olds[i], news[i]):
-                i += 1
-            j = 0
-            while j < n - i and _same_instruction(olds[-1 - j], news[-1 - j]):
-                j += 1
-            merged = list(news)
-            if len(news) + len(olds) - 2 * (i + j):  # added and removed
-                res.fresh += len(news) + len(olds) - 2 * (i + j)
-                res.changed_blocks.add(ob)
-                res.dropped.extend(olds[i:len(olds) - j])
-            for k in range(i):
-                merged[k] = _move(olds[k], news[k])
-            for k in range(1, j + 1):
-                merged[-k] = _move(olds[-k], news[-k])
-        # a kept instruction moved if its span differs from the one it had last time (the
-        # front end may already have repositioned it in place)
-        for inst in merged:
-            inst.block = ob
-            sp = spans[inst] = inst.span
-            before = old_spans.get(inst)
-            if before is not None and before != sp:
-                res.moved += 1
-        ob.instrs = merged
-        if ob.span != nb.span or ob.succ_span != nb.succ_span:
-            res.moved += 1
-            ob.span, ob.succ_span = nb.span, nb.succ_span
-        raw.append(list(merged))
-    if func.span != new.span or func.name_span != new.name_span:
-        res.moved += 1
-        func.span, func.name_span = new.span, new.name_span
-    chain.raw = raw
-    chain.spans = spans
-    res.fresh += res.moved
-    return res
-
-
-def _move(old: Instruction, new: Instruction) -> Instruction:
-    """Give `old` the position (and comment) of its unchanged twin from the new parse."""
-    if old is not new:
-        old.span, old.text, old.comment, old.cycles = new.span, new.text, new.comment, new.cycles
-    return old
+    return f"{body}  // {comment_text(w, names, target)}{nl}"
 
 
 def analyze(text: str, path: str = "<input>", options: Options = Options(), language: str | None = None,
@@ -430,9 +239,9 @@ def _analyze(text: str, path: str, options: Options, language: str | None,
         if cache is not None:
             ck = (path, func.name, options)
             chain = cache.get(ck)
-            adopted = _adopt(chain, func) if chain is not None else None
+            adopted = adopt(chain, func) if chain is not None else None
             if adopted is None:
-                chain = _Chain(func, FunctionMemo())
+                chain = Chain(func, FunctionMemo())
             else:
                 func = module.functions[fi] = adopted.func
                 chain.memo.layout_stable = adopted.moved == 0
@@ -577,211 +386,6 @@ def _place_waits(po: PassOutput, module: Module, lines: list[str], lang: str) ->
             g.insert_text = text
             g.group = n
         i = j
-
-
-def _review(an: Analysis) -> list[Diagnostic]:
-    """Hand-written waits against the plan: what is missing, redundant or stricter than needed."""
-    out: list[Diagnostic] = []
-    lines = physical_lines(an.module.text)
-    # a planned wait reused from the previous version (same object, same anchor line length)
-    # keeps its diagnostic
-    known = an.cache.review_memo if an.cache is not None else {}
-    memo: dict[int, tuple] = {}
-    for w in an.waits():
-        width = len(lines[w.line - 1]) if 0 < w.line <= len(lines) else 0
-        hit = known.get(id(w))
-        if hit is not None and hit[0] is w and hit[1] == width and hit[2] == (w.insert_line, w.insert_text):
-            memo[id(w)] = hit
-            out.append(hit[3])
-            continue
-        related = [Related(d.line, d.column, f"producer {d.mnemonic} in ^{d.block}"
-                           + (f" (via ^{d.pred}, countFrom {d.count_from})" if d.pred else
-                              f" (countFrom {d.count_from})")) for d in w.deps if d.line]
-        diag = Diagnostic(
-            ERROR, "missing-wait", f"missing {w.instruction} ({w.rule}: {w.reason})",
-            w.line, w.column, w.line, max(w.column, width + 1), related,
-            {"insert_line": w.insert_line, "insert_text": w.insert_text, "instruction": w.instruction,
-             "counter": w.counter, "count": w.count}, w.function)
-        memo[id(w)] = (w, width, (w.insert_line, w.insert_text), diag)
-        out.append(diag)
-    if an.cache is not None:
-        an.cache.review_memo = memo
-    if an.options.replace_waits:
-        return out
-    # hand-written (rebuildable) waits: what each counter of each wait drains here (the FIFO
-    # snapshot); a value a draining counter could relax to comes from a plan without them.
-    # Every change offered (delete, relax, drop a counter) is then verified: the function
-    # re-planned with that one change must need no wait the original did not need already.
-    waits_found: list = []
-    draining = False
-    model = an.options.model
-    for po in an.outputs:
-        snaps = po.df.snapshots
-        target = po.df.target
-        info = po.df.info
-        for b in po.func.blocks:
-            instrs = [i for i in b.instrs if not i.is_phi and not i.is_label]
-            for idx, inst in enumerate(instrs):
-                inf = info.get(inst)
-                if inf is None or not inf.is_wait or inst.span is None or not should_remove(inst, model=model):
-                    continue
-                values = {cn: v for cn, v in target.decode_wait(inst).items() if v >= 0}
-                if not values:
-                    continue
-                nxt = next((j for j in instrs[idx + 1:] if not info[j].is_wait), None)
-                snap = snaps.get(inst)
-                drains = set()
-                for cn, v in values.items():
-                    tls = [c for c in target.timelines if target.counter_of[c] == cn]
-                    if any(_drains(q, v, target.in_order[c]) for c in tls for q in (snap[c] if snap else ())):
-                        drains.add(cn)
-                waits_found.append((po, inst, nxt, values, drains))
-                draining = draining or bool(drains)
-    planned: dict[tuple[int, str], int] = {}
-    if draining:
-        # what each point needs at least: CoalesceWaits off, or a wait it folds into an
-        # earlier one would look stricter than needed nowhere
-        stripped = analyze(an.module.text, an.path, an.options.replace(replace_waits=True, coalesce_window=0),
-                           an.language, cache=an.cache)
-        # planned waits of the stripped analysis, by anchor line and counter
-        for w in stripped.waits():
-            if w.placement == "before":
-                planned[(w.line, w.counter)] = w.count
-    proposals: list[tuple[Diagnostic, int, str]] = []  # (diagnostic, line, its new line text)
-    for po, inst, nxt, values, drains in waits_found:
-        sp = inst.span
-        target = po.df.target
-        if not drains:
-            if len(values) == 1:
-                ((cn, v),) = values.items()
-                what = f"redundant {inst.mnemonic} {v}: nothing older than {v} ops is in flight on {cn} here"
-            else:
-                what = f"redundant {inst.text.strip()}: nothing it waits for is in flight here"
-            proposals.append((Diagnostic(
-                WARNING, "redundant-wait", what,
-                sp.line, sp.col, sp.end_line, sp.end_col, [], {"delete_line": sp.line}, po.func.name),
-                sp.line, None))
-            continue
-        if len(drains) < len(values):  # a combined wait with a counter that drains nothing
-            kept = {cn: v for cn, v in values.items() if cn in drains}
-            new = _spelled(target, kept, inst)
-            proposals.append((Diagnostic(
-                WARNING, "redundant-wait",
-                f"{inst.mnemonic}: {', '.join(sorted(set(values) - drains))} drains nothing here: {new} suffices",
-                sp.line, sp.col, sp.end_line, sp.end_col, [], {"replace_line": sp.line, "instruction": new},
-                po.func.name), sp.line, new))
-        for cn in sorted(drains):
-            v = values[cn]
-            short = cn[:-3] if cn.endswith("cnt") else cn
-            need = planned.get((nxt.span.line, short)) if nxt is not None and nxt.span else None
-            if need is None or need <= v or not _in_order_counter(target, cn):
-                continue
-            new = _spelled(target, {**values, cn: need}, inst)
-            proposals.append((Diagnostic(
-                HINT, "stricter-wait", f"{inst.mnemonic} {_radix(v, inst)} is stricter than needed: {new} suffices"
-                + _stricter_cost(an, po, sp.line, {**values, cn: need}),
-                sp.line, sp.col, sp.end_line, sp.end_col, [],
-                {"replace_line": sp.line, "count": need, "instruction": new}, po.func.name), sp.line, new))
-    out.extend(_verified(an, proposals))
-    return out
-
-
-def _stricter_cost(an: Analysis, po: PassOutput, line: int, relaxed: dict[str, int]) -> str:
-    """"; costs ~300 cycles per trip of .LBB0_1": what the stricter wait at `line` costs over
-    the relaxed one, predicted by the latency model ("" when there is nothing to say)."""
-    try:
-        target, model = an.options.target, an.options.latency_model
-    except ValueError:
-        return ""
-    if model is None:
-        return ""
-    cycles, loop = relax_saving(po.func, target, model, planned_points(po.result.waits, target), line, relaxed)
-    return f"; {cost_phrase(cycles, loop)}" if cycles > 0 else ""
-
-
-def _in_order_counter(target, cn: str) -> bool:
-    """Every timeline counted on `cn` completes in order (only then can a count be relaxed)."""
-    return all(target.in_order[c] for c in target.timelines if target.counter_of[c] == cn)
-
-
-def _radix(v: int, inst: Instruction) -> str:
-    return f"{v:#x}" if "0x" in (inst.text or "").lower() else str(v)
-
-
-def _spelled(target, values: dict[str, int], inst: Instruction) -> str:
-    """A wait with these counter values, in the target's spelling and the user's radix."""
-    text = "; ".join(target.encode_waits(values))
-    if "0x" in (inst.text or "").lower():
-        text = re.sub(r"(?<![\w(x])(\d+)\b(?!\))", lambda m: f"{int(m.group(1)):#x}", text)
-    return text
-
-
-def _verified(an: Analysis, proposals: list[tuple[Diagnostic, int, str | None]]) -> list[Diagnostic]:
-    """The proposals whose change, applied alone, leaves the function needing no wait it did not
-    need before (the same anchors and counters, values no stricter).
-
-    All changes are tried together first: if the program with every change needs nothing
-    new, each change alone needs nothing new either (a subset of the changes leaves more
-    hand-written waits, so fewer ops in flight); otherwise each is tried alone, one line at a
-    time from the original (an edit the incremental re-plan handles in proportion to it)."""
-    lines = physical_lines(an.module.text, keepends=True)
-    usable: list[tuple[Diagnostic, int, str]] = []
-    taken: set[int] = set()
-    for diag, line, new in proposals:
-        if line in taken or not 1 <= line <= len(lines):
-            continue
-        body = lines[line - 1].rstrip("\r\n")
-        if body[:diag.col - 1].strip() or (new is not None and "; " in new):
-            continue  # a label shares the line, or the change would move lines: not offered
-        indent = body[:len(body) - len(body.lstrip(" \t"))]
-        usable.append((diag, line, indent + (new or "") + lines[line - 1][len(body):]))
-        taken.add(line)
-    if not usable:
-        return []
-    base: dict[tuple[str, int, str, str], int] = {}
-    for w in an.waits():
-        key = (w.function, w.line, w.placement, w.counter)
-        base[key] = min(base.get(key, w.count), w.count)
-
-    def needs_nothing_new(changes: list[tuple[Diagnostic, int, str]], cache: AnalysisCache) -> bool:
-        text = list(lines)
-        for _, line, changed in changes:
-            text[line - 1] = changed
-        trial = analyze("".join(text), an.path, an.options, an.language, cache=cache)
-        return all(base.get((w.function, w.line, w.placement, w.counter), -1) >= 0
-                   and base[(w.function, w.line, w.placement, w.counter)] <= w.count for w in trial.waits())
-
-    scratch = AnalysisCache(size=4)
-    if needs_nothing_new(usable, scratch):
-        return [d for d, _, _ in usable]
-    # removals of waits that drain nothing change no state: they pass as a group; the
-    # relaxations of draining waits are tried one by one
-    removals = [c for c in usable if c[0].code == "redundant-wait"]
-    relaxations = [c for c in usable if c[0].code != "redundant-wait"]
-    out: list[Diagnostic] = []
-    singles = relaxations
-    if removals:
-        if needs_nothing_new(removals, scratch):
-            out.extend(d for d, _, _ in removals)
-        else:
-            singles = usable
-    analyze(an.module.text, an.path, an.options, an.language, cache=scratch)
-    dirty = False
-    for change in singles:
-        if dirty:
-            analyze(an.module.text, an.path, an.options, an.language, cache=scratch)
-        if needs_nothing_new([change], scratch):
-            out.append(change[0])
-        dirty = True
-    out.sort(key=lambda d: (d.line, d.col))
-    return out
-
-
-def _drains(q, v: int, in_order: bool) -> bool:
-    """A wait of `v` on this queue's counter retires something from it."""
-    if not in_order:
-        return v == 0 and bool(q.ops or q.sat)
-    return len(q.ops) > v or bool(q.sat)
 
 
 def analyze_file(path: str, options: Options = Options(), language: str | None = None) -> Analysis:

@@ -22,6 +22,7 @@ TYPE_CHECKING = False  # `typing` is not imported at run time: start-up cost of 
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
+    from .ir.block_names import BlockNames
     from .results import DepInfo, PlannedWait
 
 #: the core's code for every planned wait the text lacks
@@ -122,10 +123,12 @@ def unproven_advice(w: PlannedWait) -> str:
             "LDS region, different N for disjoint regions) so disjointness can be proved, or insert the wait")
 
 
-def present(d: Diagnostic, wait: PlannedWait | None, severity: dict[str, str] | None = None) -> Diagnostic | None:
+def present(d: Diagnostic, wait: PlannedWait | None, severity: dict[str, str] | None = None,
+            names: BlockNames | None = None) -> Diagnostic | None:
     """A review diagnostic as a person should see it: code and severity of its kind, a
-    message that says what to do, the binding producer as the related location.  Other
-    diagnostics come back unchanged; None when the kind is turned off."""
+    message that says what to do, the binding producer as the related location, with the
+    path that needs it when `names` (the file's `BlockNames`) can say it as the source does.
+    Other diagnostics come back unchanged; None when the kind is turned off."""
     kind = kind_of(d, wait)
     if kind is None:
         return d
@@ -138,9 +141,12 @@ def present(d: Diagnostic, wait: PlannedWait | None, severity: dict[str, str] | 
     if kind in (MISSING, UNPROVEN) and wait is not None:
         data["rule"] = wait.rule
         b = binding_dep(wait.deps)
+        path = ""
+        if b is not None and names is not None and b.pred is not None:
+            paths = [x.pred for x in wait.deps if x.line == b.line and x.count_from == b.count_from]
+            path = ", on the path " + names.preds(wait.function, paths)
         related = [] if b is None else [Related(
-            b.line, b.column, f"{b.mnemonic} sets the count: countFrom {b.count_from}"
-            + (f" via ^{b.pred}" if b.pred else ""))]
+            b.line, b.column, f"{b.mnemonic} sets the count: countFrom {b.count_from}{path}")]
         if kind == MISSING:
             message = f"missing {wait.instruction} ({wait.rule})"
         else:

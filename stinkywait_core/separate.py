@@ -96,7 +96,7 @@ def unproven_pairs(an: Analysis, wait: PlannedWait) -> list[tuple[Instruction, I
         return None
     df = po.df
     target = df.target
-    from .waitcnt.dataflow import counter_short_name
+    from .waitcnt.overflow import counter_short_name
     tls = [c for c in target.timelines if counter_short_name(target, c) == wait.counter]
     if not tls:
         return None

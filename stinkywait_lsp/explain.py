@@ -3,19 +3,22 @@ wait, a wait's one-paragraph summary, and the FIFO state with identical queues g
 
 Hints (`render.inlay_hint`), the hover and the plan view all explain a wait with these
 functions, so a fact is worded the same way everywhere and appears once per view.  Everything
-is read from `PlannedWait`, `DepInfo` and `QueueView`; counter names are the records' own
-(`ds` is shown as `dscnt`, a name already ending in "cnt" as it is), never a fixed list.
+is read from `PlannedWait`, `DepInfo` and `QueueView`; counters and kinds of op are the
+target model's words (`targets.Target.timeline_counter` / `op_kind`: `lgkmcnt` on gfx9-11,
+`dscnt` on gfx12), never a table of our own.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from stinkywait_core.findings import binding_dep, rule_is_proven, subrule
-from stinkywait_core.results import DepInfo, PlannedWait, QueueView
+from stinkywait_core.ir.block_names import BlockNames
+from stinkywait_core.results import PlannedWait, QueueView
+from stinkywait_core.wording import binding_paths, out_of_order_kind
 
 #: distinct predecessor queues shown per counter before the rest are only named
 HOVER_GROUPS = 4
@@ -28,71 +31,6 @@ _RESTATED = re.compile(r"^\S+ \(line \d+\) still in flight, countFrom \d+(?: via
 def counter_name(counter: str) -> str:
     """`ds` -> `dscnt`; `xcnt`, `vmcnt`, `lgkmcnt` stay as they are."""
     return counter if counter.endswith("cnt") else counter + "cnt"
-
-
-# -- block names --------------------------------------------------------------------------
-
-
-class BlockNames:
-    """Display names of one module's blocks, per function: the label as written (`.LBB0_2`,
-    STIR `^loop`), "the entry" for a kernel's first block, and "the block after line N" for a
-    block the front end split off without a label (it calls them `<label>_<k>`, `entry`).
-    Indexed once per snapshot (one dict entry per block); a name is worked out when first
-    asked for, from its block and the ones before it, so a hint request on a 30k-line kernel
-    does not read every instruction."""
-
-    def __init__(self, module: Any, language: str | None):
-        self._stir = language == "stir"
-        #: (function, block) -> (function, position of the block in the text)
-        self._where: dict[tuple[str, str], tuple[Any, int]] = {}
-        self._names: dict[tuple[str, str], str] = {}
-        for fn in getattr(module, "functions", None) or []:
-            for i, block in enumerate(fn.blocks):
-                self._where.setdefault((fn.name, block.name), (fn, i))
-
-    def _name(self, key: tuple[str, str]) -> str:
-        fn, i = self._where[key]
-        block = fn.blocks[i]
-        if self._stir:
-            return f"`^{block.name}`"
-        if i == 0:
-            return "the entry"
-        first = next((inst for inst in block.instrs if inst.span is not None and not inst.is_phi), None)
-        if first is not None and first.is_label:
-            return f"`{block.name}`"
-        for j in range(i - 1, -1, -1):
-            last = next((inst for inst in reversed(fn.blocks[j].instrs)
-                         if inst.span is not None and not inst.is_phi), None)
-            if last is not None:
-                return f"the block after line {last.span.end_line}"
-        line = first.span.line - 1 if first is not None else (block.span.line if block.span else 0)
-        return f"the block after line {line}"
-
-    def block(self, function: str, block: str | None) -> str:
-        """A block as a noun phrase (`` `.LBB0_2` ``, "the entry", "the block after line 414")."""
-        if block is None:
-            return "the kernel start"
-        key = (function, block)
-        name = self._names.get(key)
-        if name is None:
-            name = self._names[key] = self._name(key) if key in self._where else f"`{block}`"
-        return name
-
-    def in_text_order(self, function: str, blocks: Iterable[str | None]) -> list[str | None]:
-        """Blocks sorted as they appear in the text (None, the kernel start, first)."""
-        return sorted(set(blocks), key=lambda b: (-1, "") if b is None else
-                      (self._where.get((function, b), (None, 1 << 30))[1], b))
-
-    def preds(self, function: str, preds: Iterable[str | None]) -> str:
-        """"from A", "from A and B", "from A, B and C" (in text order, duplicates once)."""
-        seen: list[str] = []
-        for p in self.in_text_order(function, preds):
-            name = "the kernel start" if p is None else self.block(function, p)
-            if name not in seen:
-                seen.append(name)
-        if len(seen) <= 1:
-            return "from " + (seen[0] if seen else "nowhere")
-        return "from " + ", ".join(seen[:-1]) + " and " + seen[-1]
 
 
 # -- one wait -----------------------------------------------------------------------------
@@ -125,12 +63,6 @@ def reason_rest(w: PlannedWait) -> str:
     return text
 
 
-def binding_paths(w: PlannedWait, b: DepInfo) -> list[str | None]:
-    """The predecessors through which the binding producer sits at its smallest countFrom:
-    the paths that need this count."""
-    return [d.pred for d in w.deps if d.line == b.line and d.count_from == b.count_from]
-
-
 def hint_label(w: PlannedWait, style: str) -> tuple[str, str | None]:
     """(the wait as inserted, the binding-producer part or None) of a hint label."""
     if style == "compact":
@@ -143,7 +75,7 @@ def hint_label(w: PlannedWait, style: str) -> tuple[str, str | None]:
     return w.instruction, f" ({w.rule})"
 
 
-def wait_summary(w: PlannedWait, names: BlockNames) -> list[str]:
+def wait_summary(w: PlannedWait, names: BlockNames, target: Any = None) -> list[str]:
     """The summary lines of one wait: the wait and its rule; the producer that sets its count
     and why that count; the path that needs it; what else shaped it."""
     head = f"**{w.instruction}** — {rule_label(w)}"
@@ -153,7 +85,10 @@ def wait_summary(w: PlannedWait, names: BlockNames) -> list[str]:
     b = binding_dep(w.deps)
     if b is not None:
         allowed = b.count_from - 1
-        if w.count == allowed:
+        kind = out_of_order_kind(b, target)
+        if kind is not None and w.count == 0:
+            why = f"{kind} completes out of order, so only a wait of 0 retires it"
+        elif w.count == allowed:
             why = (f"so at most {allowed} younger {counter_name(w.counter)} op{'s' if allowed != 1 else ''} "
                    "may stay in flight" if allowed else "so it must be complete")
         else:
@@ -187,9 +122,9 @@ def other_producers(w: PlannedWait) -> list[str]:
     return _runs(items)
 
 
-def tooltip_markdown(w: PlannedWait, names: BlockNames) -> str:
+def tooltip_markdown(w: PlannedWait, names: BlockNames, target: Any = None) -> str:
     """A hint's tooltip: the summary, then the other producers the wait drains."""
-    parts = wait_summary(w, names)
+    parts = wait_summary(w, names, target)
     others = other_producers(w)
     if others:
         parts.append("also drains " + ", ".join(others))
@@ -206,6 +141,8 @@ class _Item:
     count_from: int | None
     trips_back: int
     needed: bool
+    #: the op's kind on a counter that several kinds share ("LDS", "SMEM, out of order")
+    kind: str = ""
 
 
 def _lines_text(lines: Sequence[int]) -> str:
@@ -226,7 +163,7 @@ def _runs(items: Sequence[_Item]) -> list[str]:
     i = 0
     while i < len(items):
         j = i + 1
-        while (j < len(items) and items[j].mnemonic == items[i].mnemonic
+        while (j < len(items) and items[j].mnemonic == items[i].mnemonic and items[j].kind == items[i].kind
                and items[j].trips_back == items[i].trips_back and items[j].needed == items[i].needed
                and items[j].line > items[j - 1].line):
             j += 1
@@ -236,7 +173,7 @@ def _runs(items: Sequence[_Item]) -> list[str]:
         if len(run) > 1:
             text += f" ×{len(run)}"
         counts = [it.count_from for it in run if it.count_from is not None]
-        notes = []
+        notes = [first.kind] if first.kind else []
         if counts:
             lo, hi = min(counts), max(counts)
             notes.append(f"countFrom {hi}" if lo == hi else f"countFrom {hi}–{lo}")
@@ -253,33 +190,76 @@ def _queue_key(q: QueueView) -> tuple:
     return (tuple((op.line, op.mnemonic, op.count_from, op.trips_back) for op in q.ops), q.saturated)
 
 
+class _Words:
+    """How one target names a timeline's queue: the hardware counter and each op's kind
+    (from the target model, `targets.Target`; without one, the timeline's own name)."""
+
+    def __init__(self, target: Any):
+        self.target = target
+
+    def counter(self, timeline: str) -> str:
+        return self.target.timeline_counter(timeline) if self.target is not None else counter_name(timeline)
+
+    def kind(self, timeline: str, mnemonic: str, mixed: bool) -> str:
+        """The op's kind when it tells the reader something: the queue mixes kinds of one
+        shared counter, or the kind completes out of order."""
+        if self.target is None or not self.target.shares_counter(timeline):
+            return ""
+        if not mixed and self.target.timeline_in_order(timeline):
+            return ""
+        return self.target.op_kind(timeline, mnemonic)
+
+    def in_order(self, timeline: str) -> bool:
+        return self.target is None or self.target.timeline_in_order(timeline)
+
+
 def fifo_markdown(function: str, state: dict[str, list[QueueView]], waits: Sequence[PlannedWait],
-                  names: BlockNames) -> str:
-    """Queue by queue: what is in flight, oldest first; identical predecessor queues grouped
-    ("from `.LBB0_1` and the entry"); the ops a planned wait here drains listed under it,
-    the producers the instruction needs in bold."""
+                  names: BlockNames, target: Any = None) -> str:
+    """Counter by counter, in the target's words (`target`: the `targets.Target` of the
+    file): what is in flight, oldest first; the kinds a counter counts (gfx9's lgkmcnt: LDS,
+    SMEM, messages) in one queue, each op's kind marked; identical predecessor queues grouped
+    ("from `.LBB0_1` and the entry"); the ops a planned wait here drains listed under it, the
+    producers the instruction needs in bold."""
     if not state:
         return "Nothing asynchronous is in flight before this instruction."
-    by_counter = {w.counter: w for w in waits}
-    order = sorted(state, key=lambda c: (c not in by_counter, list(state).index(c)))
+    words = _Words(target)
+    by_counter = {counter_name(w.counter): w for w in waits}
+    #: hardware counter -> predecessor -> [(timeline, queue)], in the views' timeline order
+    merged: dict[str, dict[str | None, list[tuple[str, QueueView]]]] = {}
+    for timeline, queues in state.items():
+        per_pred = merged.setdefault(words.counter(timeline), {})
+        for q in queues:
+            per_pred.setdefault(q.pred, []).append((timeline, q))
+    order = sorted(merged, key=lambda c: (c not in by_counter, list(merged).index(c)))
     parts = ["**In flight before this instruction** (oldest first; **bold**: what this instruction needs)"]
     for counter in order:
-        queues = state[counter]
         wait = by_counter.get(counter)
         needed = {(d.line, d.pred) for d in wait.deps} if wait is not None else set()
-        groups: dict[tuple, list[QueueView]] = {}
-        for q in queues:
-            groups.setdefault(_queue_key(q), []).append(q)
+        groups: dict[tuple, list[tuple[str | None, list[tuple[str, QueueView]]]]] = {}
+        for pred, parts_of in merged[counter].items():
+            key = tuple((t, _queue_key(q)) for t, q in parts_of)
+            groups.setdefault(key, []).append((pred, parts_of))
         shown = list(groups.values())
         for members in shown[:HOVER_GROUPS]:
-            q = members[0]
-            preds = [m.pred for m in members]
-            items = [_Item(op.line, op.mnemonic, op.count_from, op.trips_back,
-                           any((op.line, p) in needed for p in preds)) for op in q.ops]
-            head = f"- `{counter_name(counter)}` {names.preds(function, preds)}, {len(q.ops)} in flight"
+            preds = [p for p, _ in members]
+            items: list[tuple[_Item, bool]] = []
+            saturated = 0
+            mixed = len({t for t, q in members[0][1] if q.ops}) > 1
+            for timeline, q in members[0][1]:
+                saturated += q.saturated
+                in_order = words.in_order(timeline)
+                for op in q.ops:
+                    items.append((_Item(op.line, op.mnemonic, op.count_from, op.trips_back,
+                                        any((op.line, p) in needed for p in preds), words.kind(timeline, op.mnemonic, mixed)),
+                                  in_order))
+            head = f"- `{counter}` {names.preds(function, preds)}, {len(items)} in flight"
             if wait is not None:
-                gone = [it for it in items if it.count_from is not None and it.count_from > wait.count]
-                kept = [it for it in items if not (it.count_from is not None and it.count_from > wait.count)]
+                def drained(it: _Item, in_order: bool) -> bool:
+                    # a wait of N retires an in-order op with N younger ones of its kind in
+                    # flight; an op of an out-of-order kind only when N is 0
+                    return it.count_from is not None and it.count_from > wait.count and (in_order or wait.count == 0)
+                gone = [it for it, o in items if drained(it, o)]
+                kept = [it for it, o in items if not drained(it, o)]
                 body = []
                 if gone:
                     body.append(f"✓ drained by `{wait.instruction}`: " + ", ".join(_runs(gone)))
@@ -287,12 +267,12 @@ def fifo_markdown(function: str, state: dict[str, list[QueueView]], waits: Seque
                     body.append("still in flight after it: " + ", ".join(_runs(kept)))
                 text = head + ":  \n  " + "  \n  ".join(body) if body else head
             else:
-                text = head + ": " + (", ".join(_runs(items)) or "nothing")
-            if q.saturated:
-                text += f"; {q.saturated} more dropped at the queue's limit"
+                text = head + ": " + (", ".join(_runs([it for it, _ in items])) or "nothing")
+            if saturated:
+                text += f"; {saturated} more dropped at the queue's limit"
             parts.append(text)
         if len(shown) > HOVER_GROUPS:
-            rest = [m.pred for members in shown[HOVER_GROUPS:] for m in members]
-            parts.append(f"- `{counter_name(counter)}` {len(shown) - HOVER_GROUPS} more distinct queues, "
+            rest = [p for members in shown[HOVER_GROUPS:] for p, _ in members]
+            parts.append(f"- `{counter}` {len(shown) - HOVER_GROUPS} more distinct queues, "
                          f"{names.preds(function, rest)}")
     return "\n".join(parts)

@@ -60,6 +60,7 @@ def _settings_json(snap: Snapshot) -> dict[str, Any]:
 def plan_json(snap: Snapshot) -> dict[str, Any]:
     analysis = snap.ir()
     names = snap.names()
+    target = snap.target_model()
     functions = []
     for fr in snap.functions:
         waits = []
@@ -70,7 +71,7 @@ def plan_json(snap: Snapshot) -> dict[str, Any]:
                 "placement": w.placement, "instruction": w.instruction, "counter": counter_name(w.counter),
                 "count": w.count, "rule": rule_label(w), "proven": findings.rule_is_proven(w.rule),
                 "label": "".join(p for p in hint_label(w, "detailed") if p),
-                "summary": wait_summary(w, names)[1:],
+                "summary": wait_summary(w, names, target)[1:],
                 "producer": None if b is None else {"line": b.line, "mnemonic": b.mnemonic,
                                                      "countFrom": b.count_from},
                 "others": other_producers(w),

@@ -75,7 +75,7 @@ def inlay_hint(snap: Snapshot, w: PlannedWait, index: int | None = None) -> dict
             "textEdits": [snap.lines.insertion_json(w.insert_line, w.insert_text)],
             "paddingLeft": pad_left, "paddingRight": not pad_left}
     if index is None:
-        hint["tooltip"] = _markdown(tooltip_markdown(w, snap.names()))
+        hint["tooltip"] = _markdown(tooltip_markdown(w, snap.names(), snap.target_model()))
     else:
         hint["data"] = {"uri": snap.uri, "key": list(snap.key), "index": index, "line": w.line,
                         "instruction": w.instruction}
@@ -91,7 +91,7 @@ def resolve_tooltip(snap: Snapshot, data: dict) -> dict | None:
         wait = snap.waits[index]
     elif isinstance(line, int):
         wait = next((w for w in snap.waits_between(line, line) if w.instruction == instruction), None)
-    return None if wait is None else _markdown(tooltip_markdown(wait, snap.names()))
+    return None if wait is None else _markdown(tooltip_markdown(wait, snap.names(), snap.target_model()))
 
 
 def iter_inlay_hints(snap: Snapshot, rng: T.Range, lazy: bool = False) -> Iterator[dict]:
@@ -141,7 +141,7 @@ def hover_markdown(snap: Snapshot, line: int) -> str | None:
         summary = [where] if where else []
         analysis = snap.ir()
         for w in waits:
-            lines = wait_summary(w, names)
+            lines = wait_summary(w, names, snap.target_model())
             stall = stall_line(analysis, w, names)
             if stall is not None:
                 lines = [*lines[:1], stall, *lines[1:]]
@@ -150,7 +150,8 @@ def hover_markdown(snap: Snapshot, line: int) -> str | None:
     elif where:
         sections.append(where)
     if info is not None:
-        sections.append(fifo_markdown(function, state, [w for w in waits if w.placement == "before"], names))
+        sections.append(fifo_markdown(function, state, [w for w in waits if w.placement == "before"], names,
+                                      snap.target_model()))
     return "\n\n---\n\n".join(sections)
 
 

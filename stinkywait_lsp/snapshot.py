@@ -139,6 +139,7 @@ class Snapshot:
     review_task: Any = None
     _blocks: tuple[list[int], list[Any]] | None = None
     _names: BlockNames | None = None
+    _plain_names: BlockNames | None = None
     _by_key: dict | None = None
     _published: list[dict] | None = None
     _fix_all: list[T.TextEdit] | None = None
@@ -159,12 +160,31 @@ class Snapshot:
             self._names = BlockNames(getattr(analysis, "module", None), getattr(analysis, "language", None))
         return self._names
 
+    def plain_names(self) -> BlockNames | None:
+        """Block names for plain text (diagnostics' related notes: no Markdown quotes); None
+        once the snapshot is superseded (its blocks may have moved)."""
+        if self._plain_names is None and self.valid and self.analysis is not None:
+            self._plain_names = BlockNames(getattr(self.analysis, "module", None),
+                                           getattr(self.analysis, "language", None), quote="")
+        return self._plain_names
+
     def target(self) -> str:
         """The target the analysis used (`Analysis.target` once the core has it)."""
         analysis = self.analysis
         if analysis is None:
             return self.job.options.arch if self.job is not None else ""
         return getattr(analysis, "target", None) or analysis.options.arch
+
+    def target_model(self) -> Any:
+        """The `targets.Target` the analysis planned for (its words: counters, op kinds), or
+        None when there is none (no analysis, a target we do not model)."""
+        analysis = self.analysis
+        if analysis is None:
+            return None
+        try:
+            return analysis.options.target
+        except Exception:  # noqa: BLE001 - UnsupportedTarget, or a stand-in analysis
+            return None
 
     def ir(self) -> AnalysisLike | None:
         """The core's analysis, for reading right now (raises `StaleSnapshot` once a newer
@@ -246,7 +266,7 @@ class Snapshot:
         kind, wait = self._kind(d)
         if kind is None:
             return d
-        return findings.present(d, wait, self.view.severities)
+        return findings.present(d, wait, self.view.severities, self.plain_names())
 
     def _shown(self, d: Any) -> bool:
         kind, _ = self._kind(d)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -62,14 +63,15 @@ def test_plan_json_shape(diamond):
         ("p_shallow", "s_wait_loadcnt 1", "after"), ("merge", "s_wait_loadcnt 3", "before"),
         ("merge", "s_wait_xcnt 1", "before")]
     for w in waits:
-        assert set(w) == {"line", "column", "block", "placement", "instruction", "counter", "count",
+        assert set(w) == {"line", "column", "block", "where", "placement", "instruction", "counter", "count",
                           "reason", "deps"}
+        assert w["where"] == f"^{w['block']}"  # STIR names its blocks: the label is the name
     assert [w["counter"] for w in waits] == ["load", "load", "x"]
     assert waits[2]["reason"].startswith("WAR: war-xcnt: buffer_load_b128 (line 9)")
     merge = waits[1]
     assert merge["line"] == 15 and merge["column"] == 3
-    assert [(d["line"], d["mnemonic"], d["block"], d["pred"], d["countFrom"]) for d in merge["deps"]] == [
-        (3, "buffer_load_b128", "entry", "p_deep", 4)]
+    assert [(d["line"], d["mnemonic"], d["block"], d["pred"], d["countFrom"], d["path"]) for d in merge["deps"]] == [
+        (3, "buffer_load_b128", "entry", "p_deep", 4, "^p_deep")]
 
 
 def test_plan_text_lists_every_wait(asm):
@@ -252,3 +254,95 @@ def test_options_replace_is_dataclasses_replace():
     assert [(f.name, f.default) for f in dataclasses.fields(Options)][:2] == [("num_waves", 0), ("arch", "gfx1250")]
     assert dataclasses.asdict(opts)["num_waves"] == 2 and len(dataclasses.asdict(opts)) == 12
     assert hash(opts) == hash(Options(num_waves=2, optimize=False)) and {opts: 1}[Options(2, optimize=False)] == 1
+
+
+# -- what a person reads: the target's words, the source's block names, one producer per wait --
+
+GFX942 = os.path.join(SHARED, "corpus", "asm", "aiter_gfx942_flatmm_uk_f16f8_128x256x128.s")
+GFX12_WORDS = re.compile(r"\b(?:dscnt|loadcnt|kmcnt|storecnt|xcnt|s_wait_\w+)\b")
+INTERNAL = ("^", "kMaxInFlight", "WaitDataflow")
+
+
+def _overflow(path, target: str, load: str) -> str:
+    """A kernel with 70 loads in flight in a block the front end splits off without a label."""
+    body = "".join(f"\t{load} v{i}, v[100:101], off\n" for i in range(70))
+    path.write_text(f'\t.amdgcn_target "amdgcn-amd-amdhsa--{target}"\n\t.text\nk:\n\ts_cmp_eq_u32 s0, 0\n'
+                    f"\ts_cbranch_scc1 .Lend\n\tv_mov_b32 v200, 0\n{body}\tv_add_f32 v150, v0, v1\n"
+                    ".Lend:\n\ts_endpgm\n")
+    return str(path)
+
+
+def test_plan_is_one_line_per_wait_with_its_producer_path_and_the_rest_counted():
+    r = run("plan", EXAMPLE)
+    assert r.returncode == 0, r.stderr
+    ds = [ln for ln in r.stdout.splitlines() if "s_wait_dscnt 0" in ln]
+    # the wait, the producer that sets its count, the path in the source's names, +N more
+    # (8 ds_loads reach it by 2 paths: 16 producer entries, 7 other producer lines)
+    assert ds == [f"  {EXAMPLE}:58:2: s_wait_dscnt 0 in .LBB0_1 [RAW]: set by ds_load_b128 "
+                  "L57 (countFrom 1) on the path from the entry and .LBB0_1; +7 more"]
+    # a scalar load only a wait of 0 retires, whatever its countFrom, says why
+    assert "s_wait_kmcnt 0 in the entry [RAW]: set by s_load_b64 L17 (countFrom 4; SMEM completes out of order)" \
+        in r.stdout
+    # the block split off after line 66 is named by where it starts
+    assert "s_wait_loadcnt 0 in the block after line 66 [RAW]" in r.stdout
+    for word in INTERNAL + (".LBB0_1_1", "@gemm_loop"):
+        assert word not in r.stdout + r.stderr, word
+    every = run("plan", "--explain", EXAMPLE).stdout
+    line = next(ln for ln in every.splitlines() if "s_wait_dscnt 0" in ln)
+    assert "also drains " + ", ".join(f"ds_load_b128 L{n} (countFrom {58 - n})" for n in range(50, 57)) in line
+    assert line.count("ds_load_b128") == 8, "each producer once, not once per path"
+    data = json.loads(run("plan", "--json", EXAMPLE).stdout)
+    w = next(w for f in data["functions"] for w in f["waits"] if w["instruction"] == "s_wait_dscnt 0")
+    assert len(w["deps"]) == 16 and {d["path"] for d in w["deps"]} == {"the entry", ".LBB0_1"}
+    assert w["where"] == ".LBB0_1"
+
+
+def test_path_checks_name_blocks_as_the_source_does():
+    """gemm_loop.s (gfx1250) as written has no waits: both path checkers report violations,
+    each with the path that exposes it, in the source's names."""
+    for extra in ((), ("--upstream",)):
+        r = run("check", "--exhaustive", *extra, EXAMPLE)
+        assert r.returncode == 1 and "path: the entry" in r.stdout, r.stdout
+        for word in INTERNAL + (".LBB0_1_1",):
+            assert word not in r.stdout + r.stderr, (extra, word)
+
+
+def test_insert_explain_says_the_producer_and_path_in_the_sources_names():
+    r = run("insert", "--explain", EXAMPLE)
+    comments = [ln.split("// ", 1)[1] for ln in r.stdout.splitlines() if "// stinkywait:" in ln]
+    assert "stinkywait: RAW: ds_load_b128 L57 (countFrom 1) on the path from the entry and .LBB0_1; +7 more" in comments
+    assert not [c for c in comments if any(w in c for w in INTERNAL + ("@",))], comments
+
+
+@pytest.mark.skipif(not os.path.exists(GFX942), reason="needs ../shared/corpus")
+def test_gfx942_output_speaks_gfx9_and_names_blocks_as_written():
+    plan = run("plan", GFX942)
+    check = run("check", GFX942)
+    sarif = run("check", "--format", "sarif", GFX942)
+    js = run("check", "--format", "json", GFX942)
+    exhaustive = run("check", "--exhaustive", GFX942)
+    assert "note: path: the entry -> L_start0" in exhaustive.stdout
+    for r in (plan, check, sarif, js, exhaustive, run("insert", "--explain", GFX942)):
+        out = r.stdout + r.stderr
+        assert not GFX12_WORDS.search(out), out[:2000]
+        for word in INTERNAL + ("L_start0_2", "_1x4x1_16x16x32_1"):
+            assert word not in out, (word, out[:2000])
+    assert "s_waitcnt lgkmcnt(0) in L_start0 [fallback]: set by ds_read_b128 L562 (countFrom 1) on the path from " \
+           "the entry and the block after line 1098" in plan.stdout
+    assert "note: ds_read_b128 sets the count: countFrom 1, on the path from the entry and the block after line " \
+           "1098" in check.stdout
+    # a hand-written wait is quoted in its own spelling
+    assert "hint: redundant s_waitcnt vmcnt(16): nothing older than 16 ops is in flight on vmcnt here" in check.stdout
+
+
+@pytest.mark.parametrize("target,load,counter,kind", [("gfx942", "global_load_dword", "vmcnt", "VMEM"),
+                                                      ("gfx1250", "global_load_b32", "loadcnt", "VMEM load")])
+def test_a_queue_past_its_limit_is_said_in_kernel_writer_words(tmp_path, target, load, counter, kind):
+    k = _overflow(tmp_path / "k.s", target, load)
+    for r in (run("plan", k), run("check", k), run("check", "--format", "json", k)):
+        out = r.stdout + r.stderr
+        for word in INTERNAL + ("k_1",):
+            assert word not in out, (word, out)
+    r = run("plan", k)
+    assert (f"k.s:71:2: warning: more than 64 {kind} ops may be in flight on {counter} in the block after line 5: "
+            f"{load} (line 7) and older ones are waited for with the count capped at 62") in r.stderr

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from ..diagnostics import WARNING, Diagnostic
 from ..ir import Block, Function, Imm, Instruction, Reg
+from ..ir.block_names import block_name
 from . import classify as K
 
 
@@ -92,6 +93,6 @@ def _block_dependencies(func: Function, block: Block, diags: list[Diagnostic], a
         sp = first_untagged.span
         diags.append(Diagnostic(
             WARNING, "mixed-memtokens",
-            f"block ^{block.name} mixes tagged and untagged LDS operations; untagged ones "
-            f"are handled by the conservative fallbacks",
+            f"{block_name(func, block)} mixes LDS operations with and without st.token tags; the untagged "
+            f"ones are assumed to overlap everything",
             sp.line if sp else 1, sp.col if sp else 1, function=func.name))

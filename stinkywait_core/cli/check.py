@@ -11,8 +11,14 @@ Jobs run in worker processes (`--jobs`, default: one per CPU, never more than fi
 come back as plain data (`FileReport`), in the order the files were found, so the output
 never depends on which worker finished first.  `report` turns them into text, JSON or SARIF.
 
-Exit status: 2 when a file could not be read (or written), else 1 when a file has errors
-or a finding at warning level or above (by default: missing waits, proven or not), else 0.
+A file named on the command line that is host assembly (a `.s`/`.asm` without an AMDGPU
+marker, none of whose instructions is an AMDGPU one) is an error, `not-amdgpu`, located at
+its first instruction: it is not AMDGPU assembly and nothing was checked.
+
+Exit status (`--fail-on`, `FileReport.failing`): 2 when a file could not be read (or
+written); else 1 when a file has an error (by default: a wait proven missing, a parse error,
+a file that is not AMDGPU assembly), or, with `--fail-on warning`, anything at warning level
+(unproven waits); `--fail-on never` exits 0; else 0.
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ from .. import findings
 from ..api import analyze
 from ..api import physical_lines as api_lines
 from ..diagnostics import ERROR
+from ..ir.block_names import BlockNames
 from ..results import Options
 
 TYPE_CHECKING = False  # `typing` is not imported at run time: start-up cost of every CLI run
@@ -36,6 +43,8 @@ ALWAYS = (".stir", ".amdgcn")
 MAYBE = (".s", ".asm")
 AMDGPU_MARKER = re.compile(r"^[ \t]*\.(?:amdgcn_target|amdhsa_code_object_version|amdhsa_kernel)\b"
                            r"|//[ \t]*st\.token:[ \t]*\d", re.M)
+#: the code of the error for a named file that is not AMDGPU assembly
+NOT_AMDGPU = "not-amdgpu"
 #: folders a walk never enters
 SKIP_DIRS = frozenset({"node_modules", "__pycache__"})
 
@@ -75,10 +84,19 @@ class FileReport:
         for k, v in zip(self.__slots__, state):
             setattr(self, k, v)
 
-    def failing(self) -> bool:
-        """Errors in the file, or a finding at warning level or above."""
-        return self.has_errors or any(_LEVEL_RANK.get(f["severity"], 3) <= 1 for f in self.findings) or (
-            self.exhaustive is not None and not self.exhaustive["ok"])
+    def failing(self, fail_on: str = "error") -> bool:
+        """Whether this file makes `check` exit 1 under `--fail-on`: "error" (the default),
+        an error in the file (it does not parse, is not AMDGPU assembly, its target is
+        unsupported) or a finding or path-check violation at error level (a wait proven
+        missing); "warning", anything at warning level or above too (unproven waits, the
+        analysis' warnings); "never", nothing (only an unreadable file fails, with 2)."""
+        if fail_on == "never":
+            return False
+        worst = 0 if fail_on == "error" else 1
+        items = list(self.findings) + list(self.diagnostics)
+        if self.exhaustive is not None:
+            items += self.exhaustive["violations"]
+        return self.has_errors or any(_LEVEL_RANK.get(f["severity"], 3) <= worst for f in items)
 
 
 def discover(paths: list[str], named_too: bool = False) -> list[tuple[str, bool]]:
@@ -121,6 +139,33 @@ def _diag_dict(d: Any) -> dict[str, Any]:
     return out
 
 
+def _not_amdgpu(an: Any) -> dict[str, Any] | None:
+    """The located error for a `.s`/`.asm` file without an AMDGPU marker in which the
+    target's instruction table knows no instruction (x86, ARM, RISC-V assembly: `movq`,
+    `ret`, `ldr` are no AMDGPU instruction), None when it holds AMDGPU instructions."""
+    try:
+        target = an.options.target
+    except Exception:  # noqa: BLE001 - an unsupported target is reported by the analysis
+        return None
+    first = None
+    for fn in an.module.functions:
+        for block in fn.blocks:
+            for inst in block.instrs:
+                if inst.is_label or inst.is_phi or inst.span is None:
+                    continue
+                if target.sem(inst).family not in ("other", "unknown"):
+                    return None
+                if first is None:
+                    first = inst
+    line, col = (first.span.line, first.span.col) if first is not None else (1, 1)
+    what = f"`{first.mnemonic}` is not an AMDGPU instruction" if first is not None else "it holds no instruction"
+    return {"severity": ERROR, "code": NOT_AMDGPU, "line": line, "column": col, "endLine": None,
+            "endColumn": None, "related": [],
+            "message": (f"not AMDGPU assembly: {what} (nor is any other instruction of the file) and it declares "
+                        f"no AMDGPU target (.amdgcn_target, .amdhsa_kernel); nothing was checked "
+                        f"(--skip-non-amdgpu skips such files)")}
+
+
 def _exhaustive(module_text: str, path: str, language: str, opts: Options, max_trips: int) -> dict[str, Any]:
     """The path check of the file as written: the hardware checker (validate/hwcheck.py) for
     the file's target, with the LDS address analysis where memtokens prove nothing (as the
@@ -134,31 +179,32 @@ def _exhaustive(module_text: str, path: str, language: str, opts: Options, max_t
         from ..validate.hwreport import format_result
         as_dict = _hw_violation
     module = parse(module_text, path, language)
+    names = BlockNames(module, language, quote="")
     ok = True
     texts: list[str] = []
     violations: list[dict[str, Any]] = []
     extra = {} if opts.model == "upstream" else {"lds_addresses": True}  # the pass asks it too
     for res in check_module(module, opts, max_trips=max_trips, **extra):
-        text = format_result(res, path)
+        text = format_result(res, path, names)
         if text:
             texts.append(text)
         ok = ok and res.ok
-        violations.extend(as_dict(v, res, path) for v in res.violations)
+        violations.extend(as_dict(v, res, names) for v in res.violations)
     return {"ok": ok, "text": "\n".join(texts), "violations": violations}
 
 
-def _hw_violation(v: Any, res: Any, path: str) -> dict[str, Any]:
+def _hw_violation(v: Any, res: Any, names: BlockNames) -> dict[str, Any]:
     from ..validate.hwreport import diagnostic
-    d = diagnostic(v, res.target)
+    d = diagnostic(v, res.target, names)
     c = v.consumer.span
-    return {"kind": "exhaustive", "code": d.code, "severity": ERROR, "line": d.line, "column": d.col,
+    return {"kind": "exhaustive", "code": d.code, "severity": d.severity, "line": d.line, "column": d.col,
             "endLine": c.end_line if c else None, "endColumn": c.end_col if c else None, "message": d.message,
             "related": [{"line": r.line, "column": r.col, "message": r.message} for r in d.related]}
 
 
-def _spec_violation(v: Any, res: Any, path: str) -> dict[str, Any]:
+def _spec_violation(v: Any, res: Any, names: BlockNames) -> dict[str, Any]:
     from ..validate.exhaustive import format_violation
-    head, _, rest = format_violation(v, path).partition("\n")
+    head, _, rest = format_violation(v, "", names, res.function).partition("\n")
     message = head.split(": error: ", 1)[-1]
     route = rest.rsplit("\n", 1)[-1].strip()
     c, p = v.consumer.span, v.producer.span
@@ -188,6 +234,12 @@ def check_file(path: str, explicit: bool, options: Options, language: str | None
         return rep
     try:
         an = analyze(text, rep.path, options, language)
+        if path.lower().endswith(MAYBE) and not AMDGPU_MARKER.search(text):
+            foreign = _not_amdgpu(an)
+            if foreign is not None:  # named on the command line, but host assembly
+                rep.has_errors = True
+                rep.diagnostics = [foreign]
+                return rep
         physical = api_lines(text)
         rep.lines = len(physical)
         rep.last_len = len(physical[-1]) if physical else 0
@@ -200,9 +252,10 @@ def check_file(path: str, explicit: bool, options: Options, language: str | None
                 rep.exhaustive = _exhaustive(an.module.text, rep.path, an.language, an.options, max_trips)
             return rep
         waits = findings.waits_by_key(an.waits())
+        names = BlockNames(an.module, an.language, quote="")
         for d in an.check_diagnostics():
             wait = findings.planned_wait_of(d, waits) if d.code == findings.CORE_MISSING else None
-            shown = findings.present(d, wait, severity)
+            shown = findings.present(d, wait, severity, names)
             if shown is not None:
                 rep.findings.append(_diag_dict(shown))
     except Exception as e:  # noqa: BLE001 - one bad file must not stop the others

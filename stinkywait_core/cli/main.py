@@ -1,7 +1,7 @@
 """`stinkywait`: plan / insert / check for users' kernels (`.s`, `.asm`, `.stir`).
 
-Exit codes: 0 ok; 1 the input has errors (parse errors, missing waits found by `check`);
-2 usage or I/O problems.  Every error is a located `file:line:col: error: ...` line; no
+Exit codes: 0 ok; 1 the input has errors (parse errors, waits proven missing found by
+`check`, or what `check --fail-on` names); 2 usage or I/O problems.  Every error is a located `file:line:col: error: ...` line; no
 traceback ever reaches the user, and `--in-place` writes atomically or not at all.
 
 Start-up is part of every run's cost, so the command line is read by `fast_namespace` (exact
@@ -87,17 +87,18 @@ def cmd_plan(ns: argparse.Namespace) -> int:
         print(json.dumps(an.to_json(), indent=2))
         return 1 if an.has_errors() else 0
     _print_diags(an, "info")
+    from ..ir.block_names import BlockNames
+    from ..wording import wait_text
+    names = BlockNames(an.module, an.language, quote="")
+    target = an._target_model()
     for f in an.functions:
-        print(f"@{f.name}: {len(f.waits)} wait{'s' if len(f.waits) != 1 else ''}"
+        print(f"{f.name}: {len(f.waits)} wait{'s' if len(f.waits) != 1 else ''}"
               + ("" if f.converged else " (iteration cap hit: forced full drains)"))
         for w in sorted(f.waits, key=lambda w: w.insert_line):
-            where = "before" if w.placement == "before" else "after"
-            deps = "; ".join(f"{d.mnemonic} line {d.line}" + (f" via ^{d.pred}" if d.pred else "")
-                             + f" countFrom {d.count_from}" for d in w.deps)
             st = an.wait_stall(w)
-            cost = "" if st is None else f"  ~{st.per_trip} cycles stall" + (f" (per trip of {st.loop})" if st.loop else "")
-            print(f"  {an.path}:{w.line}:{w.column}: {w.instruction:<20} {where} ^{w.block}  "
-                  f"[{w.rule}] {deps or w.reason}{cost}")
+            cost = "" if st is None else f"  ~{st.per_trip} cycles stall" + (
+                f" (per trip of {names.block(w.function, st.loop)})" if st.loop else "")
+            print(f"  {an.path}:{w.line}:{w.column}: {wait_text(w, names, ns.explain, target)}{cost}")
     return 1 if an.has_errors() else 0
 
 
@@ -152,7 +153,7 @@ def cmd_check(ns: argparse.Namespace) -> int:
     done: list = []
     text = report.TextReport(out, sys.stderr) if ns.format == "text" else None
     for rep in reports:
-        failing = failing or rep.failing()
+        failing = failing or rep.failing(ns.fail_on)
         unreadable = unreadable or rep.error is not None
         if text is not None:
             text.add(rep)
@@ -206,7 +207,11 @@ COMMON_OPTIONS: list[tuple[tuple[str, ...], dict[str, Any]]] = [
 ]
 #: command -> (help, its own options, handler)
 COMMANDS: dict[str, tuple[str, list[tuple[tuple[str, ...], dict[str, Any]]], Callable[[Any], int]]] = {
-    "plan": ("show where waits go and why", [(("--json",), dict(action="store_true"))], cmd_plan),
+    "plan": ("show where waits go and why", [
+        (("--json",), dict(action="store_true", help="every wait with every producer, as JSON")),
+        (("--explain",), dict(action="store_true",
+                              help="list every producer a wait drains (default: the one that sets its count, +N more)")),
+    ], cmd_plan),
     "insert": ("write the file with the waits inserted", [
         (("-o", "--output"), dict(default=None, help="output file, - for stdout (default)")),
         (("--in-place",), dict(action="store_true", help="rewrite FILE atomically")),
@@ -221,6 +226,10 @@ COMMANDS: dict[str, tuple[str, list[tuple[tuple[str, ...], dict[str, Any]]], Cal
         (("--output",), dict(default=None, metavar="FILE", help="write the report here (default: stdout)")),
         (("-j", "--jobs"), dict(type=int, default=None, metavar="N",
                                 help="files checked in parallel (default: one per CPU)")),
+        (("--fail-on",), dict(choices=["error", "warning", "never"], default="error",
+                              help="exit 1 when a finding at this level or above is reported: error (default: "
+                                   "waits proven missing, files with errors), warning (also unproven waits), "
+                                   "never")),
         (("--skip-non-amdgpu",), dict(action="store_true",
                                       help="skip named .s/.asm files without an AMDGPU marker (as in folders)")),
         (("--severity",), dict(action="append", default=None, metavar="KIND=LEVEL",

@@ -15,7 +15,7 @@ import json
 import os
 
 from .. import __version__, findings
-from .check import FileReport
+from .check import NOT_AMDGPU, FileReport
 
 TYPE_CHECKING = False  # `typing` is not imported at run time: start-up cost of every CLI run
 if TYPE_CHECKING:
@@ -23,6 +23,9 @@ if TYPE_CHECKING:
 
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 INFORMATION_URI = "https://github.com/stinkywait/stinkywait"
+#: descriptions of the rules that are not review findings
+_OTHER_RULES = {NOT_AMDGPU: "A file named for checking is not AMDGPU assembly (no AMDGPU target, no AMDGPU "
+                            "instruction); nothing in it was checked."}
 _SARIF_LEVEL = {"error": "error", "warning": "warning", "info": "note", "hint": "note"}
 
 
@@ -63,11 +66,18 @@ class TextReport:
             return
         for d in rep.diagnostics:
             print(f"{rep.path}:{d['line']}:{d['column']}: {d['severity']}: {d['message']}", file=self.err)
+        if any(d["code"] == NOT_AMDGPU for d in rep.diagnostics):
+            print(f"{rep.path}: not checked: not AMDGPU assembly", file=self.out)
+            return
         if rep.exhaustive is not None:
             if rep.exhaustive["text"]:
                 print(rep.exhaustive["text"], file=self.out)
-            ok = rep.exhaustive["ok"] and not rep.has_errors
-            print(f"{rep.path}: exhaustive check {'passed' if ok else 'failed'}", file=self.out)
+            violations = rep.exhaustive["violations"]
+            proven = sum(1 for v in violations if v["severity"] == "error")
+            unproven = len(violations) - proven
+            ok = not proven and not rep.has_errors
+            tail = f" ({_plural(unproven, 'hazard')} resting on an LDS overlap not proven)" if unproven else ""
+            print(f"{rep.path}: exhaustive check {'passed' if ok else 'failed'}{tail}", file=self.out)
             return
         for f in rep.findings:
             print(f"{rep.path}:{f['line']}:{f['column']}: {f['severity']}: {f['message']} [{f['code']}]", file=self.out)
@@ -159,7 +169,7 @@ def sarif_document(reports: list[FileReport], base: str | None = None) -> dict[s
     def rule(code: str, kind: str | None, level: str) -> int:
         if code not in rule_index:
             rule_index[code] = len(rules)
-            text = findings.DESCRIPTIONS.get(kind or "", f"stinkywait diagnostic `{code}`.")
+            text = findings.DESCRIPTIONS.get(kind or "") or _OTHER_RULES.get(code, f"stinkywait diagnostic `{code}`.")
             entry: dict[str, Any] = {"id": code, "shortDescription": {"text": text.split(";")[0].rstrip(".") + "."},
                                      "fullDescription": {"text": text},
                                      "defaultConfiguration": {"level": _SARIF_LEVEL.get(level, "warning")}}

@@ -55,6 +55,11 @@ TIMELINE_KINDS = ("LDS", "vector memory load", "scalar memory", "tensor", "async
                   "SMEM address translation", "export/GDS source lock", "FLAT (VMEM side)",
                   "FLAT (LDS side)", "GDS")
 
+#: the kind of op a timeline holds, as a kernel writer names it (the editors and the CLI mark
+#: each op of a shared counter with it: "s_load_dwordx4 L9 (SMEM, out of order)")
+TIMELINE_LABELS = ("LDS", "VMEM load", "SMEM", "tensor", "async copy", "VMEM store", "sample", "BVH",
+                   "VMEM", "SMEM", "export", "FLAT", "FLAT", "GDS")
+
 K_UNUSED = -1
 
 

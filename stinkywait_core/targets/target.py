@@ -13,7 +13,7 @@ from functools import lru_cache
 
 from ..ir import Instruction, Reg
 from .generation import Generation
-from .model import CK_COUNT, InstrSem
+from .model import CK_COUNT, CK_KM, CK_LOAD, TIMELINE_LABELS, TIMELINE_NAMES, InstrSem
 from .table import V_FOREVER, V_GDS, V_LDS, V_RETURNING, semantics
 
 
@@ -123,6 +123,42 @@ class Target:
         if not self.in_order.get(ck, True):
             return 0
         return min(n - 1, self.max_wait[ck])
+
+    # -- the target's words (what the editors and the CLI show) ------------------------------
+
+    def timeline_counter(self, timeline: str) -> str:
+        """The hardware counter a timeline (a `TIMELINE_NAMES` entry, as the FIFO views key
+        their queues) is counted on, as this target's ISA spells it: "ds" is `lgkmcnt` on
+        gfx9-11 and `dscnt` on gfx12; "load" is `vmcnt` / `loadcnt`."""
+        ck = TIMELINE_NAMES.index(timeline) if timeline in TIMELINE_NAMES else -1
+        return self.counter_of.get(ck, timeline if timeline.endswith("cnt") else timeline + "cnt")
+
+    def shares_counter(self, timeline: str) -> bool:
+        """Whether other kinds of op are counted on the same hardware counter (gfx9's
+        lgkmcnt: LDS, SMEM, messages, GDS), so a queue shown for it marks each op's kind."""
+        ck = TIMELINE_NAMES.index(timeline) if timeline in TIMELINE_NAMES else -1
+        return 0 <= ck < CK_COUNT and len(self.siblings[ck]) > 1
+
+    def timeline_in_order(self, timeline: str) -> bool:
+        """Whether a timeline's ops complete in issue order (a wait of N retires the op with N
+        younger ones in flight; otherwise only a wait of 0 does)."""
+        ck = TIMELINE_NAMES.index(timeline) if timeline in TIMELINE_NAMES else -1
+        return self.in_order.get(ck, True)
+
+    def op_kind(self, timeline: str, mnemonic: str = "", order: bool = True) -> str:
+        """The kind of an op in flight on a timeline, in a kernel writer's words, with "out of
+        order" for a kind that may complete in any order (only a wait of 0 retires it): "LDS",
+        "SMEM, out of order", "message, out of order", "VMEM" (gfx9, where loads and stores
+        share vmcnt in issue order); `order` False: the kind alone."""
+        ck = TIMELINE_NAMES.index(timeline) if timeline in TIMELINE_NAMES else -1
+        if not 0 <= ck < CK_COUNT:
+            return timeline
+        label = TIMELINE_LABELS[ck]
+        if ck == CK_LOAD and self.features.stores_on_vmcnt:
+            label = "VMEM"
+        elif ck == CK_KM and mnemonic and self._table(mnemonic.lower(), self.generation, 0).family == "message":
+            label = "message"
+        return label if not order or self.in_order.get(ck, True) else label + ", out of order"
 
     def to_json(self) -> dict[str, object]:
         return {"name": self.name, "family": self.family, "model": self.model,

@@ -104,6 +104,7 @@ whether any path was still cut by ``max_trips``.  If the number of path ends exc
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..analysis.classify import (
     CK_ASYNC, CK_COUNT, CK_DS, CK_KM, CK_LOAD, CK_TENSOR, COUNTER_NAMES, K_MAX_WAIT_COUNT,
@@ -548,7 +549,7 @@ def _loc(inst: Instruction) -> tuple[int, int]:
     return (inst.span.line, inst.span.col)
 
 
-def format_violation(v: Violation, path: str) -> str:
+def format_violation(v: Violation, path: str, names: Any = None, function: str = "") -> str:
     """Compiler-style report: an ``error`` line at the consumer, a ``note`` at the producer,
     and the CFG path that exposes the violation.
     """
@@ -560,13 +561,14 @@ def format_violation(v: Violation, path: str) -> str:
             f"[{v.detail}]: needs {v.wait_mnemonic} {v.required} or lower before it, "
             f"found {present} [{v.rule}]")
     note = f"{path}:{pline}:{pcol}: note: producer issued here"
-    route = "  path: " + " -> ".join(f"^{lab}" for lab in v.path)
+    route = "  path: " + " -> ".join(f"^{lab}" if names is None else names.block(function, lab) for lab in v.path)
     return "\n".join((head, note, route))
 
 
-def format_result(res: CheckResult, path: str) -> str:
-    """All violations of one function plus the bounded/trip notice (empty when clean)."""
-    parts = [format_violation(v, path) for v in res.violations]
+def format_result(res: CheckResult, path: str, names: Any = None) -> str:
+    """All violations of one function plus the bounded/trip notice (empty when clean);
+    `names` (`ir.block_names.BlockNames`): the path's blocks as the source names them."""
+    parts = [format_violation(v, path, names, res.function) for v in res.violations]
     if res.notice:
         parts.append(f"{path}: note: @{res.function}: {res.notice}")
     return "\n".join(parts)

@@ -7,7 +7,8 @@ path (block labels from the entry) that exposes it.
 
 from __future__ import annotations
 
-from ..diagnostics import ERROR, Diagnostic, Related
+from ..diagnostics import ERROR, WARNING, Diagnostic, Related
+from ..ir.block_names import BlockNames
 from ..ir import Instruction
 from ..targets import Target
 from .hwcheck import HwResult, HwViolation
@@ -43,27 +44,34 @@ def message(v: HwViolation, target: Target) -> str:
             f"found {', '.join(present) or 'no wait'} [hw-{v.rule}]")
 
 
-def path_text(v: HwViolation) -> str:
-    return "path: " + " -> ".join(f"^{lab}" for lab in v.path)
+def path_text(v: HwViolation, names: BlockNames | None = None) -> str:
+    """"path: the entry -> L_start0": the blocks as the source names them (`names`, the
+    module's `BlockNames`); without names, the block ids."""
+    if names is None:
+        return "path: " + " -> ".join(f"^{lab}" for lab in v.path)
+    return "path: " + " -> ".join(names.block(v.function, lab) for lab in v.path)
 
 
-def diagnostic(v: HwViolation, target: Target) -> Diagnostic:
+def diagnostic(v: HwViolation, target: Target, names: BlockNames | None = None) -> Diagnostic:
+    """An error for a proven hazard; a warning when it rests on an overlap not proven (an
+    approximation is never an error)."""
     line, col = _loc(v.consumer)
     pline, pcol = _loc(v.producer)
-    return Diagnostic(ERROR, f"hw-{v.rule}", message(v, target), line, col,
+    return Diagnostic(ERROR if v.proven else WARNING, f"hw-{v.rule}", message(v, target), line, col,
                       related=[Related(pline, pcol, f"producer {v.producer.mnemonic} issued here"),
-                               Related(line, col, path_text(v))],
+                               Related(line, col, path_text(v, names))],
                       data={"needs": dict(v.needs), "path": list(v.path), "proven": v.proven},
                       function=v.function)
 
 
-def format_result(res: HwResult, path: str) -> str:
-    """Every violation of one function (error + related notes) and the bounded/trip notice."""
+def format_result(res: HwResult, path: str, names: BlockNames | None = None) -> str:
+    """Every violation of one function (error or warning + related notes) and the
+    bounded/trip notice."""
     out: list[str] = []
     for v in res.violations:
-        d = diagnostic(v, res.target)
+        d = diagnostic(v, res.target, names)
         out.append(d.format(path))
         out.extend(f"{path}:{r.line}:{r.col}: note: {r.message}" for r in d.related)
     if res.notice:
-        out.append(f"{path}: note: @{res.function}: {res.notice}")
+        out.append(f"{path}: note: {res.function}: {res.notice}")
     return "\n".join(out)

@@ -28,10 +28,29 @@ from .state import count_from, new_spec
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Protocol
+
     from ..ir import Instruction
-    from .dataflow import WaitDataflow
+    from .contribution import Contribution
     from .facts import InstInfo
-    from .state import DataflowState
+
+    class SolverView(Protocol):
+        """What the rules read of the solver (waitcnt/dataflow.py's WaitDataflow), named here
+        so that this module imports nothing above it."""
+
+        info: dict
+        newest: bool
+        track_trips: bool
+        xcnt_cks: frozenset
+        lds_cks: tuple
+        lds_engines: dict
+
+        def drain(self, c: int, n: int) -> int: ...
+        def contribution(self, rule: str, w: int, op=None, pred=None, n: int = 0,
+                         trips: int = 0) -> Contribution: ...
+        def trips_of(self, q, op) -> int: ...
+        def still_in_flight(self, op, queues: list) -> bool: ...
+        def lds_disjoint(self, a, b, same_trip: bool) -> bool: ...
 
 RULE_CLASS = {"raw": "RAW", "waw": "WAW", "war-xcnt": "WAR", "war-exp": "WAR", "lds-raw": "RAW",
               "lds-waw": "WAW", "lds-war": "WAR", "barrier": "barrier", "fallback-lds": "fallback",
@@ -51,7 +70,7 @@ def _overlap(a, b) -> tuple[bool, bool]:
     return False, True
 
 
-def hw_required(df: "WaitDataflow", inst: "Instruction", inf: "InstInfo", queues: list, record: bool):
+def hw_required(df: "SolverView", inst: "Instruction", inf: "InstInfo", queues: list, record: bool):
     """(required wait per timeline, contributions per timeline or None) under the hardware model."""
     req = new_spec()
     why = [[] for _ in range(len(req))] if record else None
@@ -145,7 +164,7 @@ def _newest(q, cands) -> tuple[int, object]:
     return 0, None
 
 
-def _lds_scan(df: "WaitDataflow", inst: "Instruction", inf: "InstInfo", queues: list, tighten) -> None:
+def _lds_scan(df: "SolverView", inst: "Instruction", inf: "InstInfo", queues: list, tighten) -> None:
     """In-flight LDS accesses of other engines that conflict with this one (see module doc)."""
     fence = inf.fence
     writes = fence or "w" in inf.lds

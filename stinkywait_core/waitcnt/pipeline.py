@@ -15,7 +15,9 @@ from ..diagnostics import INFO, WARNING, Diagnostic
 from ..ir import Block, Function, Instruction, Modifier
 from ..results import DepInfo, FunctionResult, Options, PlannedWait
 from ..targets.model import CK_DS, CK_TENSOR, CTL_ENDPGM, CTL_JUMP, CTL_RETURN, CTL_TRAP, TIMELINE_NAMES
-from .dataflow import Contribution, WaitDataflow, counter_short_name
+from .contribution import Contribution
+from .dataflow import WaitDataflow
+from .overflow import counter_short_name
 from .hazards import RULE_CLASS as HW_RULE_CLASS
 from .incremental import FunctionMemo
 from .emit import make_wait, tail_anchor
@@ -108,9 +110,10 @@ def _describe(tls: tuple[int, ...], value: int, contribs: list[Contribution], re
         rule = RULE_CLASS.get(binding[0].rule, binding[0].rule)
         ct = binding[0]
         if ct.op is not None:
-            via = f" via ^{ct.pred.name}" if ct.pred is not None else ""
+            # the path it arrives by is the dep's `pred`, which the views name as the source
+            # does (ir/block_names.py); a block id here would be a name the file never wrote
             why = (f"{binding[0].rule}: {ct.op.mnemonic} (line {_loc(ct.op)[0]}) still in flight, "
-                   f"countFrom {ct.count_from}{via}")
+                   f"countFrom {ct.count_from}")
         else:
             why = f"{binding[0].rule}: disjointness cannot be proved, drain everything"
     else:
@@ -407,7 +410,7 @@ def _build_result(out: PassOutput, options: Options) -> None:
         first = _loc(out.func.blocks[0].instrs[0]) if out.func.blocks and out.func.blocks[0].instrs else (1, 1)
         res.diagnostics.append(Diagnostic(
             INFO, "widened",
-            f"bounded analysis: {df.widen_reason} in @{out.func.name}; re-solved with widening, so "
+            f"bounded analysis: {df.widen_reason} in {out.func.name}; re-solved with widening, so "
             f"waits here may be stricter than the exact pass would give (never weaker)",
             *first, function=out.func.name,
             data={"blocks": {b.name: why for b, why in df.widened_blocks.items()}}))

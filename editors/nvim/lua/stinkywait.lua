@@ -2,7 +2,7 @@
 --
 --   require('stinkywait').setup({
 --     cmd = { '/path/to/stinkywait/.venv/bin/python', '-m', 'stinkywait_lsp' },
---     settings = { stinkywait = { numWaves = 4 } },
+--     settings = { stinkywait = { hints = { label = 'compact' } } },
 --   })
 --
 -- Filetypes: `stir` (*.stir) and `amdgpu-asm` (*.amdgcn, and *.s / *.asm that declare an

@@ -1,0 +1,196 @@
+"""The analysis cache: one document's functions carried from one version to the next.
+
+`AnalysisCache` (one per document in the language server, bounded LRU) keeps, per function,
+a `Chain`: the function's own IR, into which every new version's parse is *adopted*
+(`adopt`: unchanged instructions stay the same objects), the last plan and the
+`FunctionMemo` of the incremental re-plan (waitcnt/incremental.py).  The front door
+(`api.analyze`) decides what to re-plan from what `adopt` found; nothing here plans.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+TYPE_CHECKING = False  # (no `typing` import on a cold command's path)
+if TYPE_CHECKING:
+    from typing import Any
+
+    from .results import Options
+    from .waitcnt.pipeline import PassOutput
+
+from .ir import Function, Instruction, Module
+from .waitcnt.incremental import FunctionMemo
+
+
+class Chain:
+    """One function's analyses over the versions of a document (incremental re-planning).
+
+    `func` is the chain's own Function: every new version's parse is *adopted* into it
+    (unchanged instructions stay the same objects, `adopt`), so the memo's records, keyed and
+    compared by instruction identity, stay valid from one version to the next.
+    """
+
+    __slots__ = ("func", "raw", "analysed", "po", "removed", "memo", "spans")
+
+    def __init__(self, func: Function, memo: FunctionMemo):
+        self.func = func
+        #: the blocks' instructions as parsed (before replace_waits stripping and PHIs)
+        self.raw: list[list[Instruction]] = [list(b.instrs) for b in func.blocks]
+        #: the blocks' instructions as analysed (stripped, PHIs removed): restored on a plan hit
+        self.analysed: list[list[Instruction]] = []
+        self.po: PassOutput | None = None
+        self.removed: list[int] = []
+        self.memo = memo
+        #: every instruction's span when last analysed (to tell which ones moved)
+        self.spans: dict = {inst: inst.span for b in func.blocks for inst in b.instrs}
+
+
+class AnalysisCache:
+    """Per-function plan cache (bounded LRU); one per document in a long-lived process.
+
+    Keyed by (path, function, options); a function the latest version of its document lost
+    is dropped.  A version whose function is unchanged (layout-only
+    edits included) reuses the last plan outright; any other version is re-planned
+    incrementally from the last one (waitcnt/incremental.py).  Only the latest version of a
+    function is kept: the Function objects of an older Analysis made with the same cache
+    are adopted (mutated) by the newer one, so an Analysis is only valid until the next
+    `analyze` of the same document with the same cache.
+    """
+
+    def __init__(self, size: int = 64):
+        self.size = size
+        self._d: OrderedDict[tuple, Chain] = OrderedDict()
+        #: (path, options) -> the last Module parsed (the front end's incremental re-parse)
+        self._modules: OrderedDict[tuple, Module] = OrderedDict()
+        #: id(PlannedWait) -> (wait, anchor line length, its insertion, missing-wait diagnostic)
+        self.review_memo: dict[int, tuple] = {}
+
+    def module(self, path: str, options: Options) -> Module | None:
+        return self._modules.get((path, options))
+
+    def set_module(self, path: str, options: Options, module: Module) -> None:
+        self._bounded_put(self._modules, (path, options), module)
+
+    def get(self, key: tuple) -> Chain | None:
+        v = self._d.get(key)
+        if v is not None:
+            self._d.move_to_end(key)
+        return v
+
+    def drop(self, key: tuple) -> None:
+        self._d.pop(key, None)
+
+    def put(self, key: tuple, value: Chain) -> None:
+        self._bounded_put(self._d, key, value)
+
+    def _bounded_put(self, table: OrderedDict, key: tuple, value: object) -> None:
+        """Insert as most recent; evict the least recently used beyond `size`."""
+        table[key] = value
+        table.move_to_end(key)
+        while len(table) > self.size:
+            table.popitem(last=False)
+
+    def retain(self, path: str, options: Options, names: set[str]) -> None:
+        """Drop the chains of functions the document no longer has (renamed or deleted
+        kernels): a chain holds a whole function's plan."""
+        for key in [k for k in self._d if k[0] == path and k[2] == options and k[1] not in names]:
+            del self._d[key]
+
+
+def _shape(func: Function) -> tuple:
+    return tuple((b.label, tuple(b.succ_labels)) for b in func.blocks)
+
+
+def _ops_extend(old: list, new: list) -> bool:
+    """`old` is `new` plus LDS pseudo registers appended by the implicit-dependency pass."""
+    n = len(new)
+    return old[:n] == new and all(getattr(op, "kind", None) == "LDS" for op in old[n:])
+
+
+def _same_instruction(old: Instruction, new: Instruction) -> bool:
+    return old is new or (
+        old.text == new.text and old.mnemonic == new.mnemonic and old.is_label == new.is_label
+        and old.suffix == new.suffix and old.mods == new.mods
+        and (old.dsts == new.dsts or _ops_extend(old.dsts, new.dsts))
+        and (old.srcs == new.srcs or _ops_extend(old.srcs, new.srcs)))
+
+
+class _Adoption:
+    """What `adopt` found: the function; `fresh`, how many instructions are new, removed
+    or moved and blocks or the function moved (0: same plan); `moved`, how many kept
+    instructions (or blocks, the function) changed position; `changed_blocks`, the blocks
+    whose instruction list changed; `dropped`, the previous version's instructions that are
+    gone."""
+
+    __slots__ = ("func", "fresh", "moved", "changed_blocks", "dropped")
+
+    def __init__(self, func: Function):
+        self.func = func
+        self.fresh = 0
+        self.moved = 0
+        self.changed_blocks: set = set()
+        self.dropped: list = []
+
+
+def adopt(chain: Chain, new: Function) -> _Adoption | None:
+    """Turn the chain's function into `new`, keeping every unchanged instruction object.
+
+    Per block, the longest common prefix and suffix of the old and new instruction lists
+    are matched (an edit is local); matched old instructions take the new positions, the
+    rest are the new parse's objects.  Returns None when the CFG's shape changed (blocks,
+    labels, successors): the caller then starts a new chain.
+    """
+    func = chain.func
+    if func.name != new.name or len(func.blocks) != len(new.blocks) or _shape(func) != _shape(new):
+        return None
+    raw: list[list[Instruction]] = []
+    res = _Adoption(func)
+    old_spans = chain.spans
+    spans: dict[Instruction, Any] = {}
+    for ob, nb, olds in zip(func.blocks, new.blocks, chain.raw):
+        news = nb.instrs
+        if news == olds:  # the front end already reused every instruction (identity)
+            merged = news
+        else:
+            n = min(len(olds), len(news))
+            i = 0
+            while i < n and _same_instruction(olds[i], news[i]):
+                i += 1
+            j = 0
+            while j < n - i and _same_instruction(olds[-1 - j], news[-1 - j]):
+                j += 1
+            merged = list(news)
+            if len(news) + len(olds) - 2 * (i + j):  # added and removed
+                res.fresh += len(news) + len(olds) - 2 * (i + j)
+                res.changed_blocks.add(ob)
+                res.dropped.extend(olds[i:len(olds) - j])
+            for k in range(i):
+                merged[k] = _move(olds[k], news[k])
+            for k in range(1, j + 1):
+                merged[-k] = _move(olds[-k], news[-k])
+        # a kept instruction moved if its span differs from the one it had last time (the
+        # front end may already have repositioned it in place)
+        for inst in merged:
+            inst.block = ob
+            sp = spans[inst] = inst.span
+            before = old_spans.get(inst)
+            if before is not None and before != sp:
+                res.moved += 1
+        ob.instrs = merged
+        if ob.span != nb.span or ob.succ_span != nb.succ_span:
+            res.moved += 1
+            ob.span, ob.succ_span = nb.span, nb.succ_span
+        raw.append(list(merged))
+    if func.span != new.span or func.name_span != new.name_span:
+        res.moved += 1
+        func.span, func.name_span = new.span, new.name_span
+    chain.raw = raw
+    chain.spans = spans
+    res.fresh += res.moved
+    return res
+
+
+def _move(old: Instruction, new: Instruction) -> Instruction:
+    """Give `old` the position (and comment) of its unchanged twin from the new parse."""
+    if old is not new:
+        old.span, old.text, old.comment, old.cycles = new.span, new.text, new.comment, new.cycles
+    return old

@@ -1,0 +1,228 @@
+"""The review of hand-written waits (`Analysis.check_diagnostics`): what is missing,
+redundant or stricter than needed, each offered change verified before it is offered.
+
+It reads an `Analysis` (the plan, the FIFO snapshots) and re-analyses variants of the file
+through the `analyze` it is handed by the front door (`api`), so imports run one way:
+api -> review, never back.
+"""
+
+from __future__ import annotations
+
+import re
+TYPE_CHECKING = False  # (no `typing` import on a cold command's path)
+if TYPE_CHECKING:
+    from typing import Callable
+
+    from .api import Analysis
+    from .ir import Instruction
+
+    Analyze = Callable[..., Analysis]
+
+from .cache import AnalysisCache
+from .diagnostics import ERROR, HINT, WARNING, Diagnostic, Related
+from .textlines import physical_lines
+from .waitcnt.remove import should_remove
+from .waitcnt.stall import cost_phrase, planned_points, relax_saving
+
+
+def review(an: Analysis, analyze: Analyze) -> list[Diagnostic]:
+    """Hand-written waits against the plan: what is missing, redundant or stricter than needed."""
+    out: list[Diagnostic] = []
+    lines = physical_lines(an.module.text)
+    # a planned wait reused from the previous version (same object, same anchor line length)
+    # keeps its diagnostic
+    known = an.cache.review_memo if an.cache is not None else {}
+    memo: dict[int, tuple] = {}
+    for w in an.waits():
+        width = len(lines[w.line - 1]) if 0 < w.line <= len(lines) else 0
+        hit = known.get(id(w))
+        if hit is not None and hit[0] is w and hit[1] == width and hit[2] == (w.insert_line, w.insert_text):
+            memo[id(w)] = hit
+            out.append(hit[3])
+            continue
+        # the block ids stay out of the words (`findings.present` says the path as the source
+        # names it)
+        related = [Related(d.line, d.column, f"producer {d.mnemonic} (countFrom {d.count_from})")
+                   for d in w.deps if d.line]
+        diag = Diagnostic(
+            ERROR, "missing-wait", f"missing {w.instruction} ({w.rule}: {w.reason})",
+            w.line, w.column, w.line, max(w.column, width + 1), related,
+            {"insert_line": w.insert_line, "insert_text": w.insert_text, "instruction": w.instruction,
+             "counter": w.counter, "count": w.count}, w.function)
+        memo[id(w)] = (w, width, (w.insert_line, w.insert_text), diag)
+        out.append(diag)
+    if an.cache is not None:
+        an.cache.review_memo = memo
+    if an.options.replace_waits:
+        return out
+    # hand-written (rebuildable) waits: what each counter of each wait drains here (the FIFO
+    # snapshot); a value a draining counter could relax to comes from a plan without them.
+    # Every change offered (delete, relax, drop a counter) is then verified: the function
+    # re-planned with that one change must need no wait the original did not need already.
+    waits_found: list = []
+    draining = False
+    model = an.options.model
+    for po in an.outputs:
+        snaps = po.df.snapshots
+        target = po.df.target
+        info = po.df.info
+        for b in po.func.blocks:
+            instrs = [i for i in b.instrs if not i.is_phi and not i.is_label]
+            for idx, inst in enumerate(instrs):
+                inf = info.get(inst)
+                if inf is None or not inf.is_wait or inst.span is None or not should_remove(inst, model=model):
+                    continue
+                values = {cn: v for cn, v in target.decode_wait(inst).items() if v >= 0}
+                if not values:
+                    continue
+                nxt = next((j for j in instrs[idx + 1:] if not info[j].is_wait), None)
+                snap = snaps.get(inst)
+                drains = set()
+                for cn, v in values.items():
+                    tls = [c for c in target.timelines if target.counter_of[c] == cn]
+                    if any(_drains(q, v, target.in_order[c]) for c in tls for q in (snap[c] if snap else ())):
+                        drains.add(cn)
+                waits_found.append((po, inst, nxt, values, drains))
+                draining = draining or bool(drains)
+    planned: dict[tuple[int, str], int] = {}
+    if draining:
+        # what each point needs at least: CoalesceWaits off, or a wait it folds into an
+        # earlier one would look stricter than needed nowhere
+        stripped = analyze(an.module.text, an.path, an.options.replace(replace_waits=True, coalesce_window=0),
+                           an.language, cache=an.cache)
+        # planned waits of the stripped analysis, by anchor line and counter
+        for w in stripped.waits():
+            if w.placement == "before":
+                planned[(w.line, w.counter)] = w.count
+    proposals: list[tuple[Diagnostic, int, str]] = []  # (diagnostic, line, its new line text)
+    for po, inst, nxt, values, drains in waits_found:
+        sp = inst.span
+        target = po.df.target
+        if not drains:
+            if len(values) == 1:
+                ((cn, v),) = values.items()
+                what = (f"redundant {_spelled(target, values, inst)}: nothing older than {v} ops is in flight on "
+                        f"{cn} here")
+            else:
+                what = f"redundant {inst.text.strip()}: nothing it waits for is in flight here"
+            proposals.append((Diagnostic(
+                WARNING, "redundant-wait", what,
+                sp.line, sp.col, sp.end_line, sp.end_col, [], {"delete_line": sp.line}, po.func.name),
+                sp.line, None))
+            continue
+        if len(drains) < len(values):  # a combined wait with a counter that drains nothing
+            kept = {cn: v for cn, v in values.items() if cn in drains}
+            new = _spelled(target, kept, inst)
+            proposals.append((Diagnostic(
+                WARNING, "redundant-wait",
+                f"{inst.mnemonic}: {', '.join(sorted(set(values) - drains))} drains nothing here: {new} suffices",
+                sp.line, sp.col, sp.end_line, sp.end_col, [], {"replace_line": sp.line, "instruction": new},
+                po.func.name), sp.line, new))
+        for cn in sorted(drains):
+            v = values[cn]
+            short = cn[:-3] if cn.endswith("cnt") else cn
+            need = planned.get((nxt.span.line, short)) if nxt is not None and nxt.span else None
+            if need is None or need <= v or not _in_order_counter(target, cn):
+                continue
+            new = _spelled(target, {**values, cn: need}, inst)
+            proposals.append((Diagnostic(
+                HINT, "stricter-wait", f"{_spelled(target, values, inst)} is stricter than needed: {new} suffices"
+                + _stricter_cost(an, po, sp.line, {**values, cn: need}),
+                sp.line, sp.col, sp.end_line, sp.end_col, [],
+                {"replace_line": sp.line, "count": need, "instruction": new}, po.func.name), sp.line, new))
+    out.extend(_verified(an, proposals, analyze))
+    return out
+
+
+def _stricter_cost(an: Analysis, po, line: int, relaxed: dict[str, int]) -> str:
+    """"; costs ~300 cycles per trip of .LBB0_1": what the stricter wait at `line` costs over
+    the relaxed one, predicted by the latency model (docs/latency-model.md; "" when nothing)."""
+    try:
+        target, model = an.options.target, an.options.latency_model
+    except ValueError:
+        return ""
+    if model is None:
+        return ""
+    cycles, loop = relax_saving(po.func, target, model, planned_points(po.result.waits, target), line, relaxed)
+    return f"; {cost_phrase(cycles, loop)}" if cycles > 0 else ""
+
+
+def _in_order_counter(target, cn: str) -> bool:
+    """Every timeline counted on `cn` completes in order (only then can a count be relaxed)."""
+    return all(target.in_order[c] for c in target.timelines if target.counter_of[c] == cn)
+
+
+def _spelled(target, values: dict[str, int], inst: Instruction) -> str:
+    """A wait with these counter values, in the target's spelling and the user's radix."""
+    text = "; ".join(target.encode_waits(values))
+    if "0x" in (inst.text or "").lower():
+        text = re.sub(r"(?<![\w(x])(\d+)\b(?!\))", lambda m: f"{int(m.group(1)):#x}", text)
+    return text
+
+
+def _verified(an: Analysis, proposals: list[tuple[Diagnostic, int, str | None]], analyze: Analyze) -> list[Diagnostic]:
+    """The proposals whose change, applied alone, leaves the function needing no wait it did not
+    need before (the same anchors and counters, values no stricter).
+
+    All changes are tried together first: if the program with every change needs nothing
+    new, each change alone needs nothing new either (a subset of the changes leaves more
+    hand-written waits, so fewer ops in flight); otherwise each is tried alone, one line at a
+    time from the original (an edit the incremental re-plan handles in proportion to it)."""
+    lines = physical_lines(an.module.text, keepends=True)
+    usable: list[tuple[Diagnostic, int, str]] = []
+    taken: set[int] = set()
+    for diag, line, new in proposals:
+        if line in taken or not 1 <= line <= len(lines):
+            continue
+        body = lines[line - 1].rstrip("\r\n")
+        if body[:diag.col - 1].strip() or (new is not None and "; " in new):
+            continue  # a label shares the line, or the change would move lines: not offered
+        indent = body[:len(body) - len(body.lstrip(" \t"))]
+        usable.append((diag, line, indent + (new or "") + lines[line - 1][len(body):]))
+        taken.add(line)
+    if not usable:
+        return []
+    base: dict[tuple[str, int, str, str], int] = {}
+    for w in an.waits():
+        key = (w.function, w.line, w.placement, w.counter)
+        base[key] = min(base.get(key, w.count), w.count)
+
+    def needs_nothing_new(changes: list[tuple[Diagnostic, int, str]], cache: AnalysisCache) -> bool:
+        text = list(lines)
+        for _, line, changed in changes:
+            text[line - 1] = changed
+        trial = analyze("".join(text), an.path, an.options, an.language, cache=cache)
+        return all(base.get((w.function, w.line, w.placement, w.counter), -1) >= 0
+                   and base[(w.function, w.line, w.placement, w.counter)] <= w.count for w in trial.waits())
+
+    scratch = AnalysisCache(size=4)
+    if needs_nothing_new(usable, scratch):
+        return [d for d, _, _ in usable]
+    # removals of waits that drain nothing change no state: they pass as a group; the
+    # relaxations of draining waits are tried one by one
+    removals = [c for c in usable if c[0].code == "redundant-wait"]
+    relaxations = [c for c in usable if c[0].code != "redundant-wait"]
+    out: list[Diagnostic] = []
+    singles = relaxations
+    if removals:
+        if needs_nothing_new(removals, scratch):
+            out.extend(d for d, _, _ in removals)
+        else:
+            singles = usable
+    analyze(an.module.text, an.path, an.options, an.language, cache=scratch)
+    dirty = False
+    for change in singles:
+        if dirty:
+            analyze(an.module.text, an.path, an.options, an.language, cache=scratch)
+        if needs_nothing_new([change], scratch):
+            out.append(change[0])
+        dirty = True
+    out.sort(key=lambda d: (d.line, d.col))
+    return out
+
+
+def _drains(q, v: int, in_order: bool) -> bool:
+    """A wait of `v` on this queue's counter retires something from it."""
+    if not in_order:
+        return v == 0 and bool(q.ops or q.sat)
+    return len(q.ops) > v or bool(q.sat)

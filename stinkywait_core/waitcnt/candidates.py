@@ -1,0 +1,159 @@
+"""WaitDataflow's source links and WAW/WAR hazard candidates (a mixin of the solver).
+
+For every instruction: its SSA sources flattened to (memop, timeline) pairs once (PHIs
+resolved here, not at every sweep), and under the hardware model the in-flight writers (WAW)
+and source lockers (WAR) of the registers it writes that can reach it.
+"""
+
+from __future__ import annotations
+
+from ..analysis.ssa import flatten_sources
+from ..ir import Block, Instruction, Reg
+from ..targets.model import CK_XV
+from .facts import InstInfo
+
+_NO_CANDIDATES = (frozenset(), (), frozenset(), ())
+
+
+class HazardCandidates:
+    """Source links and hazard candidates (see the module doc)."""
+
+    def _link_sources(self, inst: Instruction, inf: InstInfo) -> None:
+        """Flatten the SSA sources to (memop, timeline) pairs; the WAW/WAR candidates.
+
+        phiCurrentQueueWait recurses through PHI inputs and folds every concrete memop of the
+        counter against the live queues, exactly as a direct source is folded, so the PHIs
+        are resolved once here instead of at every sweep.  A producer is waited for on every
+        timeline its result completes on.
+        """
+        mem: list[tuple[Instruction, int]] = []
+        info = self.info
+        for src in flatten_sources(inst):
+            si = info.get(src)
+            if si is None:
+                si = self._fresh_info(src)
+            for c in si.results:
+                mem.append((src, c))
+        mem_srcs = tuple(mem)
+        waw: frozenset = frozenset()
+        war: frozenset = frozenset()
+        waw_cks: tuple = ()
+        war_cks: tuple = ()
+        if self.hw and inst.dsts and not inst.is_phi:
+            waw, waw_cks, war, war_cks = self._hazard_candidates(inst, inf)
+        if inf.linked:
+            if (inf.mem_srcs, inf.waw, inf.war) == (mem_srcs, waw, war):
+                return  # a previous version's facts, still exact
+            # shared with the previous version's memo records: never mutate, replace
+            inf = self.info[inst] = inf.copy()
+            if inst.block is not None:
+                self._relinked.add(inst.block)
+        inf.linked = True
+        inf.mem_srcs = mem_srcs
+        inf.waw, inf.waw_cks, inf.war, inf.war_cks = waw, waw_cks, war, war_cks
+        if self.hw:
+            inf.simple = not (waw or war or inf.lds or inf.fence or inf.drain or inf.after or inf.control
+                              or inf.ring or inf.lc_war is not None or inf.lc_raw is not None
+                              or self.options.enable_tensor_descriptor_war)
+            inf.needs_check = bool(mem or not inf.simple or inf.clause) and not inf.is_wait
+        else:
+            inf.needs_check = bool(
+                mem or inf.tensor_anchor or inf.lds_writer or inf.fence or inf.ring
+                or inf.lc_war is not None or inf.lc_raw is not None
+                or (self.options.enable_tensor_descriptor_war and not inf.is_wait and inst.dsts))
+
+    def _hazard_candidates(self, inst: Instruction, inf: InstInfo) -> tuple:
+        """(WAW writers, their timelines, WAR lockers, their lock timelines) for the
+        registers `inst` writes; writes that land in order with `inst`'s own are exempt, and
+        so is an older VMEM translation when `inst` is VMEM itself.  Only ops that can be in
+        flight here count (in this block, or a block that reaches it); the sets are shared by
+        the instructions of a block that write the same registers."""
+        writers, lockers = self.maps.writers, self.maps.lockers
+        if not writers and not lockers:
+            return _NO_CANDIDATES
+        masks = self._hazard_masks
+        if masks is None:
+            masks = self._hazard_masks = _unit_masks(writers, lockers)
+        dkey = []
+        hit_unit = False
+        for op in inst.dsts:
+            if type(op) is Reg:
+                kind, lo, hi = op.kind, op.lo, op.hi
+                dkey.append((kind, lo, hi))
+                if not hit_unit:
+                    m = masks.get(kind)
+                    hit_unit = m is not None and (lo < 0 or (m >> lo) & ((1 << (hi - lo + 1)) - 1) != 0)
+        if not hit_unit:  # no unit it writes has a late writer or a source lock anywhere
+            return _NO_CANDIDATES
+        dkey = tuple(dkey)
+        order = inf.order if inf.late else None
+        vmem = CK_XV in inf.pushes
+        key = (inst.block, dkey, order, vmem)
+        hit = self._cands.get(key)
+        if hit is None:
+            hit = self._cands[key] = self._candidates(inst.block, dkey, order, vmem)
+        waw, waw_cks, war, war_cks = hit
+        if inst in waw or inst in war:
+            # its own earlier instance (last trip) is a WAW writer when its writes may land out
+            # of order and its block lies on a cycle: the next trip's write may otherwise be
+            # overtaken by the previous one (SMEM, gfx12+ VMEM; LLVM waits there too).  As a
+            # WAR locker it never is: it reads its sources before it writes.
+            own = (inst in waw and order is None and inst.block is not None
+                   and self.cfg.reaches(inst.block, inst.block))
+            waw, war = (waw if own else waw - {inst}), war - {inst}
+            if not war:
+                war_cks = ()
+        return waw, waw_cks, war, war_cks
+
+    def _candidates(self, home: Block | None, dkey: tuple, order, vmem: bool) -> tuple:
+        writers, lockers = self.maps.writers, self.maps.lockers
+        waw: set[Instruction] = set()
+        war: set[Instruction] = set()
+        for kind, lo, hi in dkey:
+            for i in range(lo, hi + 1):
+                k = (kind, i)
+                w = writers.get(k)
+                if w:
+                    waw.update(w)
+                lk = lockers.get(k)
+                if lk:
+                    war.update(lk)
+        if not waw and not war:
+            return _NO_CANDIDATES
+        info = self.info
+        if home is not None:
+            reaches = self.cfg.reaches
+            live_blocks = self._live_into.get(home)
+            if live_blocks is None:
+                live_blocks = self._live_into[home] = {}
+
+            def live(p: Instruction) -> bool:
+                pb = p.block
+                v = live_blocks.get(pb)
+                if v is None:
+                    v = live_blocks[pb] = pb is home or (pb is not None and reaches(pb, home))
+                return v
+            waw = {p for p in waw if live(p) and (order is None or info[p].order != order)}
+            war = {p for p in war if live(p)}
+        elif order is not None:
+            waw = {p for p in waw if info[p].order != order}
+        waw_cks = tuple(sorted({c for p in waw for c in info[p].results}))
+        war_cks = tuple(sorted({c for p in war for c in info[p].locks if not (vmem and c == CK_XV)}))
+        if not war_cks:
+            war = set()
+        return frozenset(waw), waw_cks, frozenset(war), war_cks
+
+
+def _unit_masks(*tables: dict) -> dict[str, int]:
+    """Register kind -> a bit mask of the unit indices that are keys of any of `tables` (a
+    quick test that an instruction's destinations meet no WAW/WAR candidate at all)."""
+    masks: dict[str, int] = {}
+    for table in tables:
+        for kind, i in table:
+            masks[kind] = (masks.get(kind, 0) | (1 << i)) if i >= 0 else -1
+    return masks
+
+
+def hazard_relevant(inf: InstInfo) -> bool:
+    """The instruction is a WAW or WAR candidate of the registers it touches."""
+    return bool((inf.late and inf.results) or inf.locks)

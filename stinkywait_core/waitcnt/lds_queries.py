@@ -1,0 +1,88 @@
+"""WaitDataflow's LDS questions: which timelines carry LDS traffic, and disjointness answers.
+
+The LDS timelines (and the engines each carries) bound the hardware LDS scan.  Disjointness
+of two untagged LDS accesses is asked of the address analysis (analysis/lds_facts.py) once
+per version; the answers a memoised walk depended on are logged with it, so a reused walk is
+reused only while every answer still holds.
+"""
+
+from __future__ import annotations
+
+from ..ir import Instruction
+
+
+class LdsQueries:
+    """LDS timelines and disjointness answers (see the module doc)."""
+
+    def _lds_timelines(self) -> None:
+        if not self.hw:
+            return
+        engines: dict[int, set[str]] = {}
+        for inf in self.info.values():
+            if inf.lds:
+                for c in inf.results:
+                    engines.setdefault(c, set()).add(inf.engine)
+        self.lds_cks = tuple(c for c in self.cks if c in engines)
+        #: the LDS engines whose ops each of those timelines carries (a scan for an access of
+        #: engine e skips a timeline that carries e only: one engine is ordered with itself)
+        self.lds_engines = {c: frozenset(e) for c, e in engines.items()}
+
+    def _facts(self):
+        if self._lds is None and self.lds_source is not None:
+            self._lds = self.lds_source() or False
+        return self._lds or None
+
+    def lds_disjoint(self, a: Instruction, b: Instruction, same_trip: bool) -> bool:
+        """The address analysis proves the LDS accesses of `a` and `b` disjoint (the answer is
+        logged for the walks being memoised)."""
+        ans = self._disjoint(a, b, same_trip)
+        if self._qlogs:
+            q = (a, b, same_trip, ans)
+            for log in self._qlogs:
+                log.append(q)
+        return ans
+
+    def lds_why(self, a: Instruction, b: Instruction, same_trip: bool) -> str:
+        """Why `a` and `b` could not be proven disjoint ("" without an address analysis)."""
+        facts = self._facts()
+        return facts.why_not_proven(a, b, same_trip) if facts is not None else ""
+
+    def _disjoint(self, a: Instruction, b: Instruction, same_trip: bool) -> bool:
+        """The analysis' answer for the pair, asked once per version (`_pairs`)."""
+        key = (a, b, same_trip)
+        ans = self._pairs.get(key)
+        if ans is None:
+            facts = self._facts()
+            # the machine model says both touch LDS: an access the address analysis does not
+            # recognise is unknown, never "no LDS memory"
+            ans = self._pairs[key] = (facts is not None and facts.access(a) is not None
+                                      and facts.access(b) is not None and not facts.may_overlap(a, b, same_trip))
+        return ans
+
+    def queries_hold(self, queries) -> bool:
+        """A memoised walk's disjointness answers are still this version's."""
+        if not queries:
+            return True
+        for a, b, same_trip, ans in queries:
+            if ans != self._disjoint(a, b, same_trip):
+                return False
+        return True
+
+    def recording(self) -> list:
+        """Start logging disjointness answers for a walk being memoised (see `done`)."""
+        log: list = []
+        self._qlogs.append(log)
+        return log
+
+    def done(self, log: list) -> tuple:
+        for i, active in enumerate(self._qlogs):
+            if active is log:  # (by identity: two logs with equal contents are different walks)
+                del self._qlogs[i]
+                break
+        return tuple(log)
+
+    def _relog(self, queries) -> None:
+        """A reused walk's answers belong to the enclosing walks being recorded too."""
+        if queries and self._qlogs:
+            for log in self._qlogs:
+                log.extend(queries)
