@@ -38,9 +38,11 @@ from .state import WaitInsertionPlan
 Coalesced = dict[Instruction, dict[int, list[tuple[Instruction, int]]]]
 
 
-def coalesce_waits(plan: WaitInsertionPlan, df: WaitDataflow, window: int, model=None) -> Coalesced:
+def coalesce_waits(plan: WaitInsertionPlan, df: WaitDataflow, window: int, model=None,
+                   facts: dict | None = None) -> Coalesced:
     """Merge close waits of one counter in place where `model` (a `LatencyModel`; None: every
-    exact fold) says it pays; returns what each kept anchor took over."""
+    exact fold) says it pays; returns what each kept anchor took over.  `facts`: the
+    incremental memo's per-instruction costs, reused across versions (pruned to this one)."""
     merged: Coalesced = {}
     if window <= 0 or not plan.anchor_waits:
         return merged
@@ -50,7 +52,7 @@ def coalesce_waits(plan: WaitInsertionPlan, df: WaitDataflow, window: int, model
     if not groups:
         return merged
     target = df.target
-    wave = Wave(target, model) if model is not None else None
+    wave = Wave(target, model, facts) if model is not None else None
     wait_cost = model.issue["wait"] if model is not None else 0
     by_name = {name: tuple(ck for ck in target.timelines if target.counter_of[ck] == name)
                for name in target.counter_names}
@@ -127,6 +129,10 @@ def coalesce_waits(plan: WaitInsertionPlan, df: WaitDataflow, window: int, model
                     if c in pushes:
                         st[1] += 1  # (one instruction pushing two timelines of a counter counts twice)
                 st[2] += 1
+    if facts:
+        live = {inst for b in df.func.blocks for inst in b.instrs}
+        for inst in [i for i in facts if i not in live]:
+            del facts[inst]
     return merged
 
 

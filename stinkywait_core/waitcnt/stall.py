@@ -87,18 +87,20 @@ class Wave:
 
     __slots__ = ("target", "model", "t", "xdl_free", "inflight", "last_done", "_facts")
 
-    def __init__(self, target, model: LatencyModel) -> None:
+    def __init__(self, target, model: LatencyModel, facts: dict | None = None) -> None:
+        """`facts`: a cache of `fact` by instruction object to reuse (the incremental memo's:
+        an adopted instruction is unchanged, so its facts are too)."""
         self.target, self.model = target, model
         self.t = 0.0
         self.xdl_free = 0.0
         self.inflight: dict[int, list[float]] = {}
         self.last_done: dict[int, float] = {}
-        self._facts: dict[int, tuple] = {}
+        self._facts: dict[Instruction, tuple] = {} if facts is None else facts
 
     def fact(self, inst: Instruction) -> tuple:
         """(issue cycles, hand-written wait values, pushes (timeline, latency, in order),
         matrix passes, control kind) of one instruction."""
-        f = self._facts.get(id(inst))
+        f = self._facts.get(inst)
         if f is None:
             target, model = self.target, self.model
             sem = target.sem(inst)
@@ -113,7 +115,7 @@ class Wave:
             pushes = tuple((ck, model.op_latency(sem, ck), target.in_order.get(ck, True))
                            for ck in sem.pushes if ck in target.counter_of)
             passes = model.passes(inst.mnemonic) if cls == "matrix" else 0
-            f = self._facts[id(inst)] = (cost, waits, pushes, passes, sem.control)
+            f = self._facts[inst] = (cost, waits, pushes, passes, sem.control)
         return f
 
     def pending(self, cks) -> list[float]:
