@@ -292,3 +292,24 @@ def test_readme_clone_hook_works_with_a_commit_of_this_clone(tmp_path):
     config = re.sub(r"rev: \S+", f"rev: {head.stdout.strip()}", config)
     assert config != remote
     _hooks_pass_and_fail(tmp_path, config)
+
+
+FLATMM = ROOT.parent / "shared" / "corpus" / "asm" / "aiter_gfx942_flatmm_uk_f16f8_128x256x128.s"
+
+
+@pytest.mark.skipif(not FLATMM.exists(), reason="../shared is absent")
+def test_fail_on_decides_what_blocks():
+    """aiter's gfx942 flatmm as written: unproven-LDS warnings and no error. They are
+    reported at every level and block only with --fail-on warning."""
+    default = run(str(FLATMM))
+    assert default.returncode == 0, default.stdout
+    assert ": warning: " in default.stdout and ": error: " not in default.stdout
+    assert "0 missing waits, 5 unproven" in default.stdout
+    assert run(str(FLATMM), "--fail-on", "warning").returncode == 1
+    assert run(str(FLATMM), "--fail-on", "never").returncode == 0
+    assert run(str(FLATMM), "--fail-on", "error", "--format", "sarif").returncode == 0
+    # a wait proven missing fails at error and warning, not at never
+    assert run(str(DATA / "sample.s")).returncode == 1
+    assert run(str(DATA / "sample.s"), "--fail-on", "warning").returncode == 1
+    assert run(str(DATA / "sample.s"), "--fail-on", "never").returncode == 0
+    assert run(str(DATA / "sample.s"), "--fail-on", "bogus").returncode == 2

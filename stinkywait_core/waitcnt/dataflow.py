@@ -96,6 +96,8 @@ class WaitDataflow(FunctionFacts, HazardCandidates, LdsQueries, Brackets, Requir
         self._lds = None
         #: (a, b, same_trip) -> `_disjoint`'s answer for this version's facts
         self._pairs: dict = {}
+        #: the publish answers of this version (waitcnt/publish.py), made on first question
+        self._publish = None
         #: the logs of the memoised walks being recorded (each gets every disjointness answer)
         self._qlogs: list[list] = []
         if memo is not None and memo.infos and memo.changed_blocks is not None \
