@@ -46,6 +46,10 @@ class Options(FrozenRecord):
     wait right before its first consumer, as the spec, upstream and LLVM place them); -1
     (the default) is `COALESCE_WINDOW` on assembly under the hardware model and 0 otherwise
     (STIR keeps the spec's placement, whose worked examples are contract).
+    `producer_join`: under the hardware model, join the FIFOs by producer (only the queues that
+    hold some producer's minimum distance: exact for every wait, waitcnt/producer_join.py)
+    "auto" when the exact per-predecessor state explodes, "always" from the start (tests and
+    benchmarks compare it with the exact join), or "never".
     `latency_overrides`: (dotted key, value) pairs over the target family's latency model
     (`targets/latency.py`, `--latency-model FILE`): they price placements (CoalesceWaits) and
     predict stall, never what is safe.
@@ -56,7 +60,7 @@ class Options(FrozenRecord):
 
     __slots__ = ("num_waves", "arch", "enable_loop_carried_token_deps", "enable_tensor_descriptor_war", "optimize",
                  "replace_waits", "bounded", "count_from_instance", "represent_empty_paths", "model",
-                 "coalesce_window", "include_paths", "defsyms", "latency_overrides")
+                 "coalesce_window", "include_paths", "defsyms", "producer_join", "latency_overrides")
     num_waves: int
     arch: str
     enable_loop_carried_token_deps: bool
@@ -70,6 +74,7 @@ class Options(FrozenRecord):
     coalesce_window: int
     include_paths: tuple
     defsyms: tuple
+    producer_join: str
     latency_overrides: tuple
     __dataclass_fields__ = DataclassFields()
 
@@ -77,10 +82,10 @@ class Options(FrozenRecord):
                  enable_tensor_descriptor_war: bool = False, optimize: bool = True, replace_waits: bool = False,
                  bounded: bool = True, count_from_instance: str = "newest", represent_empty_paths: bool = True,
                  model: str = "hw", coalesce_window: int = -1, include_paths: tuple = (),
-                 defsyms: tuple = (), latency_overrides: tuple = ()) -> None:
+                 defsyms: tuple = (), producer_join: str = "auto", latency_overrides: tuple = ()) -> None:
         self._assign(num_waves, arch, enable_loop_carried_token_deps, enable_tensor_descriptor_war, optimize,
                      replace_waits, bounded, count_from_instance, represent_empty_paths, model,
-                     coalesce_window, tuple(include_paths), tuple(defsyms), tuple(latency_overrides))
+                     coalesce_window, tuple(include_paths), tuple(defsyms), producer_join, tuple(latency_overrides))
 
     def to_json(self) -> dict[str, Any]:
         out = {"numWaves": self.num_waves, "arch": self.arch,
@@ -90,7 +95,7 @@ class Options(FrozenRecord):
                 "bounded": self.bounded, "countFromInstance": self.count_from_instance,
                 "representEmptyPaths": self.represent_empty_paths, "model": self.model,
                 "coalesceWindow": self.coalesce_window, "includePaths": list(self.include_paths),
-                "defsyms": [f"{n}={v}" for n, v in self.defsyms]}
+                "defsyms": [f"{n}={v}" for n, v in self.defsyms], "producerJoin": self.producer_join}
         if self.latency_overrides:
             out["latencyOverrides"] = dict(self.latency_overrides)
         return out

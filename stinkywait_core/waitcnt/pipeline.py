@@ -118,6 +118,9 @@ def _describe(tls: tuple[int, ...], value: int, contribs: list[Contribution], re
         elif ct.rule == "callee-entry":
             why = ("callee-entry: the caller's operations may still be in flight at this callable "
                    "function's entry (calling convention: the callee waits, as LLVM)")
+        elif binding[0].rule == "widening":
+            why = ("widening: an approximation of the bounded analysis (too many distinct paths meet at "
+                   "this block), not a proven need; `--exact` decides")
         else:
             why = f"{binding[0].rule}: disjointness cannot be proved, drain everything"
     else:
@@ -456,16 +459,26 @@ def _build_result(out: PassOutput, options: Options) -> None:
     res.widened = df.widening
     if df.widening:
         first = _loc(out.func.blocks[0].instrs[0]) if out.func.blocks and out.func.blocks[0].instrs else (1, 1)
+        # an approximation, never a proof: a warning that says so and where, never an error
+        # (the review reports the waits it forced as unproven, findings.py)
         res.diagnostics.append(Diagnostic(
-            INFO, "widened",
-            f"bounded analysis: {df.widen_reason} in {out.func.name}; re-solved with widening, so "
-            f"waits here may be stricter than the exact pass would give (never weaker)",
+            WARNING, "widened",
+            f"bounded analysis: {df.widen_reason} in {out.func.name}; re-solved with widening: the waits "
+            f"here are an approximation, maybe stricter than the exact pass would give (never weaker); "
+            f"`--exact` gives the exact ones",
             *first, function=out.func.name,
             data={"blocks": {b.name: why for b, why in df.widened_blocks.items()}}))
         for b, why in df.widened_blocks.items():
             bl = _loc(next((i for i in b.instrs if i.span is not None), None))
-            res.diagnostics.append(Diagnostic(INFO, "widened", f"bounded analysis: {why}",
+            res.diagnostics.append(Diagnostic(WARNING, "widened", f"bounded analysis, an approximation: {why}",
                                               *(bl if bl[0] else first), function=out.func.name))
+    elif df.join_reason:
+        first = _loc(out.func.blocks[0].instrs[0]) if out.func.blocks and out.func.blocks[0].instrs else (1, 1)
+        res.diagnostics.append(Diagnostic(
+            INFO, "joined-by-producer",
+            f"bounded analysis: {df.join_reason} in {out.func.name}; solved with the per-producer join, "
+            f"whose waits are the exact ones (the FIFO view shows one witness path per producer)",
+            *first, function=out.func.name))
     if df.cap_hit:
         res.diagnostics.append(Diagnostic(
             INFO, "forced-drain", "iteration cap hit: every planned wait in this function is forced to 0",
