@@ -23,6 +23,7 @@ from .diagnostics import ERROR, Diagnostic
 from .ir import Instruction, Module, bulk_construction
 from .results import FunctionResult, Options, PlannedWait
 from .syntax import language_for, parse
+from .syntax.asm_needs import needs_expansion
 from .targets import UnsupportedTarget
 from .textlines import apply_insertions, physical_lines
 from .waitcnt.emit import make_wait
@@ -40,7 +41,7 @@ class Analysis:
     """
 
     __slots__ = ("path", "language", "options", "module", "diagnostics", "functions", "removed_lines",
-                 "outputs", "_check", "cache")
+                 "outputs", "_check", "cache", "incomplete", "read", "call_sites")
 
     def __init__(self, path: str, language: str, options: Options, module: Module,
                  cache: AnalysisCache | None = None):
@@ -51,6 +52,14 @@ class Analysis:
         self.outputs: list[PassOutput] = []
         self._check: list[Diagnostic] | None = None
         self.cache = cache
+        #: the located warnings and errors that leave the result incomplete (a missing include,
+        #: an undefined macro or symbol, a wait only a macro body could hold): `insert`
+        #: refuses the file without --allow-incomplete
+        self.incomplete: list[Diagnostic] = []
+        #: how included files are read (the server: open buffers first); None: the disk
+        self.read = None
+        #: the call sites of an expanded file (macro_sites.CallSites), None for a plain file
+        self.call_sites = None
 
     def __repr__(self) -> str:
         return f"<Analysis {self.path}: {len(self.functions)} functions, {len(self.diagnostics)} diagnostics>"
@@ -132,19 +141,26 @@ def _with_explanation(text: str, w: PlannedWait, names: Any, target: Any = None)
     from .wording import comment_text
     body = text.rstrip("\r\n")
     nl = text[len(body):] or "\n"
-    return f"{body}  // {comment_text(w, names, target)}{nl}"
+    why = comment_text(w, names, target)
+    k = w.reason.find("; needed by ")
+    if k >= 0 and w.reason[k:] not in why:  # a wait for an instruction of a macro call (macro_sites.py)
+        why += w.reason[k:]
+    return f"{body}  // {why}{nl}"
 
 
 def analyze(text: str, path: str = "<input>", options: Options = Options(), language: str | None = None,
-            cache: AnalysisCache | None = None) -> Analysis:
+            cache: AnalysisCache | None = None, read=None) -> Analysis:
     """Parse and plan a whole file.  Never raises on bad input: errors become diagnostics.
 
     The cyclic collector is paused for the duration: the pass allocates many short-lived
     immutable queue tuples while the IR keeps every instruction alive, and generational scans
     over that live set made the time grow faster than the file (see BENCHMARKS.md).
+
+    `read(path) -> text | None` reads included files (default: the disk; the language server
+    serves its open buffers first).
     """
     with bulk_construction():
-        return _analyze(text, path, options, language, cache)
+        return _analyze(text, path, options, language, cache, read)
 
 
 def declared_target(module: Module) -> tuple[str, int, int] | None:
@@ -184,16 +200,37 @@ def _effective_options(module: Module, options: Options) -> tuple[Options, Diagn
 
 
 def _analyze(text: str, path: str, options: Options, language: str | None,
-             cache: AnalysisCache | None) -> Analysis:
+             cache: AnalysisCache | None, read=None) -> Analysis:
     lang = language_for(path, language)
-    # the previous version's module of this document: the front end re-parses only the edit
-    # and hands back the unchanged lines' instruction objects (asm), which adoption then keeps
-    module = parse(text, path, lang, previous=cache.module(path, options) if cache is not None else None)
+    sites = None
+    if lang == "asm" and needs_expansion(text):
+        # includes, macros, repetitions, conditionals: the pass runs over the expansion
+        # (macro_sites.py, imported only then); a fresh parse each time
+        from .macro_sites import parse_expanded
+        try:
+            module, sites = parse_expanded(text, path, options.arch, options.include_paths, read, options.defsyms)
+        except Exception as exc:  # a bug in the expansion must not take the editor down
+            module = parse(text, path, lang)
+            module.diagnostics.append(Diagnostic(
+                ERROR, "asm-internal", f"internal error while expanding macros and includes: "
+                f"{type(exc).__name__}: {exc}; the file is analysed as written"))
+        else:
+            # planned from scratch: the incremental re-plan keys its memo on positions, which
+            # an expansion's call sites share (measured: a stale plan after an include's edit)
+            cache = None
+    else:
+        # the previous version's module of this document: the front end re-parses only the edit
+        # and hands back the unchanged lines' instruction objects (asm), which adoption then keeps
+        module = parse(text, path, lang, previous=cache.module(path, options) if cache is not None else None)
     if cache is not None:
         cache.set_module(path, options, module)
     options, target_error = _effective_options(module, options)
     an = Analysis(path, lang, options, module, cache=cache)
+    an.read = read
+    an.call_sites = sites
     an.diagnostics.extend(module.diagnostics)
+    if sites is not None:
+        an.incomplete.extend(sites.source_map.incomplete)
     if target_error is not None:
         an.diagnostics.append(target_error)
         return an
@@ -230,7 +267,8 @@ def _analyze(text: str, path: str, options: Options, language: str | None,
                 for k, inst in enumerate(instrs):
                     # both front ends put one instruction per line, so the whole line goes
                     if not inst.is_label and should_remove(inst, model=options.model) and inst.span is not None \
-                            and not (options.model == "hw" and _in_fence_sequence(instrs, k, target)):
+                            and not (options.model == "hw" and _in_fence_sequence(instrs, k, target)) \
+                            and not (sites is not None and sites.is_expanded(inst)):  # not in the user's text
                         removed.append(inst.span.line)
                         continue
                     keep.append(inst)
@@ -251,6 +289,10 @@ def _analyze(text: str, path: str, options: Options, language: str | None,
             continue
         # kept with the result so a cache hit reports them too
         po.result.diagnostics[:0] = implicit
+        if sites is not None:  # waits needed inside a call go before its line, or are errors
+            from .macro_sites import place_at_call_sites
+            inside = place_at_call_sites(po, sites)  # (replaces po.result.diagnostics)
+            po.result.diagnostics.extend(inside)
         _place_waits(po, module, lines, lang)
         an.outputs.append(po)
         an.functions.append(po.result)
@@ -262,6 +304,13 @@ def _analyze(text: str, path: str, options: Options, language: str | None,
             cache.put(ck, chain)
     if cache is not None:
         cache.retain(path, options, {f.name for f in module.functions})
+    if sites is not None:
+        from .macro_sites import finish_spans, unknown_instructions
+        finish_spans(module, sites)
+        undefined = unknown_instructions(module, options.target, sites)
+        an.diagnostics.extend(undefined)
+        an.incomplete.extend(undefined)
+        an.incomplete.extend(d for d in an.diagnostics if d.code == "wait-inside-macro")
     return an
 
 

@@ -37,6 +37,10 @@ class Options(FrozenRecord):
     (every hazard the GPU has: register WAW, xcnt WAR, LDS between engines, returns, ...;
     docs/decisions.md), or "upstream", stinkytofu's own model (five counters, its rules), which
     `stinkywait-opt` keeps so upstream's FileCheck corpus reads upstream's numbers.
+    `include_paths`: folders searched for ``.include`` after the including file's own (``-I``
+    first, then ``stinkywait.includePaths``; syntax/asm_include.py).  `defsyms`: (name, value)
+    symbols defined before the file, as llvm-mc's ``--defsym`` (MIOpen passes its kernel
+    parameters so).
     `coalesce_window`: CoalesceWaits (waitcnt/coalesce.py) folds a wait into an earlier one of
     the same counter at most this many instructions before it in the block (0: off, every
     wait right before its first consumer, as the spec, upstream and LLVM place them); -1
@@ -49,7 +53,7 @@ class Options(FrozenRecord):
 
     __slots__ = ("num_waves", "arch", "enable_loop_carried_token_deps", "enable_tensor_descriptor_war", "optimize",
                  "replace_waits", "bounded", "count_from_instance", "represent_empty_paths", "model",
-                 "coalesce_window")
+                 "coalesce_window", "include_paths", "defsyms")
     num_waves: int
     arch: str
     enable_loop_carried_token_deps: bool
@@ -61,15 +65,18 @@ class Options(FrozenRecord):
     represent_empty_paths: bool
     model: str
     coalesce_window: int
+    include_paths: tuple
+    defsyms: tuple
     __dataclass_fields__ = DataclassFields()
 
     def __init__(self, num_waves: int = 0, arch: str = "gfx1250", enable_loop_carried_token_deps: bool = True,
                  enable_tensor_descriptor_war: bool = False, optimize: bool = True, replace_waits: bool = False,
                  bounded: bool = True, count_from_instance: str = "newest", represent_empty_paths: bool = True,
-                 model: str = "hw", coalesce_window: int = -1) -> None:
+                 model: str = "hw", coalesce_window: int = -1, include_paths: tuple = (),
+                 defsyms: tuple = ()) -> None:
         self._assign(num_waves, arch, enable_loop_carried_token_deps, enable_tensor_descriptor_war, optimize,
                      replace_waits, bounded, count_from_instance, represent_empty_paths, model,
-                     coalesce_window)
+                     coalesce_window, tuple(include_paths), tuple(defsyms))
 
     def to_json(self) -> dict[str, Any]:
         return {"numWaves": self.num_waves, "arch": self.arch,
@@ -78,7 +85,8 @@ class Options(FrozenRecord):
                 "optimize": self.optimize, "replaceWaits": self.replace_waits,
                 "bounded": self.bounded, "countFromInstance": self.count_from_instance,
                 "representEmptyPaths": self.represent_empty_paths, "model": self.model,
-                "coalesceWindow": self.coalesce_window}
+                "coalesceWindow": self.coalesce_window, "includePaths": list(self.include_paths),
+                "defsyms": [f"{n}={v}" for n, v in self.defsyms]}
 
     def coalesce_for(self, assembly: bool) -> int:
         """The CoalesceWaits window for a function of this kind of input (see the class)."""

@@ -71,6 +71,8 @@ def review(an: Analysis, analyze: Analyze) -> list[Diagnostic]:
                 inf = info.get(inst)
                 if inf is None or not inf.is_wait or inst.span is None or not should_remove(inst, model=model):
                     continue
+                if an.call_sites is not None and an.call_sites.is_expanded(inst):
+                    continue  # a macro's (or an included file's) own wait: not a line of this file
                 values = {cn: v for cn, v in target.decode_wait(inst).items() if v >= 0}
                 if not values:
                     continue
@@ -88,7 +90,7 @@ def review(an: Analysis, analyze: Analyze) -> list[Diagnostic]:
         # what each point needs at least: CoalesceWaits off, or a wait it folds into an
         # earlier one would look stricter than needed nowhere
         stripped = analyze(an.module.text, an.path, an.options.replace(replace_waits=True, coalesce_window=0),
-                           an.language, cache=an.cache)
+                           an.language, cache=an.cache, read=an.read)
         # planned waits of the stripped analysis, by anchor line and counter
         for w in stripped.waits():
             if w.placement == "before":
@@ -176,7 +178,7 @@ def _verified(an: Analysis, proposals: list[tuple[Diagnostic, int, str | None]],
         text = list(lines)
         for _, line, changed in changes:
             text[line - 1] = changed
-        trial = analyze("".join(text), an.path, an.options, an.language, cache=cache)
+        trial = analyze("".join(text), an.path, an.options, an.language, cache=cache, read=an.read)
         return all(base.get((w.function, w.line, w.placement, w.counter), -1) >= 0
                    and base[(w.function, w.line, w.placement, w.counter)] <= w.count for w in trial.waits())
 
@@ -194,11 +196,11 @@ def _verified(an: Analysis, proposals: list[tuple[Diagnostic, int, str | None]],
             out.extend(d for d, _, _ in removals)
         else:
             singles = usable
-    analyze(an.module.text, an.path, an.options, an.language, cache=scratch)
+    analyze(an.module.text, an.path, an.options, an.language, cache=scratch, read=an.read)
     dirty = False
     for change in singles:
         if dirty:
-            analyze(an.module.text, an.path, an.options, an.language, cache=scratch)
+            analyze(an.module.text, an.path, an.options, an.language, cache=scratch, read=an.read)
         if needs_nothing_new([change], scratch):
             out.append(change[0])
         dirty = True

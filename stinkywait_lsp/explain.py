@@ -33,6 +33,12 @@ def counter_name(counter: str) -> str:
     return counter if counter.endswith("cnt") else counter + "cnt"
 
 
+def hardware_counter(timeline: str, target: Any = None) -> str:
+    """The counter a timeline's ops count on, as the target names it (gfx9's `ds` and `smem`
+    timelines: `lgkmcnt`); without a target model, the timeline's own name."""
+    return target.timeline_counter(timeline) if target is not None else counter_name(timeline)
+
+
 # -- one wait -----------------------------------------------------------------------------
 
 
@@ -186,6 +192,21 @@ def _runs(items: Sequence[_Item]) -> list[str]:
     return out
 
 
+def needed_markdown(waits: Sequence[PlannedWait], limit: int = 3) -> str:
+    """What an instruction needs, in one line: per wait planned before it, its counter and the
+    producers it waits for as runs ("`dscnt` L427–434 `ds_load_b128` ×8"), the first `limit`
+    runs and "+N more" (the hover's short form of the FIFO state's bold entries)."""
+    parts = []
+    for w in waits:
+        lines = sorted({d.line: d for d in w.deps}.values(), key=lambda d: d.line)
+        runs = _runs([_Item(d.line, d.mnemonic, None, 0, False) for d in lines])
+        if not runs:
+            continue
+        more = f", +{len(runs) - limit} more" if len(runs) > limit else ""
+        parts.append(f"`{counter_name(w.counter)}` " + ", ".join(runs[:limit]) + more)
+    return "; ".join(parts)
+
+
 def _queue_key(q: QueueView) -> tuple:
     return (tuple((op.line, op.mnemonic, op.count_from, op.trips_back) for op in q.ops), q.saturated)
 
@@ -198,7 +219,7 @@ class _Words:
         self.target = target
 
     def counter(self, timeline: str) -> str:
-        return self.target.timeline_counter(timeline) if self.target is not None else counter_name(timeline)
+        return hardware_counter(timeline, self.target)
 
     def kind(self, timeline: str, mnemonic: str, mixed: bool) -> str:
         """The op's kind when it tells the reader something: the queue mixes kinds of one

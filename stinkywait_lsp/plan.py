@@ -2,9 +2,11 @@
 
 `stinkywait/status` {textDocument} -> what the status bar shows for one document: its planned
 waits, the target the analysis used, and the review's findings per kind (null until the
-review is in).  `stinkywait/plan` {textDocument} -> every planned wait of the document with
-the same explanation the hints and hover give (`explain`), for the plan view; it follows the
-server's own snapshot, so the view shows exactly what the editor shows.
+review is in).  `stinkywait/plan` {textDocument, line?} -> every planned wait of the document
+with the same explanation the hints and hover give (`explain`), for the plan view; it follows
+the server's own snapshot, so the view shows exactly what the editor shows.  With `line` (the
+hover's link in a client whose hover only has room for the summary) it also has `focus`: that
+line's whole hover, summary and FIFO state.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from stinkywait_core import findings
 from stinkywait_core.findings import binding_dep
 
 from .explain import counter_name, hint_label, other_producers, rule_label, wait_summary
+from .render import hover_markdown
 from .snapshot import Snapshot
 
 
@@ -24,6 +27,12 @@ def document_uri(params: Any) -> str | None:
     doc = params.get("textDocument") if isinstance(params, dict) else getattr(params, "textDocument", None)
     uri = doc.get("uri") if isinstance(doc, dict) else getattr(doc, "uri", None)
     return uri if isinstance(uri, str) else None
+
+
+def focus_line(params: Any) -> int | None:
+    """`params.line` of a plan request (1-based), when it is a positive integer."""
+    line = params.get("line") if isinstance(params, dict) else getattr(params, "line", None)
+    return line if isinstance(line, int) and not isinstance(line, bool) and line > 0 else None
 
 
 def finding_counts(snap: Snapshot) -> dict[str, int] | None:
@@ -56,7 +65,7 @@ def _settings_json(snap: Snapshot) -> dict[str, Any]:
             "coalesceWindow": o.coalesce_window}
 
 
-def plan_json(snap: Snapshot) -> dict[str, Any]:
+def plan_json(snap: Snapshot, line: int | None = None) -> dict[str, Any]:
     analysis = snap.ir()
     names = snap.names()
     target = snap.target_model()
@@ -77,8 +86,11 @@ def plan_json(snap: Snapshot) -> dict[str, Any]:
             })
         functions.append({"name": fr.name, "waits": waits,
                           "diagnostics": [d.to_json() for d in fr.diagnostics]})
+    focus = None
+    if line is not None:
+        focus = {"line": line, "markdown": hover_markdown(snap, line)}
     return {"file": snap.job.path if snap.job is not None else snap.uri, "version": snap.version,
             "target": snap.target(), "settings": _settings_json(snap),
             "diagnostics": [d.to_json() for d in snap.diagnostics if d.function is None] if analysis else
             [d.to_json() for d in snap.diagnostics],
-            "functions": functions}
+            "functions": functions, "focus": focus}

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import json
 from typing import Iterator
+from urllib.parse import quote
 
 from lsprotocol import types as T
 
 from stinkywait_core.findings import binding_dep
 from stinkywait_core.results import PlannedWait
 
-from .explain import fifo_markdown, hint_label, tooltip_markdown, wait_summary
+from .explain import fifo_markdown, hardware_counter, hint_label, needed_markdown, tooltip_markdown, wait_summary
 from .positions import range_json
 from .snapshot import Snapshot
 
@@ -119,10 +120,23 @@ def inlay_hints_text(snap: Snapshot, rng: T.Range, lazy: bool = False) -> tuple[
     return len(parts), "[" + ",".join(parts) + "]"
 
 
-def hover_markdown(snap: Snapshot, line: int) -> str | None:
-    """One screen, summary first: the instruction and its block; each wait planned before it
-    (rule, the producer that sets its count, the path that needs it); then the FIFO state of
-    every counter, identical predecessor queues grouped, drained ops under their wait."""
+def detail_link(command: str, uri: str, line: int, text: str) -> str:
+    """A markdown command link: `command(uri, line)` (the client's wait plan at this line)."""
+    args = quote(json.dumps([uri, line]), safe="")
+    return f"[{text}](command:{command}?{args})"
+
+
+def hover_markdown(snap: Snapshot, line: int, detail_command: str | None = None) -> str | None:
+    """Summary first: the instruction and its block; each wait planned before it (rule, the
+    producer that sets its count, the path that needs it); then the FIFO state of every
+    counter, identical predecessor queues grouped, drained ops under their wait.
+
+    With `detail_command` (a client whose hover box is small and which runs command links,
+    VS Code's: 250 px by default) the hover is only what fits that box: each wait's rule, its
+    producer and path, then one line with what the instruction needs, the counters in flight
+    and a link to `detail_command` (the wait plan at this line), where the instruction's
+    block, the rest of the summary and the FIFO state are.  One line of room is left for more
+    of the summary."""
     info = snap.instr_at(line)
     waits = snap.waits_between(line, line)
     if info is None and not waits:
@@ -136,6 +150,8 @@ def hover_markdown(snap: Snapshot, line: int) -> str | None:
     else:
         function, state = (waits[0].function, {})
         where = ""
+    if detail_command is not None:
+        return _compact_hover(snap, line, waits, where, state, detail_command)
     if waits:
         summary = [where] if where else []
         for w in waits:
@@ -149,10 +165,42 @@ def hover_markdown(snap: Snapshot, line: int) -> str | None:
     return "\n\n---\n\n".join(sections)
 
 
-def hover(snap: Snapshot, line0: int) -> T.Hover | None:
+#: lines of a wait's summary the compact hover shows: the wait and its rule, the producer
+#: that sets its count and the path (the rest is in the wait plan)
+_COMPACT_SUMMARY_LINES = 2
+
+
+def _compact_hover(snap: Snapshot, line: int, waits: list[PlannedWait], where: str,
+                   state: dict, command: str) -> str:
+    """One paragraph: each wait's first summary lines, then one line with what the
+    instruction needs (or, without a wait, the instruction and its block), the counters in
+    flight and the link."""
+    names = snap.names()
+    target = snap.target_model()
+    lines = [text for w in waits for text in wait_summary(w, names, target)[:_COMPACT_SUMMARY_LINES]]
+    needs = needed_markdown([w for w in waits if w.placement == "before"])
+    last = ["needs " + needs] if needs else ([where] if where and not waits else [])
+    if state:
+        # ops in flight per hardware counter (timelines that share one add up), on the
+        # predecessor path with the most
+        per_pred: dict[str, dict[str | None, int]] = {}
+        for timeline, queues in state.items():
+            counts = per_pred.setdefault(hardware_counter(timeline, target), {})
+            for q in queues:
+                counts[q.pred] = counts.get(q.pred, 0) + len(q.ops)
+        busy = [f"`{c}` {max(n.values())}" for c, n in per_pred.items() if n and max(n.values())]
+        last.append("in flight: " + ", ".join(busy) if busy else "nothing in flight")
+    elif where:
+        last.append("nothing in flight")
+    last.append(detail_link(command, snap.uri, line, "the FIFO state in the wait plan"))
+    lines.append(" · ".join(last))
+    return "  \n".join(lines)
+
+
+def hover(snap: Snapshot, line0: int, detail_command: str | None = None) -> T.Hover | None:
     """The hover of the instruction on this 0-based line (None where there is nothing)."""
     line = line0 + 1
-    value = hover_markdown(snap, line)
+    value = hover_markdown(snap, line, detail_command)
     if value is None:
         return None
     rng = instruction_range(snap, line) if snap.instr_at(line) is not None else snap.lines.line_range(line)

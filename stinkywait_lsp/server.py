@@ -17,6 +17,8 @@ import gc
 import inspect
 import json
 import logging
+import os
+import re
 import time
 from dataclasses import asdict
 from typing import Any, Awaitable, Callable, TypeVar
@@ -34,7 +36,7 @@ from .actions import FIX_ALL_KIND, EditStyle, code_actions, needs_fix_all, resol
 from .document import install as install_documents
 from .lanes import LaneExecutor
 from .memory import Collector, status_mb
-from .plan import document_uri, plan_json, status_json
+from .plan import document_uri, focus_line, plan_json, status_json
 from .render import definitions, hover, inlay_hints_text, resolve_tooltip
 from .review import ProcessReviewer, Reviewer
 from .scheduler import Key, Scheduler
@@ -47,6 +49,8 @@ STATS = "stinkywait/stats"
 STATUS = "stinkywait/status"
 PLAN = "stinkywait/plan"
 R = TypeVar("R")
+#: what a client may name as its hover-detail command (it goes into a markdown link)
+_COMMAND_ID = re.compile(r"[A-Za-z_][\w.-]*")
 
 #: how long the initial settings pull may hold back the first analysis; a later answer
 #: still applies (and re-analyses), a missing one never blocks anything
@@ -178,6 +182,12 @@ class StinkyWaitServer(LanguageServer):
         self._new_cache = new_cache
         self._debounce_s = debounce_s
         self._scheduler: Scheduler | None = None
+        #: reverse include map: an included file's path -> the open documents whose last
+        #: analysis read it (an edit of that file, open in the editor, re-analyses them)
+        self.includers: dict[str, set[str]] = {}
+        #: per document, how many times a file it includes changed: added to the settings
+        #: generation in its freshness key, so the scheduler analyses it again
+        self.include_epoch: dict[str, int] = {}
 
     # -- plumbing --------------------------------------------------------------------------
 
@@ -218,7 +228,7 @@ class StinkyWaitServer(LanguageServer):
 
     def current_key(self, uri: str) -> Key | None:
         doc = self._document(uri)
-        return None if doc is None else (self.generation, doc.version or 0)
+        return None if doc is None else (self.generation + self.include_epoch.get(uri, 0), doc.version or 0)
 
     def make_job(self, uri: str) -> Job | None:
         doc = self._document(uri)
@@ -227,13 +237,47 @@ class StinkyWaitServer(LanguageServer):
         language = doc.language_id if doc.language_id in LANGUAGES else None
         encoding = self.workspace.position_encoding or T.PositionEncodingKind.Utf16
         return Job(uri=uri, path=to_fs_path(uri) or uri, version=doc.version or 0,
-                   generation=self.generation, text=doc.source, language=language,
+                   generation=self.generation + self.include_epoch.get(uri, 0), text=doc.source, language=language,
                    options=self.settings.to_options(), encoding=str(getattr(encoding, "value", encoding)),
-                   view=self.settings.view)
+                   view=self.settings.view, sources=self.open_sources(uri))
+
+    def open_sources(self, uri: str) -> dict[str, str]:
+        """The texts of the other open documents by file path: an included file that is open
+        is read from its buffer, not from the disk (captured here, on the loop thread)."""
+        out: dict[str, str] = {}
+        for other, doc in list(self.workspace.text_documents.items()):
+            if other != uri:
+                path = to_fs_path(other)
+                if path:
+                    out[os.path.abspath(path)] = doc.source
+        return out
+
+    def note_includes(self, snap: Snapshot) -> None:
+        """Record which files the snapshot's analysis included (the reverse include map)."""
+        sites = getattr(snap.analysis, "call_sites", None) if snap.analysis is not None else None
+        read = set(sites.source_map.includes) if sites is not None else set()
+        for path, uris in list(self.includers.items()):
+            if path not in read:
+                uris.discard(snap.uri)
+                if not uris:
+                    del self.includers[path]
+        for path in read:
+            self.includers.setdefault(path, set()).add(snap.uri)
+
+    def reanalyse_includers(self, uri: str) -> None:
+        """An open file changed: analyse again every open document that includes it."""
+        path = to_fs_path(uri)
+        if not path:
+            return
+        for other in sorted(self.includers.get(os.path.abspath(path), ())):
+            if other != uri and self._document(other) is not None:
+                self.include_epoch[other] = self.include_epoch.get(other, 0) + 1
+                self.scheduler.changed(other)
 
     def publish(self, snap: Snapshot) -> None:
         """Push the snapshot's diagnostics (JSON built straight from the core's records)."""
         t0 = time.perf_counter()
+        self.note_includes(snap)
         diagnostics = snap.published()
         params = {"uri": snap.uri, "version": snap.version, "diagnostics": diagnostics}
         if isinstance(self.protocol, TimedProtocol):
@@ -358,6 +402,18 @@ class StinkyWaitServer(LanguageServer):
         formats = self.capability("text_document.hover.content_format", None)
         return not formats or T.MarkupKind.Markdown in formats
 
+    def hover_detail_command(self) -> str | None:
+        """The command a client runs from a hover's link to show a line's detail (the wait
+        plan there), from its experimental capability `stinkywait.hoverDetailCommand` (the
+        VS Code extension's; its hover box is small): the hover is then the summary and the
+        link.  None (other clients): the whole explanation is in the hover."""
+        experimental = self.capability("experimental", None)
+        ours = experimental.get("stinkywait") if isinstance(experimental, dict) else None
+        command = ours.get("hoverDetailCommand") if isinstance(ours, dict) else None
+        if isinstance(command, str) and _COMMAND_ID.fullmatch(command) and self.hover_markdown():
+            return command
+        return None
+
 
 def create_server(*, debounce_s: float = 0.0, review_process: bool = False,
                   manage_gc: bool = True) -> StinkyWaitServer:
@@ -430,10 +486,12 @@ def create_server(*, debounce_s: float = 0.0, review_process: bool = False,
             if isinstance(ls.protocol, TimedProtocol) and ls.protocol.change_recv:
                 rec["recv"] = ls.protocol.change_recv
         ls.scheduler.changed(uri)
+        ls.reanalyse_includers(uri)
 
     @server.feature(T.TEXT_DOCUMENT_DID_CLOSE)
     def on_close(ls: StinkyWaitServer, params: T.DidCloseTextDocumentParams) -> None:
         ls.scheduler.closed(params.text_document.uri)
+        ls.reanalyse_includers(params.text_document.uri)  # they read the file from disk again
         ls.text_document_publish_diagnostics(
             T.PublishDiagnosticsParams(uri=params.text_document.uri, diagnostics=[]))
 
@@ -473,7 +531,9 @@ def create_server(*, debounce_s: float = 0.0, review_process: bool = False,
 
     @server.feature(T.TEXT_DOCUMENT_HOVER)
     async def on_hover(ls: StinkyWaitServer, params: T.HoverParams) -> T.Hover | None:
-        result = await ls.answer(params.text_document.uri, lambda snap: hover(snap, params.position.line))
+        command = ls.hover_detail_command()
+        result = await ls.answer(params.text_document.uri,
+                                 lambda snap: hover(snap, params.position.line, command))
         if result is not None and not ls.hover_markdown():
             result.contents = T.MarkupContent(kind=T.MarkupKind.PlainText, value=result.contents.value)
         return result
@@ -525,7 +585,8 @@ def create_server(*, debounce_s: float = 0.0, review_process: bool = False,
     @server.feature(PLAN)
     async def on_plan(ls: StinkyWaitServer, params: Any) -> dict[str, Any] | None:
         uri = document_uri(params)
-        return None if uri is None else await ls.answer(uri, plan_json)
+        line = focus_line(params)
+        return None if uri is None else await ls.answer(uri, lambda snap: plan_json(snap, line))
 
     @server.feature(T.SHUTDOWN)
     def on_shutdown(ls: StinkyWaitServer, params: None) -> None:

@@ -9,6 +9,7 @@ never take the server down.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -79,13 +80,16 @@ class Settings:
     optimize: bool = _CORE.optimize
     arch: str = _CORE.arch
     coalesce_window: int = _CORE.coalesce_window
+    #: folders searched for `.include` after the including file's own
+    include_paths: tuple[str, ...] = ()
     view: View = field(default_factory=View)
 
     def to_options(self) -> Options:
         return Options(num_waves=self.num_waves, arch=self.arch,
                        enable_loop_carried_token_deps=self.enable_loop_carried_token_deps,
                        enable_tensor_descriptor_war=self.enable_tensor_descriptor_war,
-                       optimize=self.optimize, coalesce_window=self.coalesce_window)
+                       optimize=self.optimize, coalesce_window=self.coalesce_window,
+                       include_paths=self.include_paths)
 
     def merged(self, raw: Any) -> tuple["Settings", list[str]]:
         """These settings updated from a client JSON object; returns (settings, problems).
@@ -115,6 +119,12 @@ class Settings:
                 problems.append(f"{SECTION}.{key}: must not be empty")
                 continue
             changes[name] = value
+        paths = raw.get("includePaths")
+        if paths is not None:
+            if isinstance(paths, list) and all(isinstance(p, str) for p in paths):
+                changes["include_paths"] = tuple(os.path.expanduser(p) for p in paths if p.strip())
+            else:
+                problems.append(f"{SECTION}.includePaths: expected a list of folder names, got {paths!r}")
         view, view_problems = _merged_view(self.view, raw)
         problems.extend(view_problems)
         if view != self.view:
@@ -123,6 +133,7 @@ class Settings:
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {key: getattr(self, name) for key, (name, _) in _KEYS.items()}
+        out["includePaths"] = list(self.include_paths)
         out["hints"] = {"label": self.view.hint_label, "position": self.view.hint_position}
         out["severity"] = self.view.severities
         return out

@@ -87,6 +87,8 @@ class Job:
     encoding: str
     #: how results are shown (hint style, severities): part of the settings generation
     view: View = View()
+    #: the other open documents' texts by file path (an open included file wins over disk)
+    sources: dict = field(default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -458,6 +460,16 @@ def crash_snapshot(job: Job, lines: LineMap, error: BaseException) -> Snapshot:
                     functions=[], job=job, checks=[])
 
 
+def _reader(sources: dict[str, str]):
+    """Included files: the open buffer's text, else the disk."""
+    from stinkywait_core.syntax.asm_include import read_from_disk
+
+    def read(path: str) -> str | None:
+        text = sources.get(path)
+        return text if text is not None else read_from_disk(path)
+    return read
+
+
 def run_job(job: Job, analyze: AnalyzeFn, cache: Any = None, collector: Any = None) -> Snapshot:
     """Analyse one document version (runs in a worker thread; never raises).
 
@@ -477,7 +489,9 @@ def run_job(job: Job, analyze: AnalyzeFn, cache: Any = None, collector: Any = No
     t1, c1 = time.perf_counter(), time.thread_time()
     timings["linemap_ms"] = 1e3 * (t1 - t0)
     try:
-        extra = {"cache": cache} if cache is not None else {}
+        extra: dict[str, Any] = {"cache": cache} if cache is not None else {}
+        if job.sources and ".include" in job.text:
+            extra["read"] = _reader(job.sources)
         analysis = analyze(job.text, job.path, job.options, language=job.language, **extra)
         t2, c2 = time.perf_counter(), time.thread_time()
         # stable: waits sharing an anchor keep the core's order (the order they are inserted)

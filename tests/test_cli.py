@@ -252,7 +252,7 @@ def test_options_replace_is_dataclasses_replace():
         dataclasses.replace(opts, no_such_option=1)
     assert dataclasses.is_dataclass(opts)
     assert [(f.name, f.default) for f in dataclasses.fields(Options)][:2] == [("num_waves", 0), ("arch", "gfx1250")]
-    assert dataclasses.asdict(opts)["num_waves"] == 2 and len(dataclasses.asdict(opts)) == 11
+    assert dataclasses.asdict(opts)["num_waves"] == 2 and len(dataclasses.asdict(opts)) == 13
     assert hash(opts) == hash(Options(num_waves=2, optimize=False)) and {opts: 1}[Options(2, optimize=False)] == 1
 
 

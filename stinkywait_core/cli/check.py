@@ -170,7 +170,8 @@ def _exhaustive(module_text: str, path: str, language: str, opts: Options, max_t
     """The path check of the file as written: the hardware checker (validate/hwcheck.py) for
     the file's target, with the LDS address analysis where memtokens prove nothing (as the
     pass), or upstream's spec checker (validate/exhaustive.py) under `--upstream`."""
-    from ..syntax import parse
+    from ..macro_sites import wants_expansion
+    from ..syntax import language_for, parse
     if opts.model == "upstream":
         from ..validate.exhaustive import check_module, format_result
         as_dict = _spec_violation
@@ -178,7 +179,13 @@ def _exhaustive(module_text: str, path: str, language: str, opts: Options, max_t
         from ..validate.hwcheck import check_module
         from ..validate.hwreport import format_result
         as_dict = _hw_violation
-    module = parse(module_text, path, language)
+    if language_for(path, language) == "asm" and wants_expansion(module_text):
+        # the expansion, as the pass sees it (macro_sites.py), located at the open file's lines
+        from ..macro_sites import finish_spans, parse_expanded
+        module, sites = parse_expanded(module_text, path, opts.arch, opts.include_paths, None, opts.defsyms)
+        finish_spans(module, sites)
+    else:
+        module = parse(module_text, path, language)
     names = BlockNames(module, language, quote="")
     ok = True
     texts: list[str] = []
@@ -245,7 +252,9 @@ def check_file(path: str, explicit: bool, options: Options, language: str | None
         rep.last_len = len(physical[-1]) if physical else 0
         rep.ends_with_newline = not text or text.endswith(("\n", "\r"))
         rep.diagnostics = [_diag_dict(d) for d in an.diagnostics if _LEVEL_RANK.get(d.severity, 3) <= 1]
-        rep.has_errors = an.has_errors()
+        # what the analysis could not see (a missing include, an undefined macro or symbol)
+        # fails the check as an error does: its results are not a proof
+        rep.has_errors = an.has_errors() or bool(an.incomplete)
         if exhaustive:
             # the file's own target (an.options); nothing to check for a target we do not model
             if not any(d.code == "unsupported-target" for d in an.diagnostics):

@@ -16,7 +16,7 @@ import sys
 from types import SimpleNamespace
 
 from ..api import Analysis, analyze, atomic_write
-from ..diagnostics import WARNING
+from ..diagnostics import ERROR, WARNING
 from ..results import Options
 
 TYPE_CHECKING = False  # `typing` is not imported at run time: start-up cost of every CLI run
@@ -34,10 +34,23 @@ def _options(ns: argparse.Namespace) -> Options:
               enable_tensor_descriptor_war=ns.tensor_descriptor_war,
               optimize=not ns.no_optimize,
               replace_waits=ns.replace_waits,
-              coalesce_window=max(-1, ns.coalesce))
+              coalesce_window=max(-1, ns.coalesce),
+              include_paths=tuple(getattr(ns, "include_dirs", None) or ()),
+              defsyms=tuple(getattr(ns, "defsyms", None) or ()))
     if ns.upstream:
         return Options.upstream(**kw)
     return Options(bounded=not ns.exact, **kw)
+
+
+def _defsym(text: str) -> tuple[str, int]:
+    """``NAME=VALUE`` (VALUE an integer expression) for --defsym; argparse reports a bad one."""
+    import argparse
+    from ..syntax.asm_expr import eval_expr
+    name, eq, value = text.partition("=")
+    v = eval_expr(value) if eq else None
+    if not name.strip() or v is None:
+        raise argparse.ArgumentTypeError(f"expected NAME=VALUE with an integer VALUE, got {text!r}")
+    return name.strip(), v
 
 
 def _check_target(ns: argparse.Namespace) -> bool:
@@ -103,8 +116,15 @@ def cmd_insert(ns: argparse.Namespace) -> int:
     if an is None:
         return 2
     _print_diags(an)
-    if an.has_errors():
+    incomplete = {id(d) for d in an.incomplete}
+    if any(d.severity == ERROR and id(d) not in incomplete for d in an.diagnostics):
         print(f"{an.path}: error: not writing: the file has errors (fix them first)", file=sys.stderr)
+        return 1
+    if an.incomplete and not ns.allow_incomplete:
+        n = len(an.incomplete)
+        print(f"{an.path}: error: not writing: the analysis is incomplete ({n} located message{'s' if n != 1 else ''} "
+              f"above: what stinkywait could not see or place); --allow-incomplete writes the waits it found anyway",
+              file=sys.stderr)
         return 1
     text = an.inserted_text(explain=ns.explain)
     try:
@@ -192,6 +212,11 @@ COMMON_OPTIONS: list[tuple[tuple[str, ...], dict[str, Any]]] = [
                            help="CoalesceWaits: fold a wait into an earlier one of the same counter up to N "
                                 "instructions before it (0: one wait per first consumer; default: 32 on "
                                 "assembly, 0 on STIR; docs/decisions.md 42)")),
+    (("-I", "--include-dir"), dict(action="append", default=None, metavar="DIR", dest="include_dirs",
+                                   help="search DIR for .include files (after the including file's folder; "
+                                        "repeatable, in order)")),
+    (("--defsym",), dict(action="append", default=None, metavar="NAME=VALUE", dest="defsyms", type=_defsym,
+                         help="define a symbol before the file, as llvm-mc's --defsym (repeatable)")),
     (("--exact",), dict(action="store_true", help="no widening: the exact per-predecessor iteration (may be slow)")),
     (("--upstream",), dict(action="store_true",
                            help="upstream stinkytofu's model and choices: five counters, its rules, "
@@ -209,6 +234,9 @@ COMMANDS: dict[str, tuple[str, list[tuple[tuple[str, ...], dict[str, Any]]], Cal
         (("-o", "--output"), dict(default=None, help="output file, - for stdout (default)")),
         (("--in-place",), dict(action="store_true", help="rewrite FILE atomically")),
         (("--explain",), dict(action="store_true", help="add the provenance as a comment")),
+        (("--allow-incomplete",), dict(action="store_true",
+                                       help="write even when the analysis is incomplete (a missing include, an "
+                                            "undefined macro or symbol, a wait only a macro body could hold)")),
     ], cmd_insert),
     "check": ("review hand-written waits of files and folders", [
         (("--exhaustive",), dict(action="store_true",

@@ -1,8 +1,11 @@
 """Integer expressions of AMDGPU assembly (register indices, `.set` values) and the `.set`
 symbol table they are evaluated in.
 
-The evaluator follows the assembler's rules (C division, a leading 0 is octal) and gives up,
-returning None, on anything that is not a constant integer expression.
+The evaluator follows the assembler's (llvm-mc's GNU) rules: C division, a leading 0 is
+octal, the GNU precedences (``||`` < ``&&`` < comparisons < ``+ -`` < ``| ^ & !`` <
+``* / % << >>``; so ``3 + 1 & 4`` is 3), a true comparison is -1 and a logical operator
+gives 0 or 1.  It gives up, returning None, on anything that is not a constant integer
+expression.
 """
 
 from __future__ import annotations
@@ -48,10 +51,15 @@ class Symbols:
 EMPTY_SYMBOLS = Symbols()
 
 
-_EXPR_TOKEN = _Pattern(r'\s*(0[xX][0-9a-fA-F]+|0[bB][01]+|\d+|[A-Za-z_.$][\w.$@]*|<<|>>|[-+*/%&|^~()!])')
+_EXPR_TOKEN = _Pattern(r'\s*(0[xX][0-9a-fA-F]+|0[bB][01]+|\d+|[A-Za-z_.$][\w.$@]*|<<|>>|==|!=|<>|<=|>=|&&|\|\||'
+                       r'[-+*/%&|^~()!<>])')
 _MAX_EXPR_DEPTH = 64
 _MAX_ABS = 1 << 64
-_BINARY_PREC = {"|": 1, "^": 2, "&": 3, "<<": 4, ">>": 4, "+": 5, "-": 5, "*": 6, "/": 6, "%": 6}
+#: llvm-mc's GNU precedences (AsmParser getGNUBinopPrecedence); "!" between operands is or-not
+_BINARY_PREC = {"||": 1, "&&": 2, "==": 3, "!=": 3, "<>": 3, "<": 3, "<=": 3, ">": 3, ">=": 3, "+": 4, "-": 4,
+                "|": 5, "^": 5, "&": 5, "!": 5, "*": 6, "/": 6, "%": 6, "<<": 6, ">>": 6}
+_COMPARE = {"==": int.__eq__, "!=": int.__ne__, "<>": int.__ne__, "<": int.__lt__, "<=": int.__le__,
+            ">": int.__gt__, ">=": int.__ge__}
 
 
 class _ExprError(Exception):
@@ -141,6 +149,14 @@ def _apply(op: str, a: int, b: int) -> int:
         return a * b
     if op == "&":
         return a & b
+    if op in _COMPARE:
+        return -1 if _COMPARE[op](a, b) else 0  # the assembler's "true" is all ones
+    if op == "&&":
+        return int(bool(a) and bool(b))
+    if op == "||":
+        return int(bool(a) or bool(b))
+    if op == "!":
+        return a | ~b
     if op == "|":
         return a | b
     return a ^ b

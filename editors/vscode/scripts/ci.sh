@@ -2,15 +2,21 @@
 # The whole editor check (called by .ci/run):
 #   VS Code client: npm ci, tsc typecheck, esbuild bundle, unit tests, grammar tests, `npm run package` (.vsix);
 #   real editor:    code-server (cached) + the .vsix + headless Chromium via playwright-core,
-#                   writes docs/vscode-e2e.png and docs/vscode-plan.png;
+#                   its screenshots go to this run's log folder (never into the checkout:
+#                   `bash editors/vscode/scripts/docs-images.sh` regenerates docs/*.png);
 #   Neovim:         headless test of editors/nvim against the real server.
 # Prints one line per step and finally `editor checks: N passed, M failed, K skipped`; exits 1
 # when a step failed. A tier is skipped (with the reason) only when its prerequisite is missing
 # from the machine: no node/npm, no chromium, no nvim.
 #
+# Every run logs into a folder of its own, $STINKYWAIT_CACHE/ci-logs/<UTC time>-<random>
+# (printed first; the newest 20 are kept), so concurrent runs never share a log.
+#
 # Environment: STINKYWAIT_PYTHON (default <repo>/.venv/bin/python),
 #              STINKYWAIT_CACHE (default ~/.cache/stinkywait; code-server is installed there),
-#              CHROMIUM (default: chromium on PATH, else /usr/bin/chromium).
+#              CHROMIUM (default: chromium on PATH, else /usr/bin/chromium),
+#              STINKYWAIT_SCREENSHOTS (a folder: where the e2e's screenshots go instead of
+#              the run's log folder; docs-images.sh points it at docs/).
 set -uo pipefail
 
 ext=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -19,10 +25,14 @@ python=${STINKYWAIT_PYTHON:-$repo/.venv/bin/python}
 cache=${STINKYWAIT_CACHE:-$HOME/.cache/stinkywait}
 install_code_server=${CODE_SERVER_INSTALLER:-$repo/../shared/tools/install-code-server.sh}
 code_server=$cache/code-server/node_modules/.bin/code-server
-screenshot=$repo/docs/vscode-e2e.png
-screenshot_plan=$repo/docs/vscode-plan.png
-logs=$cache/ci-logs
-mkdir -p "$logs"
+mkdir -p "$cache/ci-logs"
+logs=$(mktemp -d "$cache/ci-logs/$(date -u +%Y%m%dT%H%M%SZ)-XXXXXX")
+# keep the newest 20 runs' logs (a run that is still going is among them)
+ls -1d "$cache/ci-logs"/*/ 2>/dev/null | sort | head -n -20 | xargs -r rm -rf
+shots=${STINKYWAIT_SCREENSHOTS:-$logs}
+screenshot=$shots/vscode-e2e.png
+screenshot_plan=$shots/vscode-plan.png
+echo "logs of this run: $logs"
 
 passed=0
 failed=0

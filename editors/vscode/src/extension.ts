@@ -3,6 +3,7 @@
 // (insert all waits, show the wait plan, restart, show output).
 import * as vscode from 'vscode';
 import {
+  ClientCapabilities,
   CloseAction,
   ErrorAction,
   LanguageClient,
@@ -10,9 +11,11 @@ import {
   RevealOutputChannelOn,
   ServerOptions,
   State,
+  StaticFeature,
   TransportKind,
 } from 'vscode-languageclient/node';
 import { detectAmdgpuAssembly } from './detect';
+import { FirstHints } from './firstHints';
 import { describeLaunch, Launch, LaunchProblem, preflight, resolveLaunch } from './launch';
 import { LineLog } from './log';
 import { Plan, PlanView } from './plan';
@@ -42,6 +45,31 @@ export function analysisSettings(): Record<string, unknown> {
   return out;
 }
 
+/** The command behind the hover's link: the wait plan at the hovered line (its FIFO state). */
+export const HOVER_DETAIL_COMMAND = 'stinkywait.showWaitPlan';
+
+/** Tells the server (experimental capability `stinkywait.hoverDetailCommand`) that this
+ *  client runs the hover's detail link: VS Code's hover box is 250 px high by default, so
+ *  the server's hover is then the summary, and the FIFO state goes to the wait plan. */
+const hoverDetailFeature: StaticFeature = {
+  fillClientCapabilities(capabilities: ClientCapabilities): void {
+    const experimental = (capabilities.experimental ?? {}) as Record<string, unknown>;
+    capabilities.experimental = { ...experimental, stinkywait: { hoverDetailCommand: HOVER_DETAIL_COMMAND } };
+  },
+  initialize(): void {},
+  getState: () => ({ kind: 'static' }),
+  clear(): void {},
+};
+
+/** Settings that name a program to run: VS Code reads them from the user settings only
+ *  while the workspace is not trusted (package.json `restrictedConfigurations`). */
+export const RESTRICTED_KEYS = ['server.path', 'server.args', 'server.pythonPath', 'server.importStrategy'] as const;
+
+function serverConfigKey(): string {
+  const config = vscode.workspace.getConfiguration(SECTION);
+  return JSON.stringify(RESTRICTED_KEYS.map((k) => config.get(k)));
+}
+
 const MAX_RESTARTS = 4;
 const RESTART_WINDOW_MS = 3 * 60 * 1000;
 
@@ -54,6 +82,8 @@ export class ServerManager implements vscode.Disposable {
   private starting: Promise<void> | undefined;
 
   private readonly clientLog: LineLog;
+  private readonly traceLog: LineLog;
+  private readonly firstHints = new FirstHints();
 
   constructor(
     private readonly output: vscode.LogOutputChannel,
@@ -61,10 +91,23 @@ export class ServerManager implements vscode.Disposable {
     private readonly extensionPath: string,
   ) {
     this.clientLog = new LineLog(output);
+    this.traceLog = new LineLog(output, 'info');
   }
 
   /** Whether a start was attempted: the server starts with the first kernel, not with VS Code. */
   attempted = false;
+  /** The `stinkywait.server.*` values the server was started with (`serverConfigKey`). */
+  private serverConfig = '';
+
+  /** Restart when the server settings in effect changed (an edit, or trust granted to the
+   *  workspace, which brings its restricted settings into effect). */
+  async restartIfServerConfigChanged(why: string): Promise<void> {
+    if (!this.attempted || serverConfigKey() === this.serverConfig) {
+      return;
+    }
+    this.output.info(`${why}: the server settings changed`);
+    await this.restart();
+  }
 
   async start(): Promise<void> {
     this.attempted = true;
@@ -79,6 +122,10 @@ export class ServerManager implements vscode.Disposable {
 
   private async doStart(): Promise<void> {
     this.status.setState('starting');
+    this.serverConfig = serverConfigKey();
+    if (!vscode.workspace.isTrusted) {
+      this.output.info(`Restricted Mode: ${RESTRICTED_KEYS.map((k) => `${SECTION}.${k}`).join(', ')} come from your user settings only (the workspace's are ignored until you trust it)`);
+    }
     const resolved = await resolveLaunch(this.extensionPath, (m) => this.output.info(m));
     if (isProblem(resolved)) {
       this.reportProblem(resolved);
@@ -107,8 +154,11 @@ export class ServerManager implements vscode.Disposable {
         { scheme: 'untitled', language },
       ]),
       outputChannel: this.clientLog,
-      traceOutputChannel: this.clientLog,
+      traceOutputChannel: this.traceLog,
       revealOutputChannelOn: RevealOutputChannelOn.Never,
+      // the hover's link to the wait plan is a command link: trusted for that command only
+      markdown: { isTrusted: { enabledCommands: [HOVER_DETAIL_COMMAND] } },
+      middleware: { provideInlayHints: this.firstHints.provideInlayHints },
       initializationOptions: analysisSettings(),
       synchronize: { configurationSection: SECTION },
       // A server that dies before it answered `initialize` is broken, not flaky: no retries.
@@ -119,6 +169,8 @@ export class ServerManager implements vscode.Disposable {
       },
     };
     const client = new LanguageClient(SECTION, 'stinkywait', serverOptions, clientOptions);
+    client.registerFeature(hoverDetailFeature);
+    this.firstHints.reset(client);
     this.client = client;
     this.everRunning = false;
     this.stateListeners.push(
@@ -218,6 +270,7 @@ export class ServerManager implements vscode.Disposable {
   }
 
   dispose(): void {
+    this.firstHints.dispose();
     void this.stop();
   }
 }
@@ -258,7 +311,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<{ mana
   const status = new StatusBar();
   const manager = new ServerManager(output, status, context.extensionPath);
   activeManager = manager;
-  const plan = new PlanView(output, (doc) => fetchPlan(manager, doc));
+  const plan = new PlanView(output, (doc, line) => fetchPlan(manager, doc, line));
   context.subscriptions.push(output, status, manager, plan);
 
   // The status item belongs to every stir / amdgpu-asm editor. Anything that can change the
@@ -311,7 +364,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<{ mana
       refreshStatus(0);
     }),
     vscode.commands.registerCommand('stinkywait.insertAllWaits', () => insertAllWaits(manager, output)),
-    vscode.commands.registerCommand('stinkywait.showWaitPlan', (uri?: vscode.Uri) => plan.show(uri)),
+    // from the editor title (a Uri), the palette (nothing) or the hover's link ([uri, line])
+    vscode.commands.registerCommand(HOVER_DETAIL_COMMAND, (uri?: vscode.Uri | string, line?: number) =>
+      plan.show(typeof uri === 'string' ? vscode.Uri.parse(uri) : uri, typeof line === 'number' ? line : undefined)),
     vscode.commands.registerCommand('stinkywait.showOutput', () => output.show(true)),
     vscode.window.onDidChangeActiveTextEditor(() => {
       recheckVisibility();
@@ -331,10 +386,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<{ mana
         refreshStatus(800);
       }
     }),
+    vscode.workspace.onDidGrantWorkspaceTrust(() => manager.restartIfServerConfigChanged('workspace trusted')),
     vscode.workspace.onDidChangeConfiguration(async (e) => {
-      if (e.affectsConfiguration(`${SECTION}.server`) && manager.attempted) {
-        output.info('server settings changed');
-        await manager.restart();
+      if (e.affectsConfiguration(`${SECTION}.server`)) {
+        await manager.restartIfServerConfigChanged('settings changed');
       }
       if ([...ANALYSIS_KEYS, ...VIEW_KEYS].some((k) => e.affectsConfiguration(`${SECTION}.${k}`))) {
         refreshStatus(600);
@@ -366,13 +421,14 @@ function isProblem(x: Launch | LaunchProblem): x is LaunchProblem {
   return (x as LaunchProblem).fix !== undefined;
 }
 
-async function fetchPlan(manager: ServerManager, doc: vscode.TextDocument): Promise<Plan> {
+async function fetchPlan(manager: ServerManager, doc: vscode.TextDocument, line: number | undefined): Promise<Plan> {
   const client = manager.runningClient();
   if (!client) {
     throw new Error('the language server is not running');
   }
   const plan = await client.sendRequest<Plan | null>(PLAN_REQUEST, {
     textDocument: client.code2ProtocolConverter.asTextDocumentIdentifier(doc),
+    ...(line !== undefined ? { line } : {}),
   });
   if (!plan || !Array.isArray(plan.functions)) {
     throw new Error(`the server has no plan for ${doc.uri.toString()} (is it a stir / amdgpu-asm document?)`);

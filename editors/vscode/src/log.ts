@@ -33,7 +33,10 @@ export class LineLog implements vscode.OutputChannel {
   private pending = '';
   private level: Level = 'info';
 
-  constructor(private readonly log: vscode.LogOutputChannel) {
+  /** `floor`: the lowest level a line is written at. The client's trace lines carry
+   *  "[Trace - ...]": the trace channel writes them at `info`, so that what
+   *  `stinkywait.trace.server` asks for shows at the log's default level. */
+  constructor(private readonly log: vscode.LogOutputChannel, private readonly floor?: Level) {
     this.name = log.name;
   }
 
@@ -56,7 +59,7 @@ export class LineLog implements vscode.OutputChannel {
     }
     const [level, text] = classify(line, this.level);
     this.level = level;
-    this.log[level](text);
+    this.log[this.floor && (level === 'trace' || level === 'debug') ? this.floor : level](text);
   }
 
   replace(value: string): void {

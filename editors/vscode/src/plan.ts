@@ -1,6 +1,8 @@
 // "Show Wait Plan": every planned wait of the current buffer in a webview, as the server
 // explains it (`stinkywait/plan`: the same words as the hints and the hover); line numbers
-// jump to the source; follows edits.
+// jump to the source; follows edits. Opened from the hover's link at a line, it starts with
+// that line's whole explanation (the summary and the FIFO state the hover has no room for)
+// and its waits marked.
 import * as crypto from 'node:crypto';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
@@ -38,6 +40,8 @@ export interface PlanFunction {
 
 export interface Plan {
   file: string;
+  /** the line the view was opened at (the hover's link): its whole hover, as markdown */
+  focus?: { line: number; markdown: string | null } | null;
   target?: string;
   /** the analysis settings a user can change */
   settings?: Record<string, unknown>;
@@ -72,10 +76,38 @@ function md(s: string): string {
   return esc(s).replace(/\*\*([^*]+)\*\*/g, '<b>$1</b>').replace(/`([^`]+)`/g, '<code>$1</code>');
 }
 
+/** The hover's markdown as HTML: paragraphs (blank lines), `---` rules, `- ` list items with
+ *  their indented continuation lines, hard breaks (two trailing spaces); inline as `md`. */
+export function mdBlocks(text: string): string {
+  const out: string[] = [];
+  for (const para of text.split(/\n\s*\n/)) {
+    const lines = para.split('\n');
+    if (lines.length === 1 && /^\s*---\s*$/.test(lines[0])) {
+      out.push('<hr>');
+      continue;
+    }
+    const items: string[][] = [];
+    const prose: string[] = [];
+    for (const line of lines) {
+      if (/^- /.test(line)) items.push([line.slice(2)]);
+      else if (items.length && /^\s+\S/.test(line)) items[items.length - 1].push(line.trim());
+      else prose.push(line);
+    }
+    const joined = (parts: string[]) => parts.map((p) => md(p.replace(/\s+$/, ''))).join('<br>');
+    if (prose.length) out.push(`<p>${joined(prose)}</p>`);
+    if (items.length) out.push(`<ul>${items.map((i) => `<li>${joined(i)}</li>`).join('')}</ul>`);
+  }
+  return out.join('\n');
+}
+
 export function renderPlanHtml(plan: Plan, title: string, nonce: string, cspSource: string, sourceLine: (line: number) => string): string {
   const total = plan.functions.reduce((n, f) => n + f.waits.length, 0);
   const changed = Object.entries(plan.settings ?? {}).filter(([k, v]) => k in SETTING_DEFAULTS && SETTING_DEFAULTS[k] !== v);
   const settings = changed.length ? ` · ${changed.map(([k, v]) => `<code>${esc(k)}: ${esc(JSON.stringify(v))}</code>`).join(' ')}` : '';
+  const focusLine = plan.focus?.line;
+  const focus = plan.focus
+    ? `<section id="focus"><h2>Line ${lineLink(plan.focus.line)}</h2>${plan.focus.markdown ? mdBlocks(plan.focus.markdown) : '<p class="muted">Nothing is explained at this line.</p>'}</section>`
+    : '';
   const sections = plan.functions.map((f) => {
     const rows = f.waits.map((w) => {
       const why = [
@@ -85,13 +117,14 @@ export function renderPlanHtml(plan: Plan, title: string, nonce: string, cspSour
       ];
       // the explanation gets a row of its own, as wide as the table: it reads well however
       // narrow the panel is (a fifth column would leave it a few characters wide)
-      return `<tr class="wait-row">
+      const mark = w.line === focusLine ? ' focused' : '';
+      return `<tr class="wait-row${mark}">
         <td class="num">${lineLink(w.line, w.column)}</td>
         <td><code class="wait">${esc(w.instruction)}</code></td>
         <td>${md(w.block ?? '')}${w.placement === 'after' ? ' <span class="muted">(at its end)</span>' : ''}</td>
         <td class="src"><code title="${esc(sourceLine(w.line))}">${esc(sourceLine(w.line))}</code></td>
       </tr>
-      <tr class="why-row"><td></td><td class="why" colspan="3">${why.map((p) => `<div>${p}</div>`).join('')}</td></tr>`;
+      <tr class="why-row${mark}"><td></td><td class="why" colspan="3">${why.map((p) => `<div>${p}</div>`).join('')}</td></tr>`;
     });
     const table = rows.length
       ? `<table><colgroup><col class="c-line"><col class="c-wait"><col class="c-block"><col class="c-src"></colgroup>
@@ -120,14 +153,19 @@ export function renderPlanHtml(plan: Plan, title: string, nonce: string, cspSour
   .muted { opacity: .7; font-weight: normal; font-size: .9em; }
   a.line { font-family: var(--vscode-editor-font-family); }
   .sev-error { color: var(--vscode-errorForeground); }
+  #focus { border-left: 3px solid var(--vscode-focusBorder); padding: 0 1em; margin: 1em 0; }
+  #focus ul { padding-left: 1.2em; } #focus li { margin: .2em 0; line-height: 1.45; }
+  tr.focused td { background: var(--vscode-editor-findMatchHighlightBackground, rgba(234, 92, 0, .2)); }
 </style></head>
 <body>
 <h1>${esc(title)}</h1>
 <p id="summary"><b>${total}</b> planned wait${total === 1 ? '' : 's'} in ${plan.functions.length} function${plan.functions.length === 1 ? '' : 's'}${plan.target ? ` · target <code>${esc(plan.target)}</code>` : ''}${settings}</p>
 ${renderDiagnostics(plan.diagnostics)}
+${focus}
 ${sections.join('\n')}
 <script nonce="${nonce}">
   const vscode = acquireVsCodeApi();
+  document.getElementById('focus')?.scrollIntoView();
   document.addEventListener('click', (e) => {
     const a = e.target.closest('a.line');
     if (!a) { return; }
@@ -149,13 +187,15 @@ function renderError(title: string, message: string, nonce: string): string {
 export class PlanView implements vscode.Disposable {
   private panel: vscode.WebviewPanel | undefined;
   private source: vscode.Uri | undefined;
+  /** the line the hover's link asked for (kept while the view shows that file) */
+  private focusLine: number | undefined;
   private timer: NodeJS.Timeout | undefined;
   private generation = 0;
   private readonly disposables: vscode.Disposable[] = [];
 
   constructor(
     private readonly output: vscode.LogOutputChannel,
-    private readonly fetch: (doc: vscode.TextDocument) => Promise<Plan>,
+    private readonly fetch: (doc: vscode.TextDocument, line: number | undefined) => Promise<Plan>,
   ) {
     this.disposables.push(
       vscode.workspace.onDidChangeTextDocument((e) => {
@@ -166,13 +206,14 @@ export class PlanView implements vscode.Disposable {
     );
   }
 
-  async show(uri?: vscode.Uri): Promise<void> {
+  async show(uri?: vscode.Uri, line?: number): Promise<void> {
     const target = uri ?? vscode.window.activeTextEditor?.document.uri;
     if (!target) {
       void vscode.window.showWarningMessage('stinkywait: open a kernel (.s, .amdgcn, .stir) to see its wait plan.');
       return;
     }
     this.source = target;
+    this.focusLine = line;
     if (!this.panel) {
       this.panel = vscode.window.createWebviewPanel('stinkywait.plan', 'Wait plan', { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true }, {
         enableScripts: true,
@@ -212,7 +253,7 @@ export class PlanView implements vscode.Disposable {
     const nonce = crypto.randomBytes(16).toString('base64');
     try {
       const started = Date.now();
-      const plan = await this.fetch(doc);
+      const plan = await this.fetch(doc, this.focusLine);
       if (generation !== this.generation || this.panel !== panel) {
         return;
       }
