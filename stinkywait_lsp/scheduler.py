@@ -23,8 +23,8 @@ an in-process review) holds the document's `core_lock`, so two never overlap.
 Two stages per version: the plan (what hints, hovers and go-to need; waiters are released
 as soon as it is accepted) and the review of hand-written waits (diagnostics and quick
 fixes), which starts after a quiet period, runs in a child process (`review`), is killed when
-a newer version arrives, and ends the version's pipeline: the diagnostics push, then a
-garbage collection (`memory`).
+a newer version arrives, and ends the version's pipeline: a garbage collection (`memory`),
+then the diagnostics push.
 
 Many documents open: the executor is normally a `lanes.LaneExecutor`, and the scheduler
 tells it which document is the *focus* (the one last edited, or asked about while its answer
@@ -404,8 +404,12 @@ class Scheduler:
         return max(self.review_delay_s, min(st.review_cost, self.max_review_delay_s))
 
     async def _finish(self, st: DocState, snap: Snapshot) -> None:
-        """After a quiet period: the review, the diagnostics push, a collection (while a child
-        process reviews, or after the push).
+        """After a quiet period: the review, a collection (while a child process reviews, or
+        after an in-process review), then the diagnostics push.
+
+        The collection stays before the push: after it, it would land on the next edit of a
+        user who types once the diagnostics show (tried: a GEMM edit -> hints of 10.6 s, as
+        long as that run's longest full collection; BENCHMARKS.md "Many files open").
 
         While the user keeps typing, a review of a version about to be replaced is wasted
         work (and the core's GC-paused runs make garbage faster than it is freed), so the
@@ -458,15 +462,14 @@ class Scheduler:
         for k in ("review_ms", "review_cpu_ms", "review_rss_mb"):
             if k in snap.timings:
                 rec[k] = snap.timings[k]
-        try:
-            self.on_snapshot(snap)
-        except Exception:  # noqa: BLE001 - publishing must not stop the pipeline
-            log.exception("publishing results for %s failed", st.uri)
-        # the collection after the push, not before it: the diagnostics do not wait for it
         if self.collector is not None and self.collector.worth_it():
             gc_rec = self.collector.collect("version done")
             if gc_rec is not None:
                 rec["gc_ms"] = rec.get("gc_ms", 0.0) + gc_rec.ms
+        try:
+            self.on_snapshot(snap)
+        except Exception:  # noqa: BLE001 - publishing must not stop the pipeline
+            log.exception("publishing results for %s failed", st.uri)
 
     @staticmethod
     def _resolve(st: DocState, snap: Snapshot) -> None:
