@@ -6,7 +6,8 @@ For each shape family (nested loops with diamonds, loops that only produce, self
 early exits, everything mixed) it generates N reproducible programs (tests/proggen.py,
 `random_program(seed)`) and reports for the bounded mode: instructions, solver sweeps,
 finalize sweeps, the largest number of per-predecessor queues of one counter at one block,
-how many programs were widened, the max and median time per function; and for the exact mode
+how many programs were solved with the per-producer join (exact, waitcnt/producer_join.py)
+and how many were widened, the max and median time per function; and for the exact mode
 (each program in a child process, killed after `--exact-timeout` seconds): how many finished,
 and whether the outputs agreed where both finished without widening.
 """
@@ -63,7 +64,7 @@ def main() -> int:
     ns = ap.parse_args()
     from stinkywait_core.results import Options
     print(f"{'family':28} {'n':>3} {'instrs':>7} {'sweeps':>7} {'final':>6} {'maxQ':>5} "
-          f"{'widened':>7} {'t max':>8} {'t med':>8} {'exact ok':>8} {'agree':>6}")
+          f"{'joined':>6} {'widened':>7} {'t max':>8} {'t med':>8} {'exact ok':>8} {'agree':>6}")
     for name, params in FAMILIES.items():
         rows = []
         exact_ok = agree = compared = 0
@@ -78,17 +79,17 @@ def main() -> int:
             df = po.df
             maxq = max((len(qs) for st in df.exit_state.values() for qs in st.queues), default=0)
             n_inst = sum(len(b.instrs) for b in po.func.blocks)
-            rows.append((n_inst, df.sweeps, df.finalize_sweeps, maxq, df.widening, dt))
+            rows.append((n_inst, df.sweeps, df.finalize_sweeps, maxq, df.widening, dt, bool(df.join_reason)))
             ex = run_exact(text, spec.num_waves, ns.exact_timeout)
             if ex is not None:
                 exact_ok += 1
-                if not df.widening:
+                if not df.widening:  # (joined by producer included: it must agree too)
                     compared += 1
                     agree += ex == an.inserted_text()
         n = len(rows)
         print(f"{name:28} {n:3d} {max(r[0] for r in rows):7d} {max(r[1] for r in rows):7d} "
               f"{max(r[2] for r in rows):6d} {max(r[3] for r in rows):5d} "
-              f"{sum(r[4] for r in rows):7d} {max(r[5] for r in rows) * 1e3:6.0f}ms "
+              f"{sum(r[6] for r in rows):6d} {sum(r[4] for r in rows):7d} {max(r[5] for r in rows) * 1e3:6.0f}ms "
               f"{statistics.median(r[5] for r in rows) * 1e3:6.1f}ms {exact_ok:8d} {agree:3d}/{compared}")
     return 0
 

@@ -18,7 +18,12 @@
    analysis included); and the same kernels after the pass (``insert`` and ``insert
    --replace-waits``).
 
+4. ``publish``: N random gfx1250 kernels with barriers, LDS stores, loads and tensor fills
+   (tests/pubproggen.py) through the pass and the checker with the LDS address analysis:
+   unsafe programs, and how many lose a barrier drain to the publish rule (decision 45).
+
     .venv/bin/python benchmarks/bench_hwcheck.py [--programs 1000] [--overdrain 150] [--no-kernels]
+        [--publish 300]
 """
 
 from __future__ import annotations
@@ -148,15 +153,56 @@ def kernels_run() -> None:
         print(f"  {path.name}: " + "; ".join(parts))
 
 
+def publish_run(n: int) -> None:
+    """Random gfx1250 kernels with barriers, stores, loads and tensor fills at constant and
+    wave-indexed addresses (tests/pubproggen.py) through the pass (publish rule on), then the
+    checker with the LDS address analysis (its own barrier rule, validate/hwpublish.py)."""
+    from pubproggen import random_publish_program
+    import stinkywait_core.waitcnt.publish as publish
+    unsafe = fewer = 0
+    rules: Counter = Counter()
+    waits = waits_off = 0
+    t_pass = t_check = 0.0
+    answer = publish.Publish.published
+    for seed in range(n):
+        text = random_publish_program(seed)
+        t0 = time.perf_counter()
+        an = analyze(text, "p.s", Options())
+        t1 = time.perf_counter()
+        out = parse(an.inserted_text(), "p.s")
+        vs = [v for r in check_module(out, Options(), lds_addresses=True, max_trips=TRIPS) for v in r.violations]
+        t2 = time.perf_counter()
+        t_pass += t1 - t0
+        t_check += t2 - t1
+        unsafe += bool(vs)
+        rules.update(v.rule for v in vs)
+        publish.Publish.published = lambda self, p, b, same: False
+        try:
+            off = len(analyze(text, "p.s", Options()).waits())
+        finally:
+            publish.Publish.published = answer
+        waits += len(an.waits())
+        waits_off += off
+        fewer += len(an.waits()) < off
+    print(f"publish: {n} programs with barriers and fills, unsafe {unsafe} (violations by rule "
+          f"{dict(rules) or '{}'}); {fewer} programs lose a barrier drain; waits {waits} "
+          f"(every publish answer 'no': {waits_off}); pass {1000 * t_pass / max(1, n):.0f} ms, "
+          f"checker {1000 * t_check / max(1, n):.0f} ms per program")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--programs", type=int, default=1000, help="random programs per target")
     ap.add_argument("--overdrain", type=int, default=150, help="programs per target for over-drain")
     ap.add_argument("--arch", action="append", help="targets (default gfx1250 and gfx1200)")
     ap.add_argument("--no-kernels", action="store_true")
+    ap.add_argument("--publish", type=int, default=300, help="random barrier/fill kernels (tests/pubproggen.py)")
     ns = ap.parse_args()
     for arch in ns.arch or ("gfx1250", "gfx1200"):
-        property_run(arch, ns.programs, min(ns.overdrain, ns.programs))
+        if ns.programs:
+            property_run(arch, ns.programs, min(ns.overdrain, ns.programs))
+    if ns.publish:
+        publish_run(ns.publish)
     if not ns.no_kernels:
         kernels_run()
 

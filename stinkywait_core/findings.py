@@ -48,7 +48,9 @@ DEFAULT_SEVERITY = {MISSING: "error", UNPROVEN: "warning", REDUNDANT: "hint", ST
 DESCRIPTIONS = {
     MISSING: "A wait the kernel needs: on some path an instruction reads a value that is still in flight.",
     UNPROVEN: ("A wait needed only because two LDS accesses cannot be proven disjoint; "
-               "tag them with // st.token:N comments (one N per LDS region) to prove it, or insert the wait."),
+               "tag them with // st.token:N comments (one N per LDS region) to prove it, or insert the wait. "
+               "Also a drain the bounded analysis forced where too many paths meet (widening): an "
+               "approximation, which `--exact` decides."),
     REDUNDANT: "A hand-written wait that drains nothing: nothing older than its count is in flight.",
     STRICTER: "A hand-written wait that drains more than any consumer after it needs.",
 }
@@ -61,8 +63,10 @@ def rule_is_proven(rule: str) -> bool:
     """Whether a `PlannedWait.rule` class names a proven hazard.  The class "fallback" (and
     any rule name starting with "fallback") means "disjointness could not be proved"; every
     other class (RAW, WAR, WAW, barrier, promotion, tail-drain, ..., and classes added later)
-    is a hazard the pass proved."""
-    return not rule.strip().lower().startswith("fallback")
+    is a hazard the pass proved, except "widening": a drain the bounded analysis forced where
+    too many paths met (an approximation, never an error)."""
+    r = rule.strip().lower()
+    return not (r.startswith("fallback") or r == "widening")
 
 
 WaitKey = tuple  # (anchor line, insert line, insert text, instruction)
@@ -149,6 +153,9 @@ def present(d: Diagnostic, wait: PlannedWait | None, severity: dict[str, str] | 
             b.line, b.column, f"{b.mnemonic} sets the count: countFrom {b.count_from}{path}")]
         if kind == MISSING:
             message = f"missing {wait.instruction} ({wait.rule})"
+        elif wait.rule.strip().lower() == "widening":
+            message = (f"{wait.instruction} is planned only because the bounded analysis approximated here "
+                       f"(widening: too many distinct paths meet); not proven missing, `--exact` decides")
         else:
             why = subrule(wait.reason) or wait.rule
             message = (f"{wait.instruction} is needed only because disjointness cannot be proved ({why}): "

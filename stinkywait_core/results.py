@@ -46,6 +46,10 @@ class Options(FrozenRecord):
     wait right before its first consumer, as the spec, upstream and LLVM place them); -1
     (the default) is `COALESCE_WINDOW` on assembly under the hardware model and 0 otherwise
     (STIR keeps the spec's placement, whose worked examples are contract).
+    `producer_join`: under the hardware model, join the FIFOs by producer (only the queues that
+    hold some producer's minimum distance: exact for every wait, waitcnt/producer_join.py)
+    "auto" when the exact per-predecessor state explodes, "always" from the start (tests and
+    benchmarks compare it with the exact join), or "never".
     """
 
     #: the CoalesceWaits window on assembly under the hardware model (docs/decisions.md 41)
@@ -53,7 +57,7 @@ class Options(FrozenRecord):
 
     __slots__ = ("num_waves", "arch", "enable_loop_carried_token_deps", "enable_tensor_descriptor_war", "optimize",
                  "replace_waits", "bounded", "count_from_instance", "represent_empty_paths", "model",
-                 "coalesce_window", "include_paths", "defsyms")
+                 "coalesce_window", "include_paths", "defsyms", "producer_join")
     num_waves: int
     arch: str
     enable_loop_carried_token_deps: bool
@@ -67,16 +71,17 @@ class Options(FrozenRecord):
     coalesce_window: int
     include_paths: tuple
     defsyms: tuple
+    producer_join: str
     __dataclass_fields__ = DataclassFields()
 
     def __init__(self, num_waves: int = 0, arch: str = "gfx1250", enable_loop_carried_token_deps: bool = True,
                  enable_tensor_descriptor_war: bool = False, optimize: bool = True, replace_waits: bool = False,
                  bounded: bool = True, count_from_instance: str = "newest", represent_empty_paths: bool = True,
                  model: str = "hw", coalesce_window: int = -1, include_paths: tuple = (),
-                 defsyms: tuple = ()) -> None:
+                 defsyms: tuple = (), producer_join: str = "auto") -> None:
         self._assign(num_waves, arch, enable_loop_carried_token_deps, enable_tensor_descriptor_war, optimize,
                      replace_waits, bounded, count_from_instance, represent_empty_paths, model,
-                     coalesce_window, tuple(include_paths), tuple(defsyms))
+                     coalesce_window, tuple(include_paths), tuple(defsyms), producer_join)
 
     def to_json(self) -> dict[str, Any]:
         return {"numWaves": self.num_waves, "arch": self.arch,
@@ -86,7 +91,7 @@ class Options(FrozenRecord):
                 "bounded": self.bounded, "countFromInstance": self.count_from_instance,
                 "representEmptyPaths": self.represent_empty_paths, "model": self.model,
                 "coalesceWindow": self.coalesce_window, "includePaths": list(self.include_paths),
-                "defsyms": [f"{n}={v}" for n, v in self.defsyms]}
+                "defsyms": [f"{n}={v}" for n, v in self.defsyms], "producerJoin": self.producer_join}
 
     def coalesce_for(self, assembly: bool) -> int:
         """The CoalesceWaits window for a function of this kind of input (see the class)."""

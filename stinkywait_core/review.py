@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 
 from .cache import AnalysisCache
 from .diagnostics import ERROR, HINT, WARNING, Diagnostic, Related
+from .review_proof import Change, edited_text, proven_safe
 from .textlines import physical_lines
 from .waitcnt.remove import should_remove
 
@@ -126,12 +127,20 @@ def review(an: Analysis, analyze: Analyze) -> list[Diagnostic]:
             if need is None or need <= v or not _in_order_counter(target, cn):
                 continue
             new = _spelled(target, {**values, cn: need}, inst)
-            proposals.append((Diagnostic(
-                HINT, "stricter-wait", f"{_spelled(target, values, inst)} is stricter than needed: {new} suffices",
-                sp.line, sp.col, sp.end_line, sp.end_col, [],
-                {"replace_line": sp.line, "count": need, "instruction": new}, po.func.name), sp.line, new))
+            proposals.append((_stricter(po, inst, values, need, new), sp.line, new))
     out.extend(_verified(an, proposals, analyze))
     return out
+
+
+def _stricter(po, inst: Instruction, values: dict[str, int], need: int, new: str) -> Diagnostic:
+    """The finding for a hand-written wait of `values` where `need` suffices on one counter
+    (`new`, spelled as the user writes it).  Only a proposal: `_verified` decides whether it is offered.  (Where a
+    cost of the stricter wait is known, it belongs in this message and in `data`.)"""
+    sp = inst.span
+    return Diagnostic(
+        HINT, "stricter-wait", f"{_spelled(po.df.target, values, inst)} is stricter than needed: {new} suffices",
+        sp.line, sp.col, sp.end_line, sp.end_col, [],
+        {"replace_line": sp.line, "count": need, "instruction": new}, po.func.name)
 
 
 def _in_order_counter(target, cn: str) -> bool:
@@ -148,15 +157,15 @@ def _spelled(target, values: dict[str, int], inst: Instruction) -> str:
 
 
 def _verified(an: Analysis, proposals: list[tuple[Diagnostic, int, str | None]], analyze: Analyze) -> list[Diagnostic]:
-    """The proposals whose change, applied alone, leaves the function needing no wait it did not
-    need before (the same anchors and counters, values no stricter).
-
-    All changes are tried together first: if the program with every change needs nothing
-    new, each change alone needs nothing new either (a subset of the changes leaves more
-    hand-written waits, so fewer ops in flight); otherwise each is tried alone, one line at a
-    time from the original (an edit the incremental re-plan handles in proportion to it)."""
+    """The proposals safe to follow alone: the plan of the file with the change needs no wait
+    the original did not need (so `check` on the edited file says nothing new), and, under
+    the hardware model, the hardware checker proves the edited file no less safe than the
+    file as written (review_proof.py: it sees the source's own waits only, never the waits
+    the pass adds itself)."""
     lines = physical_lines(an.module.text, keepends=True)
-    usable: list[tuple[Diagnostic, int, str]] = []
+    blocks = {(po.func.name, i.span.line): b.label for po in an.outputs for b in po.func.blocks
+              for i in b.instrs if i.span is not None}
+    usable: list[Change] = []
     taken: set[int] = set()
     for diag, line, new in proposals:
         if line in taken or not 1 <= line <= len(lines):
@@ -165,8 +174,23 @@ def _verified(an: Analysis, proposals: list[tuple[Diagnostic, int, str | None]],
         if body[:diag.col - 1].strip() or (new is not None and "; " in new):
             continue  # a label shares the line, or the change would move lines: not offered
         indent = body[:len(body) - len(body.lstrip(" \t"))]
-        usable.append((diag, line, indent + (new or "") + lines[line - 1][len(body):]))
+        usable.append(Change(diag, line, indent + (new or "") + lines[line - 1][len(body):],
+                             blocks.get((diag.function, line))))
         taken.add(line)
+    planned = _plan_verified(an, lines, usable, analyze)
+    if an.options.model == "hw":
+        planned = proven_safe(an, lines, planned)
+    return [c.diag for c in planned]
+
+
+def _plan_verified(an: Analysis, lines: list[str], usable: list[Change], analyze: Analyze) -> list[Change]:
+    """The changes whose file, re-planned, needs no wait the original did not need before
+    (the same anchors and counters, values no stricter).
+
+    All changes are tried together first: if the program with every change needs nothing
+    new, each change alone needs nothing new either (a subset of the changes leaves more
+    hand-written waits, so fewer ops in flight); otherwise each is tried alone, one line at a
+    time from the original (an edit the incremental re-plan handles in proportion to it)."""
     if not usable:
         return []
     base: dict[tuple[str, int, str, str], int] = {}
@@ -174,26 +198,23 @@ def _verified(an: Analysis, proposals: list[tuple[Diagnostic, int, str | None]],
         key = (w.function, w.line, w.placement, w.counter)
         base[key] = min(base.get(key, w.count), w.count)
 
-    def needs_nothing_new(changes: list[tuple[Diagnostic, int, str]], cache: AnalysisCache) -> bool:
-        text = list(lines)
-        for _, line, changed in changes:
-            text[line - 1] = changed
-        trial = analyze("".join(text), an.path, an.options, an.language, cache=cache, read=an.read)
+    def needs_nothing_new(changes: list[Change], cache: AnalysisCache) -> bool:
+        trial = analyze(edited_text(lines, changes), an.path, an.options, an.language, cache=cache, read=an.read)
         return all(base.get((w.function, w.line, w.placement, w.counter), -1) >= 0
                    and base[(w.function, w.line, w.placement, w.counter)] <= w.count for w in trial.waits())
 
     scratch = AnalysisCache(size=4)
     if needs_nothing_new(usable, scratch):
-        return [d for d, _, _ in usable]
+        return list(usable)
     # removals of waits that drain nothing change no state: they pass as a group; the
     # relaxations of draining waits are tried one by one
-    removals = [c for c in usable if c[0].code == "redundant-wait"]
-    relaxations = [c for c in usable if c[0].code != "redundant-wait"]
-    out: list[Diagnostic] = []
+    removals = [c for c in usable if c.diag.code == "redundant-wait"]
+    relaxations = [c for c in usable if c.diag.code != "redundant-wait"]
+    out: list[Change] = []
     singles = relaxations
     if removals:
         if needs_nothing_new(removals, scratch):
-            out.extend(d for d, _, _ in removals)
+            out.extend(removals)
         else:
             singles = usable
     analyze(an.module.text, an.path, an.options, an.language, cache=scratch, read=an.read)
@@ -202,9 +223,9 @@ def _verified(an: Analysis, proposals: list[tuple[Diagnostic, int, str | None]],
         if dirty:
             analyze(an.module.text, an.path, an.options, an.language, cache=scratch, read=an.read)
         if needs_nothing_new([change], scratch):
-            out.append(change[0])
+            out.append(change)
         dirty = True
-    out.sort(key=lambda d: (d.line, d.col))
+    out.sort(key=lambda c: (c.line, c.diag.col))
     return out
 
 

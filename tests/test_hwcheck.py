@@ -172,12 +172,20 @@ def test_one_engine_is_in_order():
 
 
 def test_tensor_fill_read_follows_numwaves_policy():
-    body = "tensor_load_to_lds s[0:3], s[4:11] // st.token:0\nds_load_b32 v3, v1 // st.token:0"
-    text = "k:\n" + "\n".join("  " + ln.strip() for ln in body.splitlines()) + "\n  s_endpgm\n"
-    func = parse(text, "k.s").functions[0]
-    assert check_function(func, Options(num_waves=4)).ok
-    assert check_function(func, Options(num_waves=1)).violations[0].rule == "lds-raw"
-    assert check_function(func, Options(num_waves=4), tensor_raw="always").violations[0].rule == "lds-raw"
+    """After a barrier that published the fill, the NumWaves policy decides; with no barrier
+    between, the wave reads its own fill: required whatever NumWaves is (issue 19 item 4)."""
+    def rules(body, **kw):
+        text = "k:\n" + "\n".join("  " + ln.strip() for ln in body.splitlines()) + "\n  s_endpgm\n"
+        return [(v.rule, v.consumer.mnemonic) for v in check_function(parse(text, "k.s").functions[0], **kw).violations]
+
+    fenced = ("tensor_load_to_lds s[0:3], s[4:11] // st.token:0\ns_barrier_signal -1 // st.token:1\n"
+              "s_barrier_wait -1 // st.token:1\nds_load_b32 v3, v1 // st.token:0")
+    assert rules(fenced, options=Options(num_waves=4)) == []
+    assert rules(fenced, options=Options(num_waves=1)) == [("lds-raw", "ds_load_b32")]
+    assert rules(fenced, options=Options(num_waves=4), tensor_raw="always") == [("lds-raw", "ds_load_b32")]
+    own = "tensor_load_to_lds s[0:3], s[4:11]\nds_load_b32 v250, v251"
+    for waves in (0, 1, 4):
+        assert rules(own, options=Options(num_waves=waves)) == [("lds-raw", "ds_load_b32")]
 
 
 def test_barrier_publishes_own_lds():

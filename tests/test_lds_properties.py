@@ -561,3 +561,41 @@ def test_analysis_never_calls_overlapping_accesses_disjoint(prog, seeds):
                 assert facts.may_overlap(a, b, same_trip=False), (la, lb, facts.why_not_proven(a, b))
             if same_trip:
                 assert facts.may_overlap(a, b, same_trip=True), (la, lb, facts.why_not_proven(a, b, True))
+
+
+@SETTINGS
+@given(programs(), st.integers(0, 1 << 20))
+def test_cross_wave_answers_hold(prog, seed):
+    """`may_overlap_waves` (the publish rule's question): two different waves of one workgroup
+    (the same kernel arguments, their own wave index) never share a byte between accesses it
+    calls disjoint (with `same_trip`, in the same trip of the loop)."""
+    text, accesses = prog
+    note(text)
+    m = parse_asm(text, "gen.s")
+    f = m.functions[0]
+    facts = lds_facts(f, m, launch=LAUNCH)
+    by_line = {i.line: i for b in f.blocks for i in b.instrs if not i.is_label}
+    lines = text.splitlines()
+    acc_lines = set(accesses)
+    runs = []
+    for w in range(WAVES):
+        out: dict = {}
+        Wave(w, seed).run(lines, acc_lines, out)
+        runs.append(out)
+    for la in accesses:
+        for lb in accesses:
+            any_trip = same_trip = False
+            for w1, o1 in enumerate(runs):
+                for w2, o2 in enumerate(runs):
+                    if w1 == w2:
+                        continue
+                    for ta, ga in o1.get(la, ()):
+                        for tb, gb in o2.get(lb, ()):
+                            if ga & gb:
+                                any_trip = True
+                                same_trip = same_trip or ta == tb
+            a, b = by_line[la], by_line[lb]
+            if any_trip:
+                assert facts.may_overlap_waves(a, b, same_trip=False), (la, lb)
+            if same_trip:
+                assert facts.may_overlap_waves(a, b, same_trip=True), (la, lb)

@@ -154,4 +154,6 @@ def test_kernels_are_analysed_whole():
         an = analyze(text, path, Options(arch=cpu))
         assert an.module.functions
         warned = {d.code for d in an.diagnostics if d.code.startswith("asm-") and d.severity == "warning"}
-        assert warned == ({"asm-raw-instruction"} if folder == "winograd" else set())
+        # (Winograd calls its subroutines by numeric offsets, `s_call_b64 s[36:37], 2888`: without
+        # addresses in the file they are not resolved, and each call says so)
+        assert warned == ({"asm-raw-instruction", "asm-numeric-call"} if folder == "winograd" else set())

@@ -138,6 +138,34 @@ class LdsFacts:
         """Why `may_overlap` is True (a sentence naming both instructions), or why it is not."""
         return self._verdict(a, b, same_trip)[1]
 
+    def may_overlap_waves(self, a: Instruction, b: Instruction, same_trip: bool = False) -> bool:
+        """Might `a` executed by one wave and `b` executed by another wave of the workgroup
+        touch a common LDS byte?  The two waves' indices differ (`_pieces_meet_waves`); every
+        other symbol is another instance for the other wave (a lane read, a kernel argument
+        alike: replaced by its range); with
+        `same_trip` (both waves in the same trip of the loops the two accesses alternate
+        with: the caller's promise) a ping-pong base is compared residue by residue.
+        Unknown or unbounded accesses overlap everything; no LDS access overlaps nothing."""
+        aa, ab = self.access(a), self.access(b)
+        if aa is None or ab is None:
+            return False
+        for acc in (aa, ab):
+            if acc.pieces is None or self._unbounded_why(acc):
+                return True
+        return any(_pieces_meet_waves(pa, pb, same_trip) for pa in aa.pieces for pb in ab.pieces)
+
+    def wave_footprint(self, inst: Instruction) -> tuple:
+        """What `may_overlap_waves` reads of an access, as plain values (no symbols: each is
+        its range), so that an answer can be reused while this stays equal."""
+        acc = self.access(inst)
+        if acc is None:
+            return ("none",)
+        if acc.pieces is None or self._unbounded_why(acc):
+            return ("unknown",)
+        return tuple((p.size, tuple(_variant_free(x, 0) for x in p.addr.lins),
+                      p.addr.phase[0] if p.addr.phase is not None else None,
+                      p.addr.phase[1] if p.addr.phase is not None else 0) for p in acc.pieces)
+
     def trusted_by(self, a: Instruction, b: Instruction) -> list[Region]:
         """The declarations a disjointness result of this pair rests on."""
         out = []
@@ -277,7 +305,10 @@ def _variant_free(x: Lin, level: int) -> Lin:
     return (tuple(kept), s)
 
 
-def _pieces_meet(pa: Piece, pb: Piece, same_trip: bool) -> bool:
+def _pieces_meet(pa: Piece, pb: Piece, same_trip: bool, level: int | None = None) -> bool:
+    """May the two pieces share a byte?  `level`: symbols of at least this `Atom.variant`
+    are other instances (default: loop symbols across trips, subroutine symbols always;
+    0: every symbol, two different waves)."""
     ca, cb = pa.span(), pb.span()
     if ca[1] + pa.size <= cb[0] or cb[1] + pb.size <= ca[0]:
         return False  # apart over every lane and trip
@@ -288,11 +319,77 @@ def _pieces_meet(pa: Piece, pb: Piece, same_trip: bool) -> bool:
         pairs = [(va.lins[k % p], vb.lins[k % q]) for k in range(n)]
     else:
         pairs = [(x, y) for x in va.lins for y in vb.lins]
-    level = 2 if same_trip else 1
+    if level is None:
+        level = 2 if same_trip else 1
     for la, lb in pairs:
         la, lb = _variant_free(la, level), _variant_free(lb, level)
         if _diff_meets(la, lb, 1 - pa.size, pb.size - 1):
             return True
+    return False
+
+
+#: most (wave, other wave) index combinations a cross-wave comparison enumerates
+_WAVE_PAIRS = 1024
+
+
+def _wave_root(atom: Atom) -> Atom | None:
+    """The wave-index symbol `atom` is (or is a function of), else None.  The analysis names
+    the wave's index in its workgroup so (from TTMP8[29:25], or from v0 in a one-dimensional
+    workgroup): unique per wave of a workgroup."""
+    root = atom.derived[0] if atom.derived is not None else atom
+    return root if root.origin.startswith("the wave's index") else None
+
+
+def _wave_value(atom: Atom, values: dict) -> int:
+    v = values[_wave_root(atom)]
+    return v if atom.derived is None else atom.derived[1](v)
+
+
+def _lane_set(x: Lin, values: dict) -> I.SI | None:
+    """The integers form `x` takes in the wave whose wave-index symbols have `values`, every
+    other symbol over its range (None: it may leave [0, 2^32), i.e. wrap)."""
+    s = x[1]
+    for a, c in x[0]:
+        if _wave_root(a) is not None:
+            s = I.shift(s, c * _wave_value(a, values))
+        else:
+            s = I.add(s, I.mul_const(a.range, c))
+    return s if I.in_u32(s) else None
+
+
+def _pieces_meet_waves(pa: Piece, pb: Piece, same_trip: bool) -> bool:
+    """May `pa` run by one wave and `pb` run by another share a byte?  Their wave indices are
+    two different values of the index's range (enumerated in pairs, functions of the index
+    computed from them); every other symbol is independent.  Residues pair as in
+    `_pieces_meet`."""
+    ca, cb = pa.span(), pb.span()
+    if ca[1] + pa.size <= cb[0] or cb[1] + pb.size <= ca[0]:
+        return False
+    va, vb = pa.addr, pb.addr
+    if same_trip and va.phase is not None and vb.phase is not None and va.phase[0] is vb.phase[0]:
+        p, q = va.phase[1], vb.phase[1]
+        n = p * q // _gcd(p, q)
+        pairs = [(va.lins[k % p], vb.lins[k % q]) for k in range(n)]
+    else:
+        pairs = [(x, y) for x in va.lins for y in vb.lins]
+    for la, lb in pairs:
+        roots = {r for lin in (la, lb) for a, _ in lin[0] for r in (_wave_root(a),) if r is not None}
+        combos: list[tuple[dict, dict]] = [({}, {})]
+        for r in roots:
+            lo, hi, st = r.range[0], r.range[1], r.range[2] or 1
+            vals = range(lo, hi + 1, st)
+            if not I.in_u32(r.range) or len(combos) * len(vals) * len(vals) > _WAVE_PAIRS:
+                combos = []
+                break
+            combos = [({**x, r: v}, {**y, r: w}) for x, y in combos for v in vals for w in vals if v != w]
+        if not combos:  # too many to enumerate: every symbol as its range
+            if _pieces_meet(pa, pb, same_trip, 0):
+                return True
+            continue
+        for wa, wb in combos:
+            sa, sb = _lane_set(la, wa), _lane_set(lb, wb)
+            if sa is None or sb is None or _meets(I.sub(sa, sb), 1 - pa.size, pb.size - 1):
+                return True
     return False
 
 

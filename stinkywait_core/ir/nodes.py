@@ -178,20 +178,27 @@ class Block:
 
 
 class Function:
-    """A function (an asm kernel).  Compared by identity."""
+    """A function (an asm kernel).  Compared by identity.
 
-    __slots__ = ("name", "blocks", "span", "name_span")
+    `callable`: the front end found it to be called code, not a kernel (a ``.type f,@function``
+    without a kernel descriptor that does not end the program, or a function another function
+    of the file calls): its entry is reached with the caller's operations in flight.
+    """
+
+    __slots__ = ("name", "blocks", "span", "name_span", "callable")
     name: str
     blocks: list[Block]
     span: Span | None
     name_span: Span | None
+    callable: bool
 
     def __init__(self, name: str, blocks: list[Block] | None = None, span: Span | None = None,
-                 name_span: Span | None = None) -> None:
+                 name_span: Span | None = None, callable: bool = False) -> None:
         self.name = name
         self.blocks = [] if blocks is None else blocks
         self.span = span
         self.name_span = name_span
+        self.callable = callable
 
     def __repr__(self) -> str:
         return f"<func @{self.name}>"

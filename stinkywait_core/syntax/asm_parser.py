@@ -43,7 +43,8 @@ from .asm_expr import EMPTY_SYMBOLS, Symbols, eval_expr
 from .asm_lex import split_lines
 from .asm_line import parse_line
 from .asm_records import LINE_KINDS, AsmLine, LineSyntax
-from .asm_structure import _START_STATE, _AsmState, _build, _line_table, _link_all, _scan, _scan_diagnostics
+from .asm_structure import (_START_STATE, _AsmState, _build, _line_table, _link_all, _scan, _scan_diagnostics,
+                            mark_callable)
 from .asm_target import detect_target
 from .asm_waitcnt import decode_legacy_waitcnt
 
@@ -102,6 +103,7 @@ def parse_asm(text: str, path: str = "<input>", previous: Module | None = None) 
                 previous_state = prev
             if st.spliced is None:  # else the previous target, moved (`asm_incremental._splice`)
                 st.target, st.target_diags = detect_target(st)
+            mark_callable(st, functions)
             _physical_vgprs(st, functions, previous_state)
             # still with the collector paused: the first collection after the pause scans every
             # new object, and allocations here would trigger it inside the parse

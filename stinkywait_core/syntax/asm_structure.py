@@ -15,14 +15,15 @@ re-parse (`asm_incremental`).
 from __future__ import annotations
 
 import os
+import re
 from bisect import bisect_right
 
 from ..diagnostics import ERROR, WARNING, Diagnostic
-from ..ir import Block, Function, Instruction, Modifier, Reg, Span, Str
+from ..ir import Block, Function, Imm, Instruction, Modifier, Reg, Span, Special, Str
 from .asm_expr import EMPTY_SYMBOLS, _define
 from .asm_flow import (FLOW_ENDS_BLOCK, FLOW_NO_SUCCESSOR, FLOW_VGPR_MODE, INDIRECT_JUMPS, branch_target,
                        has_no_successor, is_call, is_unconditional_branch, takes_label)
-from .asm_lex import _BLOCK_END_ALIASES, VERBATIM_BLOCKS
+from .asm_lex import _BLOCK_END_ALIASES, _IDENT, VERBATIM_BLOCKS
 from .asm_line import parse_line
 from .asm_records import ROLE_OTHER, AsmLine, LineSyntax
 
@@ -275,6 +276,54 @@ def _declared_functions(st: _AsmState) -> set[str]:
     return typed_fn | (globl - typed_other)
 
 
+def _symbol_of(op) -> str | None:
+    """The symbol a call-address operand names: ``func@rel32@lo+4`` -> ``func``, a bare label."""
+    if op.__class__ is Str:
+        return op.value  # type: ignore[union-attr]
+    if op.__class__ is Special and "@" in op.spelling:  # type: ignore[union-attr]
+        m = _IDENT.match(op.spelling)  # type: ignore[union-attr]
+        return m.group().split("@", 1)[0] if m is not None else None
+    return None
+
+
+def mark_callable(st: _AsmState, functions: list[Function]) -> None:
+    """Set `Function.callable` (see there): functions typed ``@function`` without an
+    ``.amdhsa_kernel`` descriptor whose body never ends the program (``s_endpgm``), and every
+    function another function calls (``s_call_b64 sD, f``, or ``s_swappc_b64`` through an address
+    built from ``f@rel32``/``f@gotpcrel32`` in the call's block)."""
+    typed: set[str] = set()
+    kernels: set[str] = set()
+    syntax = st.syntax
+    for idx in st.directive_idx:
+        ls = syntax[idx]
+        if ls.directive == ".type":
+            name, _, kind = ls.args.replace(",", " ", 1).partition(" ")
+            if "function" in kind.lower():
+                typed.add(name.strip())
+        elif ls.directive == ".amdhsa_kernel":
+            kernels.add(ls.args.strip())
+    called: set[str] = set()
+    for f in functions:
+        for b in f.blocks:
+            term = b.terminator()
+            if term is None or not is_call(term.mnemonic):
+                continue
+            for inst in b.instrs if not term.mnemonic.startswith("s_call_") else (term,):
+                if inst.is_label:
+                    continue
+                for op in inst.srcs:
+                    name = _symbol_of(op)
+                    if name is not None and name != f.name:
+                        called.add(name)
+    for f in functions:
+        if f.name in called:
+            f.callable = True
+        elif f.name in typed and f.name not in kernels:
+            f.callable = not any(i.mnemonic.startswith("s_endpgm") for i in f.instructions())
+        else:
+            f.callable = False
+
+
 def _build(st: _AsmState, reuse: Reuse | None) -> list[Function]:
     """Structure pass: kernels, basic blocks, label/branch bookkeeping; returns the functions
     (not yet linked).
@@ -468,6 +517,7 @@ def _link_all(functions: list[Function], st: _AsmState) -> None:
         labels = {b.label for b in f.blocks}
         blocks = f.blocks
         calls = False
+        numeric: dict[Instruction, str] | None = None
         for i, b in enumerate(blocks):
             term = b.terminator()
             succs: list[str] = []
@@ -486,12 +536,23 @@ def _link_all(functions: list[Function], st: _AsmState) -> None:
                     succs.append(target)
             elif term is not None and is_call(term.mnemonic):
                 calls = True
+                if term.mnemonic.startswith("s_call_") and branch_target(term.srcs) is None:
+                    if numeric is None:
+                        numeric = _numeric_call_targets(f)
+                    if term not in numeric and term.span is not None:
+                        st.struct_diags.append(Diagnostic(
+                            WARNING, "asm-numeric-call",
+                            f"{term.mnemonic} to a numeric offset is not resolved (no `// ADDRESS: WORDS` comments "
+                            "as llvm-objdump writes them, or the target does not start a block): the callee is not "
+                            "analysed; assumed: it waits at its entry, returns with everything but stores drained "
+                            "and with the VGPR MSB mode 0 (the calling convention); give its target a label",
+                            term.span.line, term.span.col, term.span.end_line, term.span.end_col, function=f.name))
             falls = term is None or not (is_unconditional_branch(term.mnemonic) or has_no_successor(term.mnemonic))
             if falls and i + 1 < len(blocks) and blocks[i + 1].label not in succs:
                 succs.append(blocks[i + 1].label)
             b.succ_labels = succs
         if calls:
-            _local_call_edges(f, labels)
+            _local_call_edges(f, labels, numeric or {})
         for b in blocks:
             rec = records[k]
             records[k] = (rec[0], rec[1], tuple(b.succ_labels), rec[3], rec[4], rec[5])
@@ -499,7 +560,38 @@ def _link_all(functions: list[Function], st: _AsmState) -> None:
         f.link()
 
 
-def _local_call_edges(f: Function, labels: set[str]) -> None:
+_ADDRESS = re.compile(r"^\s*([0-9A-Fa-f]{8,16}):\s+[0-9A-Fa-f]{8}\b")
+
+
+def _address(inst: Instruction) -> int | None:
+    """The byte address llvm-objdump wrote after an instruction (``// 000000005090: BA640002``)."""
+    m = _ADDRESS.match(inst.comment) if inst.comment else None
+    return int(m.group(1), 16) if m is not None else None
+
+
+def _numeric_call_targets(f: Function) -> dict[Instruction, str]:
+    """``s_call_b64/i64 sD, N`` with a numeric offset (llvm-objdump's form: N dwords past the
+    next instruction) -> the label of the block starting at that address, for the calls whose
+    address and target the disassembler's comments give and whose target starts a block."""
+    starts: dict[int, str] = {}
+    calls: list[tuple[Instruction, int]] = []
+    for b in f.blocks:
+        first = next((i for i in b.instrs if not i.is_label), None)
+        if first is not None:
+            a = _address(first)
+            if a is not None:
+                starts.setdefault(a, b.label)
+        term = b.terminator()
+        if term is not None and term.mnemonic.startswith("s_call_"):
+            off = next((op.value for op in term.srcs if op.__class__ is Imm), None)  # type: ignore[union-attr]
+            a = _address(term)
+            if off is not None and a is not None:
+                off = off - 0x10000 if off >= 0x8000 else off
+                calls.append((term, a + 4 + 4 * off))
+    return {c: starts[t] for c, t in calls if t in starts}
+
+
+def _local_call_edges(f: Function, labels: set[str], numeric: dict[Instruction, str]) -> None:
     """Calls to code of the function itself (TensileLite's activation subroutines:
     ``s_add_i32 s8, label_Activation_Gelu_VW4, 0x4`` ... ``s_swappc_b64 s[58:59], s[12:13]``,
     returning with ``s_setpc_b64 s[58:59]``).
@@ -507,8 +599,9 @@ def _local_call_edges(f: Function, labels: set[str]) -> None:
     A call through a register may go to any label whose address the function takes (a label
     used as an operand value, not as a branch target); ``s_call_b64 sD, label`` to its label.
     Where a function makes such calls, a return (an ``s_setpc`` not resolved to a label) may
-    go back after any of them.  Over-approximate but sound for the dataflow: every path the
-    hardware can take is in the CFG.
+    go back after any of them, and the code after a call is reached only that way (no
+    fall-through edge past the callee, when some return was found).  Over-approximate but sound
+    for the dataflow: every path the hardware can take is in the CFG.
     """
     taken: list[str] = []
     for b in f.blocks:
@@ -524,7 +617,9 @@ def _local_call_edges(f: Function, labels: set[str]) -> None:
         term = b.terminator()
         if term is None or not is_call(term.mnemonic):
             continue
-        target = branch_target(term.srcs) if term.mnemonic.startswith("s_call_") else None
+        target = (numeric.get(term) or branch_target(term.srcs)) if term.mnemonic.startswith("s_call_") else None
+        if term.mnemonic.startswith("s_call_") and target is None:
+            continue  # a numeric offset not resolved (warned): a call to code not seen
         callees = [target] if target in labels else taken if target is None else []
         for callee in callees:
             if callee not in b.succ_labels:
@@ -533,10 +628,23 @@ def _local_call_edges(f: Function, labels: set[str]) -> None:
             returns.append(blocks[i + 1].label)
     if not returns:
         return
+    returned = False
     for b in blocks:
         term = b.terminator()
         if term is not None and term.mnemonic in INDIRECT_JUMPS and not b.succ_labels:
             b.succ_labels.extend(returns)
+            returned = True
+    if not returned:
+        return
+    # the code after a local call is reached through the subroutine's returns, not directly
+    # (an edge that skipped the callee would bring the caller's state past it unchanged)
+    for i, b in enumerate(blocks):
+        term = b.terminator()
+        if term is None or not is_call(term.mnemonic) or i + 1 >= len(blocks):
+            continue
+        nxt = blocks[i + 1].label
+        if nxt in b.succ_labels and any(s != nxt for s in b.succ_labels):
+            b.succ_labels.remove(nxt)
 
 
 def _computed_jump_target(block: Block, jump: Instruction, labels: set[str]) -> str | None:

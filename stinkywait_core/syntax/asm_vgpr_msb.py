@@ -26,8 +26,11 @@ checked operand by operand against `llvm-objdump-22`, which prints the notes; se
 * SMEM, SALU, tensor, control: no VGPR operands.
 
 The mode is machine state, so it flows along the CFG: 0 when a function is entered (the
-calling convention), unchanged across branches, 0 after a call (the callee returns with it
-cleared, as LLVM's ``AMDGPULowerVGPREncoding`` guarantees).  Where paths bring different modes
+calling convention), unchanged across branches, 0 after a call to code outside the function
+(the callee returns with it cleared, as LLVM's ``AMDGPULowerVGPREncoding`` guarantees).  A
+call to a subroutine of the function itself (``s_call_i64 s[100:101], .Lsub``) enters it with
+the caller's mode, and the code after the call gets the mode the subroutine's returns leave
+(aiter's gfx1250 f4gemm subroutine returns with 0xc0).  Where paths bring different modes
 to one block the registers are ambiguous: the mode of the fall-through path is used and a
 warning names both.  LLVM itself clears the mode before every branch, call and block end,
 so its output never meets that case.  ``s_setreg_imm32_b32`` to MODE writes the same mode
@@ -291,10 +294,13 @@ class _BlockEffect:
                          if not inst.is_label and syntax[inst.span.line - 1].flow and _changes_mode(inst)]
 
 
-def _exit_mode(block: Block, effect: _BlockEffect, entry: int, setreg: bool) -> int:
+def _exit_mode(block: Block, effect: _BlockEffect, entry: int, setreg: bool, before_call: bool = False) -> int:
+    """The mode a block leaves with (`before_call`: the mode its closing call enters the callee with)."""
     mode = entry
     for i in effect.changers:
         inst = block.instrs[i]
+        if before_call and is_call(inst.mnemonic):
+            break
         if mode == CONFLICT and inst.mnemonic.startswith("s_setreg"):
             continue  # a partial write keeps the ambiguity
         mode = mode_after(inst, 0 if mode == CONFLICT else mode, setreg)[0]
@@ -313,11 +319,39 @@ def block_entry_modes(f: Function, syntax: list[LineSyntax], setreg: bool) -> tu
     exits: list[int | None] = [None] * n
     if n:
         entry[0] = 0
+    # a block ending in a call to code of this function: the callee is entered with the mode
+    # before the call, and the block after the call is reached through the callee's returns
+    # (which bring the mode the subroutine leaves, e.g. aiter's f4gemm: 0xc0), not through
+    # the fall-through edge; after a call to code elsewhere the mode is 0 (the convention)
+    at_call: list[int | None] = [None] * n
+    local_call = [False] * n
+    for i, b in enumerate(blocks):
+        term = b.terminator()
+        if term is not None and is_call(term.mnemonic):
+            nxt = blocks[i + 1] if i + 1 < n else None
+            local_call[i] = any(s is not nxt for s in b.succs)
+
+    def incoming_of(i: int, b: Block) -> set:
+        got = set()
+        for p in b.preds:
+            k = index[id(p)]
+            e = exits[k]
+            if e is None:
+                continue
+            if local_call[k] or at_call[k] is not None:
+                if k + 1 == i and b is not p:
+                    if local_call[k]:
+                        continue  # the callee's returns bring the mode back
+                else:
+                    e = at_call[k]
+            got.add(e)
+        return got
+
     changed = True
     while changed:  # entries only rise (unvisited -> a mode -> CONFLICT), and exits with them
         changed = False
         for i, b in enumerate(blocks):
-            incoming = {exits[index[id(p)]] for p in b.preds} - {None}
+            incoming = incoming_of(i, b) - {None}
             if i == 0:
                 incoming.add(0)
             if not incoming:
@@ -328,10 +362,12 @@ def block_entry_modes(f: Function, syntax: list[LineSyntax], setreg: bool) -> tu
             if new != entry[i] or exits[i] is None:
                 entry[i] = new
                 exits[i] = _exit_mode(b, effects[i], new, setreg)
+                if local_call[i]:
+                    at_call[i] = _exit_mode(b, effects[i], new, setreg, before_call=True)
                 changed = True
     brought = []
     for i, b in enumerate(blocks):
-        modes = sorted({exits[index[id(p)]] for p in b.preds} - {None, CONFLICT} | ({0} if i == 0 else set()))
+        modes = sorted(incoming_of(i, b) - {None, CONFLICT} | ({0} if i == 0 else set()))
         brought.append(tuple(modes))
     return [0 if e is None else e for e in entry], brought
 

@@ -8,14 +8,14 @@ from __future__ import annotations
 
 from .model import CK_COUNT, TIMELINE_NAMES, Counter, InstrSem
 from .registry import (MODELS, PRIMARY_TARGETS, SUPPORTED_TARGETS, UnsupportedTarget, build_target,
-                       canonical, xnack_on)
-from .target import Target, _cached
+                       cached_target, canonical, xnack_on)
+from .target import Target
 
 
 def get_target(name: str, model: str = "hw") -> Target:
     """The `Target` for a cpu name (raises `UnsupportedTarget` with the supported list)."""
     cpu = canonical(name)
-    return _cached(cpu + ":xnack+" if xnack_on(name) else cpu, model)
+    return cached_target(cpu + ":xnack+" if xnack_on(name) else cpu, model)
 
 
 __all__ = ["CK_COUNT", "TIMELINE_NAMES", "Counter", "InstrSem", "MODELS", "PRIMARY_TARGETS", "SUPPORTED_TARGETS",

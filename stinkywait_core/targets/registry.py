@@ -3,6 +3,8 @@ gets for anything else."""
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from . import gfx9, gfx10, gfx11, gfx12, gfx1250, upstream
 from .target import Target
 
@@ -50,3 +52,9 @@ def build_target(name: str, model: str = "hw") -> Target:
             return Target(cpu, make(cpu), "hw")
     raise UnsupportedTarget(f"unsupported target '{name}': supported targets are "
                             f"{', '.join(SUPPORTED_TARGETS)}")
+
+
+@lru_cache(maxsize=None)
+def cached_target(name: str, model: str) -> Target:
+    """`build_target`, once per (canonical name with ``:xnack+``, model): targets are immutable."""
+    return build_target(name, model)

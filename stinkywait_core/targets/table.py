@@ -25,7 +25,7 @@ from .generation import Generation
 from .model import (BAR_FULL, BAR_NONE, BAR_OTHER, BAR_SIGNAL, BAR_WAIT, CK_ASYNC, CK_BVH, CK_DS, CK_EXP,
                     CK_FLATL, CK_FLATV, CK_GDS, CK_KM, CK_LOAD, CK_SAMPLE, CK_STORE, CK_TENSOR, CK_XS,
                     CK_XV, CTL_BRANCH, CTL_CALL, CTL_CBRANCH, CTL_ENDPGM, CTL_JUMP, CTL_RETURN, CTL_TRAP,
-                    ENG_ASYNC, ENG_DMA, ENG_DS, ENG_TENSOR, LDS_NONE, LDS_READ, LDS_RW, LDS_WRITE,
+                    ENG_ASYNC, ENG_DMA, ENG_DS, ENG_FLAT, ENG_TENSOR, LDS_NONE, LDS_READ, LDS_RW, LDS_WRITE,
                     InstrSem)
 
 #: variant bits: facts that come from the operands, not the mnemonic
@@ -173,7 +173,10 @@ def _vmem(mn: str, g: Generation, variant: int) -> InstrSem:
         else:
             pushes = (CK_FLATV, CK_FLATL)
         pushes += xl
-        return InstrSem(mn, "flat", pushes, xl, kind != "store", None, LDS_NONE, "",
+        # a generic address may reach LDS: FLAT is an LDS access of its own engine, with no
+        # region known (docs/decisions.md 34)
+        lds = LDS_RW if "_atomic" in mn else LDS_WRITE if kind == "store" else LDS_READ
+        return InstrSem(mn, "flat", pushes, xl, kind != "store", None, lds, ENG_FLAT,
                         drain_before=_atomic_drain(mn, g),
                         note="generic address: may reach LDS, so it is counted on both the vector "
                              "memory and the LDS counter")

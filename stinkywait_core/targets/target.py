@@ -9,8 +9,6 @@ command runs, and "upstream", stinkytofu's own (five counters, its classificatio
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 from ..ir import Instruction, Reg
 from .generation import Generation
 from .model import CK_COUNT, CK_KM, CK_LOAD, TIMELINE_LABELS, TIMELINE_NAMES, InstrSem
@@ -161,9 +159,3 @@ class Target:
         return {"name": self.name, "family": self.family, "model": self.model,
                 "counters": [{"name": c.name, "max": c.max_value} for c in self.counters],
                 "features": self.features.to_json()}
-
-
-@lru_cache(maxsize=None)
-def _cached(name: str, model: str) -> Target:
-    from .registry import build_target
-    return build_target(name, model)

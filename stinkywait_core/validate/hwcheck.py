@@ -11,7 +11,8 @@ hand-written kernel with its own waits.
   hardware guarantees it; register units with their in-flight late writers and source locks;
   in-flight LDS accesses with their engine and region.
 * The hazards (validate/hwrules.py): raw, waw, war, lds-raw/-waw/-war between engines,
-  barrier, isa-drain, return.  Each violation names the producer, the consumer, the path
+  barrier, isa-drain, return, entry (a callable function touches registers or LDS while its
+  caller's operations may be in flight: `hwfacts.caller_facts`).  Each violation names the producer, the consumer, the path
   (block labels from the entry), the wait each counter needs right before the consumer and
   the last wait of that counter the path executed after the producer.
 * Paths: depth first from the first block.  Loops are bounded per entry: a loop header may be
@@ -33,7 +34,8 @@ import time
 from ..ir import Function, Instruction, Module
 from ..results import Options
 from ..targets import Target, get_target
-from .hwfacts import Facts, function_facts
+from ..targets.model import CTL_CALL
+from .hwfacts import Facts, caller_facts, function_facts
 from .hwrules import RULES, check_instruction
 from .hwstate import Machine, State
 from .lds_overlap import LdsRegionModel, TokenRegions
@@ -91,17 +93,24 @@ class _Walker:
     """Depth-first path execution of one function (see the module docstring)."""
 
     def __init__(self, func: Function, target: Target, tensor_raw_required: bool, regions: LdsRegionModel,
-                 max_trips: int, max_paths: int, max_steps: int, memoize: bool) -> None:
+                 max_trips: int, max_paths: int, max_steps: int, memoize: bool, num_waves: int | None = None) -> None:
         self.func = func
         self.blocks = list(func.blocks)
         self.facts_by_id = function_facts(func, target, regions)
-        self.m = Machine(target, sorted(self.facts_by_id.values(), key=lambda f: f.sid))
+        facts = sorted(self.facts_by_id.values(), key=lambda f: f.sid)
+        self.caller = caller_facts(len(facts), func, target)
+        self.m = Machine(target, facts + ([self.caller] if self.caller is not None else []))
         self.block_facts = [[self.facts_by_id[id(i)] for i in b.instrs if not self.facts_by_id[id(i)].skip]
                             for b in self.blocks]
         self.succs = block_successors(self.blocks)
         self.retreating = retreating_edges(self.succs)
         self.headers = {v for (_, v) in self.retreating}
         self.regions = regions
+        lds = getattr(regions, "facts", None)
+        if lds is not None:
+            from .hwpublish import WaveView
+            waves = 1 if num_waves == 1 else lds.launch.waves_per_group
+            self.m.waves = WaveView(func, self.succs, lds, waves)
         self.tensor_raw_required = tensor_raw_required
         self.max_trips, self.max_paths, self.max_steps = max_trips, max_paths, max_steps
         self.memo = TripMemo(memoize)
@@ -115,9 +124,14 @@ class _Walker:
     def _seen(self, bi: int, st: State) -> bool:
         return self.memo.seen((bi, self.m.key(st)), st.trips)
 
-    def _report(self, rule: str, seq: int, detail: str, needs: dict[str, int], proven: bool) -> None:
+    def _report(self, rule: str, seq: int, detail: str, needs: dict[str, int], proven: bool,
+                at: int | None = None, psid: int | None = None) -> None:
+        """A violation at the instruction being checked (`at`: at that static instruction
+        instead, for a barrier's obligation; `psid`: the producer's static id)."""
         f, st = self._f, self._st
-        pf = self.m.facts[st.sid[seq]]
+        if at is not None:
+            f = self.m.facts[at]
+        pf = self.m.facts[st.sid[seq] if psid is None else psid]
         key = (f.sid, pf.sid, rule)
         old = self.found.get(key)
         if old is None:
@@ -132,6 +146,22 @@ class _Walker:
             if cn not in old.needs or v < old.needs[cn]:
                 old.needs[cn] = v
 
+    def _local_successors(self, bi: int, st: State, control: str) -> list[int]:
+        """Where a call of a subroutine of the function goes (its callee; the path remembers
+        the block after the call), and where its return goes (that block: the path returns
+        where it was called from; every return edge when the path entered the subroutine
+        without a call)."""
+        succs = self.succs[bi]
+        if control == CTL_CALL:
+            nxt = bi + 1
+            st.returns = st.returns + (nxt,)
+            return [v for v in succs if v != nxt] or succs
+        if st.returns and st.returns[-1] in succs:
+            back = st.returns[-1]
+            st.returns = st.returns[:-1]
+            return [back]
+        return succs
+
     def run(self) -> HwResult:
         t0 = time.perf_counter()
         res = self.res
@@ -145,6 +175,8 @@ class _Walker:
     def _explore(self) -> None:
         res, m = self.res, self.m
         init = State()
+        if self.caller is not None:
+            m.enter_callee(init, self.caller)
         if 0 in self.headers:
             init.trips[0] = 1
         work: list[tuple[int, State, tuple[str, ...]]] = [(0, init, ())]
@@ -163,6 +195,7 @@ class _Walker:
             path = path + (self.blocks[bi].label,)
             self._st, self._path = st, path
             ended = False
+            local = ""
             for f in self.block_facts[bi]:
                 res.steps += 1
                 if f.wait:
@@ -176,10 +209,11 @@ class _Walker:
                     st.after = (f.drain_after, f.sid)
                 if f.is_call:
                     m.call_returned(st)
+                local = f.local
                 if f.ends_path:
                     ended = True
                     break
-            succs = self.succs[bi]
+            succs = self._local_successors(bi, st, local) if local else self.succs[bi]
             if ended or not succs:
                 res.paths += 1
             else:
@@ -189,6 +223,8 @@ class _Walker:
                     enter(nst.trips, bi, v, self.headers, self.retreating)
                     if regions.crosses(self.blocks[bi], self.blocks[v]):
                         nst.crossed = frozenset(nst.mask)
+                        if nst.owed:
+                            nst.owed = tuple(ob[:3] + (False, ob[4]) for ob in nst.owed)
                     nexts.append((v, nst, path))
                 work.extend(reversed(nexts))  # first successor first: deterministic reports
             if res.paths > self.max_paths or res.steps > self.max_steps:
@@ -217,7 +253,7 @@ def check_function(func: Function, options: Options | None = None, *, target: Ta
     waves = opts.num_waves if num_waves is None else num_waves
     treq = tensor_raw == "always" or waves == 1
     return _Walker(func, _target_of(opts, target), treq, regions or TokenRegions(), max(1, max_trips), max_paths,
-                   max_steps, memoize).run()
+                   max_steps, memoize, waves).run()
 
 
 def check_module(module: Module, options: Options | None = None, lds_addresses: bool = False,

@@ -17,15 +17,17 @@ Choices that are the checker's own reading of the table:
 
 from __future__ import annotations
 
-from ..ir import Function, Imm, Instruction, Reg
-from ..targets.model import (BAR_FULL, BAR_SIGNAL, BAR_WAIT, CK_COUNT, CK_XS, CK_XV, CTL_CALL, CTL_ENDPGM,
-                             CTL_RETURN)
+from ..ir import Function, Imm, Instruction, Reg, Special, Str
+from ..targets.model import (BAR_FULL, BAR_SIGNAL, BAR_WAIT, CK_ASYNC, CK_COUNT, CK_STORE, CK_TENSOR, CK_XS, CK_XV,
+                             CTL_CALL, CTL_ENDPGM, CTL_JUMP, CTL_RETURN)
 from ..targets.target import Target
 from .lds_overlap import LdsRegionModel
 
 #: register kinds that are not architectural state a late write can clobber
 _NOT_UNITS = frozenset({"null", "LDS", "src_shared_base", "src_private_base"})
 _VMEM_FAMILIES = frozenset({"buffer", "global", "scratch", "flat", "image"})
+#: timelines a caller may leave in flight at a callee's entry without the callee waiting
+_NOT_AT_ENTRY = frozenset({CK_STORE, CK_XV, CK_XS, CK_TENSOR, CK_ASYNC})
 
 Unit = tuple[str, int]
 
@@ -59,7 +61,7 @@ class Facts:
 
     __slots__ = ("sid", "inst", "skip", "wait", "pushes", "push_mask", "result_mask", "lock_mask", "srcs", "dsts",
                  "late", "order", "lds", "engine", "region", "fence", "control", "drain_before", "drain_after",
-                 "store_like", "xv", "xs")
+                 "store_like", "xv", "xs", "local")
 
     def __init__(self, sid: int, inst: Instruction) -> None:
         self.sid = sid
@@ -82,6 +84,9 @@ class Facts:
         self.drain_after: tuple[int, ...] = ()
         self.store_like = False
         self.xv = self.xs = False
+        #: a call of a subroutine of the function, or a return to such a call: its table
+        #: control ("call" / "return"); the walk keeps a return stack for them
+        self.local = ""
 
     @property
     def is_wait(self) -> bool:
@@ -94,6 +99,61 @@ class Facts:
     @property
     def is_call(self) -> bool:
         return self.control == CTL_CALL
+
+
+_JUMPS = ("s_setpc_b64", "s_set_pc_i64")
+_CALLS = ("s_swappc_b64", "s_swap_pc_i64", "s_call_b64", "s_call_i64")
+
+
+def _jump_origin_is_a_symbol(block_instrs: list[Instruction], jump: Instruction) -> bool:
+    """The checker's own reading of an indirect jump: a tail call when the address it jumps to
+    was made in its block from the program counter or a symbol, or loaded from memory (a GOT
+    entry), following register copies back; anything else (the return address as received,
+    moved, restored, or not traced) is a return, the reading that checks more."""
+    src = next((op for op in jump.srcs if isinstance(op, Reg) and op.kind == "s"), None)
+    if src is None:
+        return False
+    reg = src.lo
+    for inst in reversed(block_instrs[:block_instrs.index(jump)]):
+        hit = next((op for op in inst.dsts if isinstance(op, Reg) and op.kind == "s" and op.lo <= reg <= op.hi), None)
+        if hit is None or inst.is_label:
+            continue
+        mn = inst.mnemonic
+        if mn.startswith(("s_getpc", "s_get_pc", "s_load", "s_buffer_load")):
+            return True
+        if any(isinstance(op, Str) or (isinstance(op, Special) and "@" in op.spelling) for op in inst.srcs):
+            return True
+        if mn.startswith("s_mov_b") and len(inst.srcs) == 1 and isinstance(inst.srcs[0], Reg) \
+                and inst.srcs[0].kind == "s":
+            reg = inst.srcs[0].lo + (reg - hit.lo)
+            continue
+        return False
+    return False
+
+
+def _transfers(func: Function) -> tuple[set[int], set[int]]:
+    """(ids of tail calls, ids of calls and returns of subroutines of `func` itself).  A call
+    whose block has a successor that is not the next block calls code of the function (the
+    front end's local call edges); a jump with successors then returns to such a call."""
+    blocks = func.blocks
+    tails: set[int] = set()
+    local: set[int] = set()
+    for i, b in enumerate(blocks):
+        term = b.terminator()
+        if term is None:
+            continue
+        if term.mnemonic.startswith(_CALLS):
+            after = blocks[i + 1] if i + 1 < len(blocks) else None
+            if any(s is not after for s in b.succs):
+                local.add(id(term))
+        elif term.mnemonic in _JUMPS and not b.succs and _jump_origin_is_a_symbol(b.instrs, term):
+            tails.add(id(term))
+    if local:
+        for b in blocks:
+            term = b.terminator()
+            if term is not None and term.mnemonic in _JUMPS and b.succs:
+                local.add(id(term))
+    return tails, local
 
 
 def decode_wait(target: Target, inst: Instruction) -> dict[str, int]:
@@ -119,6 +179,7 @@ def function_facts(func: Function, target: Target, regions: LdsRegionModel) -> d
         by_counter[target.counter_of[ck]] += (ck,)
     out: dict[int, Facts] = {}
     sid = 0
+    tail_calls, local = _transfers(func)
     for b in func.blocks:
         for k, inst in enumerate(b.instrs):
             f = Facts(sid, inst)
@@ -151,7 +212,11 @@ def function_facts(func: Function, target: Target, regions: LdsRegionModel) -> d
                 f.region = regions.region(inst)
             f.fence = s.barrier in (BAR_FULL, BAR_SIGNAL, BAR_WAIT) and not (
                 s.barrier != BAR_FULL and _is_cluster_handshake(inst))
-            f.control = s.control
+            # a tail call jumps to a callee that waits at its entry: not a return
+            f.control = CTL_JUMP if id(inst) in tail_calls else s.control
+            if id(inst) in local:
+                f.local = s.control
+                f.control = CTL_JUMP
             following = b.instrs[k + 1] if k + 1 < len(b.instrs) else None
             f.drain_before = tuple(c for c in target.drain_before(inst, following) if c in active)
             f.drain_after = tuple(c for c in s.drain_after if c in active)
@@ -159,6 +224,24 @@ def function_facts(func: Function, target: Target, regions: LdsRegionModel) -> d
             f.xv = CK_XV in pushes
             f.xs = CK_XS in pushes
     return out
+
+
+def caller_facts(sid: int, func: Function, target: Target) -> Facts | None:
+    """The pseudo instruction standing for what the caller of a callable function may still
+    have in flight at its entry (None: `func` is not callable).  Which timelines: LLVM 22's
+    entry wait (call-waitcnt.ll, per CPU) covers every counter of results that return to
+    registers or of export data (loads, LDS, SMEM, samples, BVH, exports); it does not cover
+    stores (vscnt/storecnt: they write nothing the callee reads), address translations (xcnt)
+    or the tensor and async LDS fills, so neither does this convention."""
+    if not func.callable or not func.blocks or not func.blocks[0].instrs:
+        return None
+    cks = tuple(c for c in target.timelines if c < CK_COUNT and c not in _NOT_AT_ENTRY)
+    f = Facts(sid, func.blocks[0].instrs[0])
+    f.skip = False
+    f.pushes = cks
+    f.push_mask = f.result_mask = _bits(cks)
+    f.late = True
+    return f
 
 
 def counters_of(target: Target) -> dict[int, str]:

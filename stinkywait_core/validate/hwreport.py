@@ -23,6 +23,8 @@ _TEXT = {
     "barrier": "publishes LDS to the other waves while {p} still accesses it [{d}]",
     "isa-drain": "{d} ({p} is still in flight)",
     "return": "returns while {p} is still in flight",
+    "entry": "runs at a callable function's entry while {d} may still be in flight (the callee waits, "
+             "calling convention)",
 }
 
 
@@ -58,7 +60,8 @@ def diagnostic(v: HwViolation, target: Target, names: BlockNames | None = None) 
     line, col = _loc(v.consumer)
     pline, pcol = _loc(v.producer)
     return Diagnostic(ERROR if v.proven else WARNING, f"hw-{v.rule}", message(v, target), line, col,
-                      related=[Related(pline, pcol, f"producer {v.producer.mnemonic} issued here"),
+                      related=[Related(pline, pcol, f"entry of the callable function {v.function}" if v.rule == "entry"
+                                       else f"producer {v.producer.mnemonic} issued here"),
                                Related(line, col, path_text(v, names))],
                       data={"needs": dict(v.needs), "path": list(v.path), "proven": v.proven},
                       function=v.function)

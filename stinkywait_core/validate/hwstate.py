@@ -42,7 +42,7 @@ class State:
     (value, sequence number when executed), for reports only (not part of `Machine.key`)."""
 
     __slots__ = ("tl", "sid", "mask", "writers", "locks", "lds", "next_seq", "last_wait", "after", "trips",
-                 "crossed")
+                 "crossed", "owed", "caller", "fenced", "returns")
 
     def __init__(self) -> None:
         self.tl: list[list[int]] = [[] for _ in range(CK_COUNT)]
@@ -58,6 +58,16 @@ class State:
         self.trips: dict[int, int] = {}
         #: in-flight ops issued before a trip-starting edge of the LDS region model was taken
         self.crossed: frozenset[int] = frozenset()
+        #: accesses left in flight across a barrier (validate/hwpublish.py): tuples (producer
+        #: static id, barrier static id, needs items, same trip, next barrier signalled)
+        self.owed: tuple = ()
+        #: the sequence number of the caller's operations at a callable function's entry (-1: none
+        #: or retired): one op per timeline the caller may have left in flight, older than all
+        self.caller = -1
+        #: LDS accesses that were in flight at an LDS-fence barrier (it published them)
+        self.fenced: frozenset[int] = frozenset()
+        #: block indices the local subroutine calls on this path return to (innermost last)
+        self.returns: tuple[int, ...] = ()
 
     def copy(self) -> "State":
         n = State.__new__(State)
@@ -72,15 +82,21 @@ class State:
         n.after = self.after
         n.trips = dict(self.trips)
         n.crossed = self.crossed
+        n.owed = self.owed
+        n.caller = self.caller
+        n.fenced = self.fenced
+        n.returns = self.returns
         return n
 
 
 class Machine:
     """The hardware rules of one target over one function's facts (`facts[sid]`)."""
 
-    __slots__ = ("target", "facts", "in_order", "counter_of", "max_wait", "timelines")
+    __slots__ = ("target", "facts", "in_order", "counter_of", "max_wait", "timelines", "waves")
 
     def __init__(self, target: Target, facts: list[Facts]) -> None:
+        #: the other waves (validate/hwpublish.py WaveView), when LDS addresses are known
+        self.waves = None
         self.target = target
         self.facts = facts
         self.timelines = tuple(target.timelines)
@@ -129,6 +145,19 @@ class Machine:
 
     # ---- transitions
 
+    def enter_callee(self, st: State, caller: Facts) -> None:
+        """A callable function's entry: its caller's ops (`caller`, a pseudo instruction on every
+        timeline the caller may leave in flight) are outstanding, older than anything issued
+        here.  One op per timeline is exact for in-order timelines: a wait ``C <= N`` with at
+        most N ops of this function behind it retires them all, however many there were."""
+        seq = st.next_seq
+        st.next_seq += 1
+        st.sid[seq] = caller.sid
+        st.mask[seq] = caller.push_mask
+        for c in caller.pushes:
+            st.tl[c].append(seq)
+        st.caller = seq
+
     def _remove(self, st: State, seq: int, c: int, closure: bool) -> None:
         """Retire `seq` on timeline `c` (and, on an in-order timeline with `closure`, every
         older op there); an op whose results all retired is retired everywhere."""
@@ -162,6 +191,10 @@ class Machine:
                             work.append((r, b))
                         mr >>= 1
                         b += 1
+
+    def retire_one(self, st: State, seq: int, c: int) -> None:
+        """Retire `seq` alone on timeline `c` (no in-order closure)."""
+        self._remove(st, seq, c, False)
 
     def retire_all(self, st: State, c: int) -> None:
         lst = st.tl[c]
@@ -260,7 +293,7 @@ class Machine:
                 k = canon.get(s)
                 if k is None:
                     k = canon[s] = len(canon)
-                row.append((sid[s], k, s in st.crossed))
+                row.append((sid[s], k, s in st.crossed, s in st.fenced))
             rows.append(tuple(row))
         regs = []
         for u, ws in st.writers.items():
@@ -268,4 +301,4 @@ class Machine:
             if live:
                 regs.append((u, live))
         regs.sort()
-        return (tuple(rows), tuple(regs), st.after)
+        return (tuple(rows), tuple(regs), st.after, tuple(sorted(st.owed)), st.returns)

@@ -103,12 +103,13 @@ class AddressRegions:
     is proven disjoint; a pair it cannot separate may overlap, never "proven" (its ranges are
     over-approximations)."""
 
-    __slots__ = ("facts", "tokens", "_pairs")
+    __slots__ = ("facts", "tokens", "_pairs", "_why")
 
     def __init__(self, facts) -> None:
         self.facts = facts
         self.tokens = TokenRegions()
         self._pairs: dict[tuple[int, int, bool], tuple[bool, bool]] = {}
+        self._why: dict[tuple[int, int, bool], str] = {}
 
     def region(self, inst: Instruction) -> tuple:
         return (inst, self.tokens.region(inst), self.facts.access(inst) is not None)
@@ -132,4 +133,9 @@ class AddressRegions:
     def describe(self, a: tuple, b: tuple, same_trip: bool = False) -> str:
         if self._by_tokens(a, b):
             return self.tokens.describe(a[1], b[1])
-        return self.facts.why_not_proven(a[0], b[0], same_trip)
+        # memoised like `overlap`: the walker asks again for every state it reaches a pair in
+        key = (id(a[0]), id(b[0]), same_trip)
+        got = self._why.get(key)
+        if got is None:
+            got = self._why[key] = self.facts.why_not_proven(a[0], b[0], same_trip)
+        return got

@@ -115,8 +115,13 @@ class Brackets:
             if other is not None and state.queues[other]:
                 self.trim(state, other, 0)
             state.queues[c], sat = append_to_all_paths(state.queues[c], qop)
-            if sat is not None and events is not None:
-                events.append((c, inst, sat))
+            if sat is not None:
+                if events is not None:
+                    events.append((c, inst, sat))
+                if self.by_producer and c in self.producer_cks:
+                    # past the 64-op window a witness may stop being the minimum: the
+                    # per-producer join gives up at once (producer_join.py, `solve`)
+                    self.join_overflowed = self.exploded = True
             emit[c].since += 1
 
     def _apply(self, req: list[int], emit: list[CounterEmitState], state: DataflowState) -> list[int] | None:

@@ -52,7 +52,7 @@ class HazardCandidates:
         inf.mem_srcs = mem_srcs
         inf.waw, inf.waw_cks, inf.war, inf.war_cks = waw, waw_cks, war, war_cks
         if self.hw:
-            inf.simple = not (waw or war or inf.lds or inf.fence or inf.drain or inf.after or inf.control
+            inf.simple = not (waw or war or inf.lds or inf.fence or inf.drain or inf.after or inf.control or inf.entry
                               or inf.ring or inf.lc_war is not None or inf.lc_raw is not None
                               or self.options.enable_tensor_descriptor_war)
             inf.needs_check = bool(mem or not inf.simple or inf.clause) and not inf.is_wait

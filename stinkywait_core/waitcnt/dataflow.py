@@ -39,6 +39,7 @@ from .function_facts import FunctionFacts
 from .incremental import FunctionMemo, WalkRecord, emit_key
 from .lds_queries import LdsQueries
 from .overflow import OverflowReports
+from .producer_join import MAX_JOIN_SWEEPS, WHOLE_PATH_TIMELINES, join_by_producer
 from .rules import RequiredWaits
 from .state import (EMPTY, K_MAX_TRIPS_BACK, CounterEmitState, DataflowState, PerPredQueue, QOp,
                     WaitInsertionPlan, new_spec)
@@ -96,6 +97,8 @@ class WaitDataflow(FunctionFacts, HazardCandidates, LdsQueries, Brackets, Requir
         self._lds = None
         #: (a, b, same_trip) -> `_disjoint`'s answer for this version's facts
         self._pairs: dict = {}
+        #: the publish answers of this version (waitcnt/publish.py), made on first question
+        self._publish = None
         #: the logs of the memoised walks being recorded (each gets every disjointness answer)
         self._qlogs: list[list] = []
         if memo is not None and memo.infos and memo.changed_blocks is not None \
@@ -125,6 +128,15 @@ class WaitDataflow(FunctionFacts, HazardCandidates, LdsQueries, Brackets, Requir
         #: bounded analysis (issue 7): widening switched on after the exact attempt failed
         self.widening = False
         self.widen_reason = ""
+        #: the per-producer join (producer_join.py): the hardware model's in-order and
+        #: out-of-order timelines keep only the queues that witness a producer's minimum
+        #: distance; "always" from the start, "auto" once the exact attempt explodes
+        self.producer_cks = tuple(c for c in self.cks if c not in WHOLE_PATH_TIMELINES)
+        self.by_producer = (self.hw and not self.track_trips and options.producer_join == "always")
+        #: why the function was joined by producer ("" when it was not, or from the start)
+        self.join_reason = ""
+        #: a solve joined by producer pushed an op out of a joined timeline's window
+        self.join_overflowed = False
         self.exploded = False
         self.forced_at: dict[Instruction, set[int]] = {}
         self.widened_blocks: dict[Block, str] = {}
@@ -133,7 +145,10 @@ class WaitDataflow(FunctionFacts, HazardCandidates, LdsQueries, Brackets, Requir
         #: overflow events of each block's latest transfer
         self.block_sites: dict[Block, dict] = {}
 
-    def merge_from_predecessors(self, bb: Block, exits: dict[Block, DataflowState]) -> DataflowState:
+    def merge_from_predecessors(self, bb: Block, exits: dict[Block, DataflowState],
+                                join: bool = True) -> DataflowState:
+        """The entry of `bb`: every predecessor's queues, tagged with it (`join` False: not yet
+        joined by producer, for finalize's tail drains, which act on one predecessor's queues)."""
         entry = DataflowState()
         cks = self.cks
         seen: list[set] = [set() for _ in range(CK_COUNT)]
@@ -174,6 +189,8 @@ class WaitDataflow(FunctionFacts, HazardCandidates, LdsQueries, Brackets, Requir
                 n = len(entry.queues[c])
                 if n > MAX_QUEUES_BOUNDED:
                     self._force_entry_drain(bb, c, n)
+        elif self.by_producer and join:
+            join_by_producer(entry.queues, self.producer_cks)
         return entry
 
     def _advances(self, p: Block) -> list[tuple[int, int]]:
@@ -197,7 +214,7 @@ class WaitDataflow(FunctionFacts, HazardCandidates, LdsQueries, Brackets, Requir
         plan: list[tuple[Instruction, list[int]]] = []
         emit = [CounterEmitState() for _ in range(CK_COUNT)]
         sites = self.overflow_sites
-        memo = self.memo if not self.widening else None
+        memo = self.memo if not (self.widening or self.by_producer) else None
         cks = self.cks
         if memo is None:
             events: list = []
@@ -260,13 +277,40 @@ class WaitDataflow(FunctionFacts, HazardCandidates, LdsQueries, Brackets, Requir
         hits the iteration cap (docs/decisions.md "Bounded analysis")."""
         ok = self._solve()
         if self.options.bounded and (self.exploded or self.cap_hit):
-            self.widen_reason = ("the exact per-predecessor state exploded"
-                                 if self.exploded else f"the exact solve hit the iteration cap {self.cap}")
+            reason = ("the exact per-predecessor state exploded"
+                      if self.exploded else f"the exact solve hit the iteration cap {self.cap}")
+            if self.hw and not self.track_trips and not self.by_producer \
+                    and self.options.producer_join != "never":
+                # the per-producer join: exact for every wait, with as many queues per join
+                # as producers in flight (producer_join.py)
+                self.by_producer = True
+                self.cap_hit = False
+                self.diagnostics = [d for d in self.diagnostics if d.code != "iteration-cap"]
+                cap, self.cap = self.cap, min(self.cap, MAX_JOIN_SWEEPS)
+                ok = self._solve()
+                self.cap = cap
+                overflow = self.join_overflowed or self._producer_overflow()
+                if not (self.exploded or self.cap_hit or overflow):
+                    self.join_reason = reason
+                    return ok
+                self.by_producer = False
+                reason = (f"{reason}, and the per-producer join overflowed the 64-op window" if overflow
+                          else f"{reason}, and so did the per-producer join")
+            self.widen_reason = reason
+            self.by_producer = False
             self.widening = True
             self.cap_hit = False
             self.diagnostics = [d for d in self.diagnostics if d.code != "iteration-cap"]
             ok = self._solve()
         return ok
+
+    def _producer_overflow(self) -> bool:
+        """A solve joined by producer pushed an op out of the 64-entry window of a timeline it
+        joins: past that point a witness may stop being the minimum (producer_join.py)."""
+        if not self.by_producer:
+            return False
+        joined = set(self.producer_cks)
+        return any(c in joined for sites in self.block_sites.values() for (_, c) in sites)
 
     def _solve(self) -> bool:
         self.exploded = False
@@ -285,7 +329,7 @@ class WaitDataflow(FunctionFacts, HazardCandidates, LdsQueries, Brackets, Requir
         dirty: set[Block] = set()
         # whole-block reuse across versions needs identical input objects; ring/trip kernels
         # also read their predecessors' terminators at the join, so they walk chunks only
-        memo = self.memo if not self.widening and not self.track_trips else None
+        memo = self.memo if not (self.widening or self.by_producer or self.track_trips) else None
         # A block whose merged entry equals the entry of its last walk in this solve would
         # walk to the same plan and exit (the walk is a function of the entry; widening also
         # reads the join, so it always walks): it is not walked again.  Without this, every

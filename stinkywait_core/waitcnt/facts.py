@@ -21,7 +21,9 @@ from functools import lru_cache
 from ..analysis import classify as K
 from ..ir import Instruction, Reg
 from ..ir.records import Record
-from ..targets.model import BAR_FULL, BAR_SIGNAL, BAR_WAIT, ENG_DS, ENG_TENSOR, LDS_READ, LDS_WRITE
+from ..analysis.boundaries import JUMP_TAIL, entry_instruction, jump_kinds, local_transfers
+from ..targets.model import (BAR_FULL, BAR_SIGNAL, BAR_WAIT, CK_ASYNC, CK_STORE, CK_TENSOR, CK_XS, CK_XV, CTL_JUMP,
+                             ENG_DS, ENG_TENSOR, LDS_READ, LDS_WRITE)
 from ..targets.target import Target, variant_of
 
 
@@ -36,7 +38,8 @@ class InstInfo(Record):
     ("r"/"w"/"rw") and `engine`, `control`, `drain` (timelines drained before it), `after`
     (timelines the previous instruction needs drained right after it), `clause` (an
     ``s_clause`` head: its members), `in_clause` (a member: its head), `late` and `order`
-    (WAW), `locks`.
+    (WAW), `locks`, `entry` (a callable function's first instruction: the timelines the caller
+    may have left in flight, drained before it whatever the queues hold).
     Linked: `mem_srcs`, `waw`/`waw_cks`, `war`/`war_cks`, `needs_check`, `simple` (only
     register RAW can apply: the solver's inline fast path), `linked`.
     """
@@ -44,7 +47,7 @@ class InstInfo(Record):
     __slots__ = ("pushes", "tokens", "ring", "advances", "lc_war", "lc_raw", "is_wait", "tensor_anchor",
                  "lds_writer", "fence", "ds_read_or_atomic", "tensor_raw", "results", "lds", "engine", "control",
                  "drain", "after", "clause", "in_clause", "late", "order", "locks",
-                 "mem_srcs", "waw", "waw_cks", "war", "war_cks", "needs_check", "simple", "linked")
+                 "mem_srcs", "waw", "waw_cks", "war", "war_cks", "needs_check", "simple", "linked", "entry")
 
     def __init__(self, pushes: tuple, tokens, ring: list, advances: list, lc_war, lc_raw, is_wait: bool,
                  tensor_anchor: bool, lds_writer: bool, fence: bool, ds_read_or_atomic: bool, tensor_raw: bool,
@@ -52,7 +55,7 @@ class InstInfo(Record):
                  after: tuple = (), clause: tuple | None = None, in_clause=None, late: bool = False,
                  order: str | None = None, locks: tuple = (), mem_srcs: tuple = (), waw: frozenset = frozenset(),
                  waw_cks: tuple = (), war: frozenset = frozenset(), war_cks: tuple = (), needs_check: bool = True,
-                 simple: bool = False, linked: bool = False):
+                 simple: bool = False, linked: bool = False, entry: tuple = ()):
         self.pushes, self.tokens, self.ring, self.advances = pushes, tokens, ring, advances
         self.lc_war, self.lc_raw, self.is_wait, self.tensor_anchor = lc_war, lc_raw, is_wait, tensor_anchor
         self.lds_writer, self.fence, self.ds_read_or_atomic = lds_writer, fence, ds_read_or_atomic
@@ -61,6 +64,7 @@ class InstInfo(Record):
         self.in_clause, self.late, self.order, self.locks = in_clause, late, order, locks
         self.mem_srcs, self.waw, self.waw_cks, self.war, self.war_cks = mem_srcs, waw, waw_cks, war, war_cks
         self.needs_check, self.simple, self.linked = needs_check, simple, linked
+        self.entry = entry
 
     def copy(self) -> "InstInfo":
         """A copy to re-link (facts shared with a previous version are never mutated)."""
@@ -211,25 +215,52 @@ def clause_members(instrs: list[Instruction], head: int, count: int) -> tuple[In
     return tuple(out)
 
 
-def block_structure(blocks, info: dict[Instruction, InstInfo], target: Target) -> dict:
-    """Clause groups, drains-after and next-instruction drains, which depend on an
-    instruction's neighbours: {instruction: (after, clause, in_clause, drain)} for the
-    instructions that have any (`drain` None: the table's, not neighbour-dependent).
+def entry_timelines(target: Target) -> tuple[int, ...]:
+    """What a callable function waits for at its entry (LLVM 22 per CPU, call-waitcnt.ll: gfx9-11
+    ``s_waitcnt vmcnt(0) expcnt(0) lgkmcnt(0)``, gfx12 loadcnt, dscnt, expcnt, samplecnt, bvhcnt
+    and kmcnt, gfx1250 loadcnt, dscnt and kmcnt): every timeline whose ops write registers or
+    read export data, not stores (vscnt/storecnt), translations, tensor or async LDS fills."""
+    return tuple(c for c in target.timelines if c not in (CK_STORE, CK_XV, CK_XS, CK_TENSOR, CK_ASYNC))
+
+
+def block_structure(blocks, info: dict[Instruction, InstInfo], target: Target, func=None) -> dict:
+    """Clause groups, drains-after, next-instruction drains and the function's boundaries, which
+    depend on an instruction's neighbours: {instruction: (after, clause, in_clause, drain,
+    control, entry)} for the instructions that have any (`drain` / `control` None: the table's).
 
     An ``s_clause`` head gets its members (the waits they need are placed before the head,
     so that no wait splits the clause unless a member depends on an earlier one); an
     instruction the ISA wants a counter drained right after (GWS, ordered count) puts that
     requirement on the next instruction of its block; an instruction whose drain-before
     depends on the instruction after it (`Target.drain_before`: gfx1250 `s_set_vgpr_msb`
-    under XNACK) gets it from that one, or from none when it ends its block.
+    under XNACK) gets it from that one, or from none when it ends its block.  With `func`: a tail
+    call (`analysis/boundaries.py`) is a jump, not a return, and a callable function's first
+    instruction drains `entry_timelines` (the callee's side of the calling convention).
     """
     out: dict[Instruction, list] = {}
 
     def entry(inst: Instruction) -> list:
         e = out.get(inst)
         if e is None:
-            e = out[inst] = [(), None, None, None]
+            e = out[inst] = [(), None, None, None, None, ()]
         return e
+
+    if func is not None:
+        in_blocks = {id(b) for b in blocks}
+        for jump, (kind, _) in jump_kinds(func).items():
+            if kind == JUMP_TAIL and id(jump.block) in in_blocks and jump in info:
+                entry(jump)[4] = CTL_JUMP
+        calls, returns = local_transfers(func)
+        for t in calls | returns:  # a subroutine of the function: its code is on the CFG
+            if id(t.block) in in_blocks and t in info:
+                entry(t)[4] = CTL_JUMP
+        first = entry_instruction(func) if func.callable else None
+        if first is not None and id(first.block) in in_blocks:
+            # (the first instruction that is not a wait: a hand-written entry wait is credited)
+            first = next((i for i in first.block.instrs if i in info and not info[i].is_wait
+                          and not i.is_label and not i.is_phi), None)
+            if first is not None:
+                entry(first)[5] = entry_timelines(target)
 
     active = set(target.timelines)
     for b in blocks:

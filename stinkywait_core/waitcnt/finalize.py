@@ -13,6 +13,7 @@ from ..ir import Block, Instruction
 from ..targets.model import CK_COUNT, CK_TENSOR
 from .contribution import Contribution
 from .incremental import WalkRecord, emit_key
+from .producer_join import join_by_producer
 from .state import CounterEmitState, DataflowState, PerPredQueue, WaitInsertionPlan, new_spec, trim_queues
 
 
@@ -57,7 +58,7 @@ class Finalizer:
             why_all: dict = {}
             snaps: dict = {}
             self.final_entry, self.final_exit = {}, {}
-            memo = self.memo if not self.widening else None
+            memo = self.memo if not (self.widening or self.by_producer) else None
             for bb in self.rpo:
                 entry = self.final_entry[bb] = self.entry_state[bb]  # never mutated: shared
                 rec = None
@@ -108,7 +109,7 @@ class Finalizer:
             snaps: dict[Instruction, list[list[PerPredQueue]]] = {}
             for bb in self.rpo:
                 keep = self.keep_live[bb]
-                st = self.merge_from_predecessors(bb, final_exit)
+                st = self.merge_from_predecessors(bb, final_exit, join=False)
                 for p in bb.preds:
                     spec = tails.get(p)
                     if spec is None:
@@ -120,6 +121,8 @@ class Finalizer:
                                 continue
                             st.queues[c] = [q for q in st.queues[c] if q.pred is not p] + \
                                 trim_queues([q for q in st.queues[c] if q.pred is p], keep_n)
+                if self.by_producer:  # (after the tail drains, which act on one path each)
+                    join_by_producer(st.queues, self.producer_cks)
                 if freeze and it > 0 and bb in final_entry:
                     self._restore_tensor(st, final_entry[bb], keep)
                 final_entry[bb] = st.copy()
@@ -180,7 +183,7 @@ class Finalizer:
                      why_all: dict, snaps: dict) -> None:
         """One finalize walk over a block: apply min(planned, computed), record provenance."""
         emit = [CounterEmitState() for _ in range(CK_COUNT)]
-        memo = self.memo if not self.widening else None
+        memo = self.memo if not (self.widening or self.by_producer) else None
         cks = self.cks
         if memo is None:
             out: list = []

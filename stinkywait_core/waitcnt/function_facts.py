@@ -9,9 +9,14 @@ edit).  Linking the SSA sources and the WAW/WAR candidates lives in candidates.p
 from __future__ import annotations
 
 from ..ir import Block, Instruction
+from ..targets.model import CTL_JUMP
 from .candidates import hazard_relevant
 from .facts import HazardMaps, InstInfo, block_structure, has_trips, make_info, unit_keys
 from .incremental import FunctionMemo, chunks_of
+
+
+#: calls and returns: whether one is a boundary depends on the whole function (`block_structure`)
+_TRANSFERS = ("s_swappc_b64", "s_swap_pc_i64", "s_call_b64", "s_call_i64", "s_setpc_b64", "s_set_pc_i64")
 
 
 class FunctionFacts:
@@ -121,23 +126,33 @@ class FunctionFacts:
         if not self.hw:
             return out
         info = self.info
-        want = block_structure(blocks, info, self.target)
+        # (the function's boundaries depend on its entry and its calls and jumps: their blocks always go)
+        ends = [b for b in self.func.blocks
+                if not b.succs or ((t := b.terminator()) is not None and t.mnemonic.startswith(_TRANSFERS))]
+        blocks = list(blocks) + [b for b in self.func.blocks[:1] + ends if b not in blocks]
+        want = block_structure(blocks, info, self.target, self.func)
         for b in blocks:
             for inst in b.instrs:
                 inf = info.get(inst)
                 if inf is None:
                     continue
                 w = want.get(inst)
+                table_control = self.target.sem(inst).control if inf.control == CTL_JUMP else inf.control
                 if w is None:
-                    if not inf.after and inf.clause is None and inf.in_clause is None:
+                    if not inf.after and inf.clause is None and inf.in_clause is None and not inf.entry \
+                            and table_control == inf.control:
                         continue  # no neighbour-dependent fact before or now (most instructions)
-                    w = ((), None, None, None)
-                after, clause, in_clause, drain = w
+                    w = ((), None, None, None, None, ())
+                after, clause, in_clause, drain, control, entry = w
                 if drain is None:
                     drain = inf.drain  # (not neighbour-dependent: the table's)
-                if (inf.after, inf.clause, inf.in_clause, inf.drain) != (after, clause, in_clause, drain):
+                if control is None:
+                    control = table_control
+                if (inf.after, inf.clause, inf.in_clause, inf.drain, inf.control, inf.entry) != \
+                        (after, clause, in_clause, drain, control, entry):
                     nc = inf.copy()
                     nc.after, nc.clause, nc.in_clause, nc.drain = after, clause, in_clause, drain
+                    nc.control, nc.entry = control, entry
                     nc.linked = False
                     info[inst] = nc
                     out.append(inst)

@@ -12,18 +12,26 @@ Written from the hardware's side (docs/decisions.md 28-36), per requirement:
 * LDS between engines (DS, tensor, async, LDS DMA): a write while another engine's access to
   overlapping LDS is in flight, or a read while another engine's write is; the engines are
   each in order within themselves.  A barrier publishes: every own in-flight LDS access
-  overlapping its tokens completes before it.  Overlap is decided by memtokens; an untagged
+  overlapping its tokens completes before it, unless (untagged side) no other wave may touch
+  its bytes before the next barrier (waitcnt/publish.py).  Overlap is decided by memtokens; an untagged
   side may overlap anything (the "fallback" class: disjointness not proven);
 * the ISA: timelines to drain before an instruction (cache invalidates, atomics on gfx1250,
   `s_barrier` without back-off), right after one (GWS), and before a return (the calling
-  convention: the caller may read anything but stores).
+  convention: the caller may read anything but stores; a tail call is not a return,
+  `analysis/boundaries.py`);
+* the calling convention at a callable function's first instruction: what the caller may have
+  left in flight (`facts.entry_timelines`) is drained there.
 
 Each contribution names its rule and the producer, for provenance, hints and the hover.
 """
 
 from __future__ import annotations
 
-from ..targets.model import CK_STORE, CK_TENSOR, CK_XV, CTL_RETURN, ENG_TENSOR
+from ..targets.model import CK_STORE, CK_TENSOR, CK_XV, CTL_RETURN, ENG_DS, ENG_FLAT
+
+#: the LDS access order an engine is in: FLAT reaching LDS is executed in order with DS (LLVM
+#: waits for neither pair; docs/decisions.md 34)
+_ORDER_ENGINE = {ENG_FLAT: ENG_DS}
 from .state import count_from, new_spec
 
 TYPE_CHECKING = False
@@ -54,7 +62,7 @@ if TYPE_CHECKING:
 
 RULE_CLASS = {"raw": "RAW", "waw": "WAW", "war-xcnt": "WAR", "war-exp": "WAR", "lds-raw": "RAW",
               "lds-waw": "WAW", "lds-war": "WAR", "barrier": "barrier", "fallback-lds": "fallback",
-              "fallback-barrier": "fallback", "return": "return", "isa-drain": "ISA", "clause": "clause",
+              "fallback-barrier": "fallback", "return": "return", "callee-entry": "callee entry", "isa-drain": "ISA", "clause": "clause",
               "widening": "widening"}
 
 
@@ -130,6 +138,10 @@ def hw_required(df: "SolverView", inst: "Instruction", inf: "InstInfo", queues: 
         for c in inf.drain + inf.after:
             if any(q.ops or q.sat for q in queues[c]):
                 tighten(c, 0, "isa-drain")
+    # a callable function's entry: the caller's ops may still be in flight, whatever the queues
+    # (which start empty) say; the caller relied on this wait (docs/decisions.md 36)
+    for c in inf.entry:
+        tighten(c, 0, "callee-entry")
     if inf.control == CTL_RETURN:
         for c in df.cks:
             if c != CK_STORE and any(q.ops or q.sat for q in queues[c]):
@@ -170,9 +182,9 @@ def _lds_scan(df: "SolverView", inst: "Instruction", inf: "InstInfo", queues: li
     writes = fence or "w" in inf.lds
     toks = inf.tokens
     info = df.info
-    engine = inf.engine
+    engine = _ORDER_ENGINE.get(inf.engine, inf.engine)
     for c in df.lds_cks:
-        if not fence and df.lds_engines[c] == {engine}:
+        if not fence and all(_ORDER_ENGINE.get(e, e) == engine for e in df.lds_engines[c]):
             continue  # only this engine's own accesses there: ordered
         for q in queues[c]:
             ops = q.ops
@@ -185,19 +197,24 @@ def _lds_scan(df: "SolverView", inst: "Instruction", inf: "InstInfo", queues: li
                 plds = pi.lds
                 if not plds or c not in pi.results:
                     continue
-                if not fence and pi.engine == inf.engine:
-                    continue  # one engine's LDS accesses are ordered
+                if fence:
+                    if pi.engine == ENG_FLAT:
+                        continue  # FLAT's LDS reach is a possibility, not published (decisions 34)
+                elif _ORDER_ENGINE.get(pi.engine, pi.engine) == engine:
+                    continue  # one engine's LDS accesses are ordered (FLAT goes with DS)
                 pw = "w" in plds
                 if not (writes or pw):
                     continue  # two reads
-                if not fence and pw and not writes and pi.engine == ENG_TENSOR and not inf.tensor_raw:
-                    continue  # tensor -> LDS read: NumWaves policy (decisions 25, 31)
+                # (a tensor fill still in flight at a read of this wave has met no barrier that
+                # published it, whatever NumWaves is: a barrier drains it first, decisions 32)
                 hit, proven = _overlap(toks, pi.tokens)
                 if not hit:
                     continue
                 same_trip = df.track_trips and e.trips == 0
                 if not proven and not fence and df.lds_disjoint(p, inst, same_trip):
                     continue  # the addresses prove them apart (analysis/lds_facts.py)
+                if not proven and fence and df.lds_published(p, inst, same_trip):
+                    continue  # no other wave touches its bytes before the next barrier (publish.py)
                 n = len(ops) - idx
                 if fence:
                     rule = "barrier" if proven else "fallback-barrier"

@@ -174,6 +174,8 @@ class FunctionMemo:
         self.hazard_maps: Any = None
         #: the target the facts were derived for (a different target starts afresh)
         self.target: Any = None
+        #: barrier publish answers and segments by what they rest on (waitcnt/publish.py)
+        self.publish: Any = None
         #: statistics of the last analysis (benchmarks and tests): walks reused / walked
         self.hits = 0
         self.misses = 0

@@ -1,4 +1,4 @@
-"""WaitDataflow's LDS questions: which timelines carry LDS traffic, and disjointness answers.
+"""WaitDataflow's LDS questions: which timelines carry LDS traffic, disjointness and publish answers.
 
 The LDS timelines (and the engines each carries) bound the hardware LDS scan.  Disjointness
 of two untagged LDS accesses is asked of the address analysis (analysis/lds_facts.py) once
@@ -42,6 +42,35 @@ class LdsQueries:
                 log.append(q)
         return ans
 
+    def lds_published(self, p: Instruction, barrier: Instruction, same_trip: bool) -> bool:
+        """`p` may stay in flight across `barrier`: no other wave touches its LDS bytes
+        before the next barrier (waitcnt/publish.py; the answer is logged like `lds_disjoint`'s)."""
+        ans = self._published(p, barrier, same_trip)
+        if self._qlogs:
+            q = (p, barrier, same_trip, ans, True)
+            for log in self._qlogs:
+                log.append(q)
+        return ans
+
+    def _published(self, p: Instruction, barrier: Instruction, same_trip: bool) -> bool:
+        key = (p, barrier, same_trip, "publish")
+        ans = self._pairs.get(key)
+        if ans is None:
+            facts = self._facts()
+            if facts is None or facts.access(p) is None:
+                ans = False
+            else:
+                if self._publish is None:
+                    from .publish import Publish, PublishCache
+                    cache = None
+                    if self.memo is not None:
+                        cache = self.memo.publish = self.memo.publish or PublishCache()
+                    waves = 1 if self.options.num_waves == 1 else facts.launch.waves_per_group
+                    self._publish = Publish(self.func, self.cfg, facts, self.info, cache, waves)
+                ans = self._publish.published(p, barrier, same_trip)
+            self._pairs[key] = ans
+        return ans
+
     def lds_why(self, a: Instruction, b: Instruction, same_trip: bool) -> str:
         """Why `a` and `b` could not be proven disjoint ("" without an address analysis)."""
         facts = self._facts()
@@ -63,8 +92,8 @@ class LdsQueries:
         """A memoised walk's disjointness answers are still this version's."""
         if not queries:
             return True
-        for a, b, same_trip, ans in queries:
-            if ans != self._disjoint(a, b, same_trip):
+        for a, b, same_trip, ans, *publish in queries:
+            if ans != (self._published(a, b, same_trip) if publish else self._disjoint(a, b, same_trip)):
                 return False
         return True
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from ..analysis.cfg import compute_cfg
 from ..analysis.ssa import build_use_def_chain, flatten_sources, remove_phis
+from ..analysis.boundaries import CALLS, JUMP_TAIL, JUMP_UNKNOWN, call_symbol, jump_kinds
 from ..diagnostics import INFO, WARNING, Diagnostic
 from ..ir import Block, Function, Instruction, Modifier
 from ..results import DepInfo, FunctionResult, Options, PlannedWait
@@ -114,6 +115,12 @@ def _describe(tls: tuple[int, ...], value: int, contribs: list[Contribution], re
             # does (ir/block_names.py); a block id here would be a name the file never wrote
             why = (f"{binding[0].rule}: {ct.op.mnemonic} (line {_loc(ct.op)[0]}) still in flight, "
                    f"countFrom {ct.count_from}")
+        elif ct.rule == "callee-entry":
+            why = ("callee-entry: the caller's operations may still be in flight at this callable "
+                   "function's entry (calling convention: the callee waits, as LLVM)")
+        elif binding[0].rule == "widening":
+            why = ("widening: an approximation of the bounded analysis (too many distinct paths meet at "
+                   "this block), not a proven need; `--exact` decides")
         else:
             why = f"{binding[0].rule}: disjointness cannot be proved, drain everything"
     else:
@@ -224,6 +231,8 @@ def plan_function(func: Function, options: Options, memo: FunctionMemo | None = 
     remove_phis(func)
     out = PassOutput(func, df, plan, relaxed, FunctionResult(func.name), memo=memo, coalesced=coalesced)
     _build_result(out, options)
+    if df.hw and assembly:
+        _boundary_notes(out, module)
     return out
 
 
@@ -254,6 +263,47 @@ def _end_of_function_drains(df: WaitDataflow, plan: WaitInsertionPlan) -> None:
                 if spec[c] != -1 and not any(q.ops or q.sat for q in after.queues[c]):
                     spec[c] = -1
             plan.tail_drains.append(TailDrain(b, spec, "return"))
+
+
+def _boundary_notes(out: PassOutput, module) -> None:
+    """Say, at the line, what the calling convention assumes where the other side is not in the
+    file: a call or tail call to a callee the file does not hold (it waits at its entry for what
+    is in flight here, and returns with everything but stores drained), and an indirect jump
+    that cannot be told apart from a return (taken for one: it drains)."""
+    func, res = out.func, out.result
+    local = {f.name for f in module.functions if f.callable}
+    labels = {b.label for b in func.blocks}
+
+    def note(inst: Instruction, code: str, text: str) -> None:
+        sp = inst.span
+        line, col = (sp.line, sp.col) if sp else (1, 1)
+        res.diagnostics.append(Diagnostic(INFO, code, text, line, col, function=func.name))
+
+    assumed = ("assumes the calling convention: the callee waits at its entry for the loads, LDS, "
+               "SMEM and exports in flight here")
+    for b in func.blocks:
+        term = b.terminator()
+        if term is None or not term.mnemonic.startswith(CALLS):
+            continue
+        names = [n for i in (b.instrs if not term.mnemonic.startswith("s_call_") else [term]) if not i.is_label
+                 for n in (call_symbol(op) for op in i.srcs) if n is not None]
+        if any(n in labels for n in names):
+            continue  # a subroutine of this function: its code is analysed along the CFG
+        if any(n in local for n in names):
+            continue  # its entry wait is checked where it is defined
+        callee = f"'{names[0]}'" if names else "through a register"
+        note(term, "call-assumption", f"call {callee}: the callee is not in this file; {assumed}, "
+             "and returns with everything but stores drained")
+    for jump, (kind, why) in jump_kinds(func).items():
+        if kind == JUMP_TAIL:
+            sym = next((n for i in (jump.block.instrs if jump.block is not None else []) if not i.is_label
+                        for n in (call_symbol(op) for op in i.srcs) if n is not None), None)
+            if sym in local:
+                continue
+            note(jump, "tail-call", f"tail call ({why}): no drain as at a return; {assumed}")
+        elif kind == JUMP_UNKNOWN:
+            note(jump, "jump-assumed-return", f"{jump.mnemonic} is taken for a return ({why}): everything "
+                 "but stores is drained before it; if it is a tail call, those waits are the callee's to make")
 
 
 def _clause_warnings(out: PassOutput) -> None:
@@ -408,16 +458,26 @@ def _build_result(out: PassOutput, options: Options) -> None:
     res.widened = df.widening
     if df.widening:
         first = _loc(out.func.blocks[0].instrs[0]) if out.func.blocks and out.func.blocks[0].instrs else (1, 1)
+        # an approximation, never a proof: a warning that says so and where, never an error
+        # (the review reports the waits it forced as unproven, findings.py)
         res.diagnostics.append(Diagnostic(
-            INFO, "widened",
-            f"bounded analysis: {df.widen_reason} in {out.func.name}; re-solved with widening, so "
-            f"waits here may be stricter than the exact pass would give (never weaker)",
+            WARNING, "widened",
+            f"bounded analysis: {df.widen_reason} in {out.func.name}; re-solved with widening: the waits "
+            f"here are an approximation, maybe stricter than the exact pass would give (never weaker); "
+            f"`--exact` gives the exact ones",
             *first, function=out.func.name,
             data={"blocks": {b.name: why for b, why in df.widened_blocks.items()}}))
         for b, why in df.widened_blocks.items():
             bl = _loc(next((i for i in b.instrs if i.span is not None), None))
-            res.diagnostics.append(Diagnostic(INFO, "widened", f"bounded analysis: {why}",
+            res.diagnostics.append(Diagnostic(WARNING, "widened", f"bounded analysis, an approximation: {why}",
                                               *(bl if bl[0] else first), function=out.func.name))
+    elif df.join_reason:
+        first = _loc(out.func.blocks[0].instrs[0]) if out.func.blocks and out.func.blocks[0].instrs else (1, 1)
+        res.diagnostics.append(Diagnostic(
+            INFO, "joined-by-producer",
+            f"bounded analysis: {df.join_reason} in {out.func.name}; solved with the per-producer join, "
+            f"whose waits are the exact ones (the FIFO view shows one witness path per producer)",
+            *first, function=out.func.name))
     if df.cap_hit:
         res.diagnostics.append(Diagnostic(
             INFO, "forced-drain", "iteration cap hit: every planned wait in this function is forced to 0",
@@ -425,6 +485,11 @@ def _build_result(out: PassOutput, options: Options) -> None:
             function=out.func.name))
     if df.hw:
         _clause_warnings(out)
+        if df._publish is not None:
+            from .publish import published_notes
+            for barrier, text in published_notes(df._publish):
+                res.diagnostics.append(Diagnostic(INFO, "lds-published", text, *_loc(barrier),
+                                                  function=out.func.name))
     res.fifo = FifoView(df)
     res.producers = ProducerView(out.func, df)
 

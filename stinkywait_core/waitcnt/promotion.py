@@ -29,7 +29,7 @@ class ShallowPredPromotion:
         """
         tail_min: dict[Block, list[int]] = {}
         relaxed: dict[Instruction, list[int]] = {}
-        memo = df.memo if not df.widening else None
+        memo = df.memo if not (df.widening or df.by_producer) else None
         known = memo.promotion if memo is not None else {}
         decided: dict[Instruction, tuple] = {}
         for consumer, spec in plan.anchor_waits.items():
@@ -70,7 +70,15 @@ def _per_pred_hw(consumer: Instruction, df: WaitDataflow) -> dict[Block, list[in
     for p in bb.preds:
         if p in out or df.exit_state.get(p) is None:
             continue
-        st = DataflowState([[q for q in qs if q.pred is p] for qs in entry.queues])
+        if df.by_producer:
+            # the join kept only witness queues, perhaps none of p's: p's own exit is its
+            # paths' state (joined by producer itself), as the exact join would tag it
+            joined = set(df.producer_cks)
+            ps = df.exit_state[p].queues
+            st = DataflowState([[q._replace(pred=p, empty_origin=False) for q in ps[c]] if c in joined
+                                else [q for q in qs if q.pred is p] for c, qs in enumerate(entry.queues)])
+        else:
+            st = DataflowState([[q for q in qs if q.pred is p] for qs in entry.queues])
         out[p] = df.compute_required_waits(consumer, st)[0]
     return out
 

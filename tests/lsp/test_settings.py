@@ -28,9 +28,9 @@ async def _until(predicate, what: str) -> None:
 async def test_initial_settings_are_pulled_before_the_first_answer(bare_client):
     await initialize(bare_client, "neovim@v0.11", settings={"numWaves": 1})
     lsp = Session(bare_client, "neovim@v0.11")
-    uri, text = lsp.open_file(DATA / "waves.stir")
-    expected = _expected(core(text, DATA / "waves.stir", num_waves=1))
-    assert expected != _expected(core(text, DATA / "waves.stir")), "numWaves must matter here"
+    uri, text = lsp.open_file(DATA / "waves.s")
+    expected = _expected(core(text, DATA / "waves.s", num_waves=1))
+    assert expected != _expected(core(text, DATA / "waves.s")), "numWaves must matter here"
     got = [(line, label) for line, label in _labels(await lsp.hints(uri))]
     assert got == expected
 
@@ -52,25 +52,25 @@ async def test_live_change_reanalyses_and_refreshes(lsp):
 
 
 async def test_num_waves_and_loop_carried_apply_live(nvim):
-    uri, text = nvim.open_file(DATA / "waves.stir")
+    uri, text = nvim.open_file(DATA / "waves.s")
     await nvim.hints(uri)
     nvim.client.set_configuration({"numWaves": 1, "enableLoopCarriedTokenDeps": True, "arch": "gfx1250"},
                                   section="stinkywait")
     nvim.client.workspace_did_change_configuration(T.DidChangeConfigurationParams(settings=None))
     await _until(lambda: nvim.refreshes >= 1, "refresh")
     got = [(ln, lb) for ln, lb in _labels(await nvim.hints(uri))]
-    assert got == _expected(core(text, DATA / "waves.stir", num_waves=1, enable_loop_carried_token_deps=True))
+    assert got == _expected(core(text, DATA / "waves.s", num_waves=1, enable_loop_carried_token_deps=True))
 
 
 async def test_bad_setting_values_are_ignored(nvim):
-    uri, text = nvim.open_file(DATA / "waves.stir")
+    uri, text = nvim.open_file(DATA / "waves.s")
     await nvim.hints(uri)
     nvim.client.set_configuration({"numWaves": "four", "optimize": 3, "arch": ""}, section="stinkywait")
     nvim.client.workspace_did_change_configuration(T.DidChangeConfigurationParams(settings=None))
     await _until(lambda: len(nvim.client.log_messages) >= 3, "warnings in the log")
     assert not nvim.client.messages, "no popups"
     got = [(ln, lb) for ln, lb in _labels(await nvim.hints(uri))]
-    assert got == _expected(core(text, DATA / "waves.stir"))
+    assert got == _expected(core(text, DATA / "waves.s"))
 
 
 async def test_client_without_configuration_pull(bare_client):
@@ -78,13 +78,13 @@ async def test_client_without_configuration_pull(bare_client):
     warning, turned into an error here); init options and pushed settings are used."""
     await initialize(bare_client, "neovim@v0.7", init_options={"stinkywait": {"numWaves": 1}})
     lsp = Session(bare_client, "neovim@v0.7")
-    uri, text = lsp.open_file(DATA / "waves.stir")
+    uri, text = lsp.open_file(DATA / "waves.s")
     diags = await lsp.diagnostics(uri)
-    want = core(text, DATA / "waves.stir", num_waves=1).check_diagnostics()
+    want = core(text, DATA / "waves.s", num_waves=1).check_diagnostics()
     assert [(d.code, d.range.start.line) for d in diags] == [(d.code, d.line - 1) for d in want]
     lsp.client.workspace_did_change_configuration(T.DidChangeConfigurationParams(
         settings={"stinkywait": {"numWaves": 4}}))
-    want = core(text, DATA / "waves.stir", num_waves=4).check_diagnostics()
+    want = core(text, DATA / "waves.s", num_waves=4).check_diagnostics()
     await _until(lambda: [(d.code, d.range.start.line) for d in lsp.client.diagnostics.get(uri, ())]
                  == [(d.code, d.line - 1) for d in want], "diagnostics under the pushed settings")
     hover = await lsp.hover(uri, 4)

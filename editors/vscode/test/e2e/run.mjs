@@ -251,7 +251,11 @@ try {
   await page.goto(`${url}/?folder=${encodeURIComponent(ws)}`);
   await page.waitForSelector('.monaco-workbench', { timeout: opts.timeout });
   await page.waitForSelector('.statusbar', { timeout: opts.timeout });
-  await sleep(1500);
+  // the workbench has restored its parts: the explorer lists the folder and the status bar
+  // carries the problems item
+  await poll(async () => (await page.locator('.sidebar').getByText('demo_loop.s', { exact: true }).first().isVisible())
+    && (await page.locator('[id="status.problems"]').first().isVisible()),
+  { what: 'the explorer to list demo_loop.s and the status bar its problems item', timeout: opts.timeout });
 
   const editorText = () => page.locator('.editor-group-container.active .monaco-editor .view-lines').first().innerText();
   const statusText = () => page.locator('.statusbar').innerText();
@@ -293,27 +297,39 @@ try {
     }
     return { errors: errors ? Number(errors[1]) : 0, warnings: warnings ? Number(warnings[1]) : 0, label };
   };
-  /** Problem counts once they have not changed for a second. */
-  const stableProblemCounts = async () => {
-    let last = await problemCounts();
-    for (let i = 0; i < 40; i++) {
-      await sleep(1000);
-      const now = await problemCounts();
-      if (now.errors === last.errors && now.warnings === last.warnings) return now;
-      last = now;
-    }
-    return last;
+  /** The problems item once it counts what `stinkywait check` finds in `files` (the kernels
+   *  open so far): every one of their diagnostics has been published. */
+  const problemCountsOf = async (files) => {
+    const want = files.map(cliSeverities).reduce((a, b) => ({ errors: a.errors + b.errors, warnings: a.warnings + b.warnings }), { errors: 0, warnings: 0 });
+    let seen = '';
+    return poll(async () => {
+      const c = await problemCounts();
+      seen = c.label.trim();
+      return c.errors === want.errors && c.warnings === want.warnings ? c : false;
+    }, { what: `${want.errors} errors and ${want.warnings} warnings of ${files.map((f) => path.basename(f)).join(', ')} in the problems item`, timeout: 30000 })
+      .catch((err) => { throw new Error(`${err.message}; it reads "${seen}"`); });
   };
+
+  /** The quick input's selected row, once it is visible and its text satisfies `ok`. */
+  const focusedRowIs = async (ok) => {
+    const row = page.locator('.quick-input-widget .quick-input-list .monaco-list-row.focused').first();
+    return (await row.isVisible()) && ok(await row.innerText());
+  };
+  const quickInputGone = async () => !(await page.locator('.quick-input-widget').first().isVisible());
 
   async function setLanguage(name) {
     await runCommand('Change Language Mode');
     const input = page.locator('.quick-input-widget input');
-    await sleep(300);
+    // the command's picker replaced the command palette: its input no longer holds ">..."
+    await poll(async () => (await input.isVisible()) && !(await input.inputValue()).startsWith('>')
+      && (await page.locator('.quick-input-list .monaco-list-row').first().isVisible()),
+    { what: 'the language picker of "Change Language Mode"', timeout: 20000 });
     await input.fill(name);
     await page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first().waitFor({ state: 'visible' });
-    await sleep(300);
+    await poll(() => focusedRowIs((t) => t.includes(name)), { what: `"${name}" selected in the language picker`, timeout: 20000 });
     await page.keyboard.press('Enter');
-    await sleep(300);
+    await poll(async () => (await quickInputGone()) && (await statusText()).includes(name),
+      { what: `the language picker to close and "${name}" in the status bar`, timeout: 20000 });
   }
 
   async function runCommand(title) {
@@ -322,7 +338,8 @@ try {
     await input.waitFor({ state: 'visible' });
     await input.fill(`>${title}`);
     await page.locator('.quick-input-list .monaco-list-row').first().waitFor({ state: 'visible' });
-    await sleep(300);
+    await poll(() => focusedRowIs((t) => t.toLowerCase().includes(title.toLowerCase())),
+      { what: `"${title}" selected in the command palette`, timeout: 20000 });
     await page.keyboard.press('Enter');
   }
 
@@ -344,9 +361,8 @@ try {
     // for the file itself to be the first match
     await poll(async () => {
       const first = page.locator('.quick-input-list .monaco-list-row').first();
-      return (await first.isVisible()) && (await first.innerText()).includes(name);
-    }, { what: `"${name}" in Quick Open`, timeout: 20000 });
-    await sleep(200);
+      return (await first.isVisible()) && (await first.innerText()).includes(name) && await focusedRowIs((t) => t.includes(name));
+    }, { what: `"${name}" as the selected first match in Quick Open`, timeout: 20000 });
     await page.keyboard.press('Enter');
     await page.locator(`.tab[aria-label^="${name}"]`).first().waitFor({ state: 'visible', timeout: opts.timeout });
     await page.locator('.editor-group-container.active .monaco-editor .view-lines').first().click();
@@ -357,9 +373,11 @@ try {
     const input = page.locator('.quick-input-widget input');
     await input.waitFor({ state: 'visible' });
     await input.fill(`:${line}:${column}`);
-    await sleep(200);
+    // the picker has parsed the input: its one row offers that line
+    await poll(() => focusedRowIs((t) => new RegExp(`\\b${line}\\b`).test(t)), { what: `"Go to line ${line}" in the picker`, timeout: 20000 });
     await page.keyboard.press('Enter');
-    await sleep(200);
+    await poll(async () => (await quickInputGone()) && new RegExp(`\\bLn ${line},`).test(await statusText()),
+      { what: `the cursor on line ${line} (status bar "Ln ${line}, ...")`, timeout: 20000 });
   }
 
   /** Edit the user settings the way a user does: settings.json in the editor, then save. */
@@ -368,24 +386,27 @@ try {
     await page.locator('.tab[aria-label^="settings.json"]').first().waitFor({ state: 'visible', timeout: 20000 });
     await page.locator('.editor-group-container.active .monaco-editor .view-lines').first().click();
     // paste, so auto-closing brackets and auto-indent leave the text alone
-    await page.evaluate((t) => navigator.clipboard.writeText(t), JSON.stringify(values, null, 2));
+    const text = JSON.stringify(values, null, 2);
+    const onDisk = fs.existsSync(settingsFile) ? fs.readFileSync(settingsFile, 'utf8') : '';
+    await page.evaluate((t) => navigator.clipboard.writeText(t), text);
     await page.keyboard.press('Control+A');
     await page.keyboard.press('Control+V');
-    await save();
-    await poll(async () => {
-      const text = fs.existsSync(settingsFile) ? fs.readFileSync(settingsFile, 'utf8') : '';
+    // the paste (it reads the clipboard asynchronously) has landed before Ctrl+S: the tab is
+    // dirty, or the web workbench's auto save (files.autoSave is afterDelay there) wrote it
+    const savedAsPasted = () => fs.existsSync(settingsFile) && fs.readFileSync(settingsFile, 'utf8') === text;
+    if (onDisk !== text) await poll(async () => (await activeTabDirty()) || savedAsPasted(), { what: 'the pasted settings in the settings.json editor (its tab dirty or the file saved)', timeout: 15000 });
+    await save(settingsFile, (saved) => {
       try {
-        return JSON.stringify(JSON.parse(text)) === JSON.stringify(values);
+        return JSON.stringify(JSON.parse(saved)) === JSON.stringify(values);
       } catch {
         return false;
       }
-    }, { what: 'settings.json to be saved as pasted', timeout: 15000 });
+    }, 'the settings as pasted');
   }
 
   /** The hover at line:column (Ctrl+K Ctrl+I, as often as it takes), once `ready(text)`. */
   async function hoverText(line, column, ready, what) {
     await gotoLine(line, column);
-    await sleep(300);
     const hover = page.locator('.monaco-hover:not(.hidden)').first();
     return poll(async () => {
       if (!(await hover.isVisible())) {
@@ -500,13 +521,22 @@ try {
     const dialog = page.locator('.monaco-dialog-box', { hasText: 'requires a reload' });
     if (await dialog.waitFor({ state: 'visible', timeout: 4000 }).then(() => true, () => false)) {
       await dialog.locator('.monaco-button', { hasText: 'Cancel' }).first().click();
-      await sleep(300);
+      await dialog.waitFor({ state: 'hidden', timeout: 10000 });
     }
   }
 
-  async function save() {
+  /** Is the active editor's tab marked modified (VS Code's `dirty` class)? */
+  async function activeTabDirty() {
+    const cls = await page.locator('.editor-group-container.active .tab.active').first().getAttribute('class');
+    return /\bdirty\b/.test(cls ?? '');
+  }
+
+  /** Ctrl+S, then wait until `file` on disk satisfies `ok` (what the save must have written).
+   *  The tab's dirty mark cannot tell: VS Code drops it while a save is still under way, and
+   *  the web workbench auto-saves after a second (files.autoSave defaults to afterDelay). */
+  async function save(file, ok, what) {
     await page.keyboard.press('Control+S');
-    await sleep(800);
+    await poll(() => fs.existsSync(file) && ok(fs.readFileSync(file, 'utf8')), { what: `the save of ${path.basename(file)}: ${what}`, timeout: 20000 });
   }
 
   /** Open the quick-fix widget (Ctrl+.) at the cursor, apply the first fix whose title
@@ -589,8 +619,12 @@ try {
   });
   await check('"Change Language Mode" to AMDGPU Assembly shows the status item, back to Plain Text hides it', async () => {
     await openFile('not_amdgpu.s');
-    await sleep(1000);
-    assert(!/stinkywait/.test(await statusText()), 'status item shown for plain text');
+    // the editor is active with its language settled: Plain Text and no stinkywait item (the
+    // one of demo_loop.s goes when the extension sees the editor change)
+    await poll(async () => {
+      const t = await statusText();
+      return t.includes('Plain Text') && !/stinkywait/.test(t);
+    }, { what: 'Plain Text and no stinkywait status item for not_amdgpu.s', timeout: 20000 });
     await setLanguage('AMDGPU Assembly');
     const shown = await poll(async () => {
       const m = /stinkywait: \d+ waits? · \S+/.exec(await statusText());
@@ -611,7 +645,7 @@ try {
     });
     const shown = candidates.sort((a, b) => (b.deps.length - a.deps.length) || (a.line - b.line))[0];
     await check('stripped GEMM: errors only for proven missing waits, unproven ones are warnings', async () => {
-      const before = await stableProblemCounts();
+      const before = await problemCountsOf([path.join(ws, 'demo_loop.s')]);
       await openFile('gemm1_stripped.s');
       const want = cliSeverities(strippedFile);
       const unproven = gemmPlan.filter((w) => /^fallback/i.test(w.reason ?? '')).length;
@@ -744,7 +778,8 @@ try {
         inlayHintRequestMedian: med(rtt), inlayHintRequests: rtt.length, load: os.loadavg().map((x) => x.toFixed(1)).join(' ') };
       console.log(`edit -> hints: ${JSON.stringify(figures)}`);
       if (opts.latencyOut) fs.writeFileSync(opts.latencyOut, JSON.stringify(figures, null, 2));
-      await save();
+      // an even number of edits: the buffer is the stripped text again
+      await save(strippedFile, (t) => t === original, 'the stripped text after the last undo');
       return `median ${figures.median} ms (${figures.min}-${figures.max}; edits 1-8 ${figures.firstEightMedian}, 9-16 ${figures.laterEightMedian}), inlayHint request median ${figures.inlayHintRequestMedian} ms over ${rtt.length}; load ${figures.load}`;
     });
 
@@ -757,7 +792,7 @@ try {
       // the edit is resolved by the server (one re-analysis per pair): wait for it to land
       await poll(async () => (await page.locator('.editor-group-container.active .view-lines').innerText()).includes('st.token:'),
         { what: 'st.token comments in the buffer', timeout: 60000 });
-      await save();
+      await save(strippedFile, (t) => t.includes('st.token:'), 'the st.token comments');
       const after = fs.readFileSync(strippedFile, 'utf8');
       const tagged = after.split('\n').filter((l, i) => l !== original.split('\n')[i]);
       assert(tagged.length >= 2 && tagged.every((l) => /\/\/ st\.token:\d/.test(l)), `changed lines: ${JSON.stringify(tagged)}`);
@@ -768,7 +803,7 @@ try {
       await page.keyboard.press('Control+Z');
       await poll(async () => !(await page.locator('.editor-group-container.active .view-lines').innerText()).includes('st.token:'),
         { what: 'the undo', timeout: 10000 }).catch(() => {});
-      await save();
+      await save(strippedFile, (t) => !t.includes('st.token:'), 'the text without st.token comments').catch(() => {});
       fs.writeFileSync(strippedFile, original);
       return `${fallback.instruction} before line ${fallback.line}: ${tagged.length} ops tagged`;
     });
@@ -864,8 +899,10 @@ try {
 
   await check('a .s without an AMDGPU target is left alone', async () => {
     await openFile('not_amdgpu.s');
-    await sleep(1500);
-    const status = await statusText();
+    const status = await poll(async () => {
+      const t = await statusText();
+      return t.includes('Plain Text') && !t.includes('AMDGPU Assembly') && (await hintSpans()).length === 0 ? t : false;
+    }, { what: 'not_amdgpu.s shown as Plain Text without hints', timeout: 20000 });
     assert(status.includes('Plain Text') && !status.includes('AMDGPU Assembly'), `x86 assembly was not left as Plain Text: ${status}`);
     assert((await hintSpans()).length === 0, 'hints in a non-AMDGPU file');
   });
@@ -919,8 +956,10 @@ try {
     const title = await applyQuickFix((t) => t.includes(target.instruction),
       `quick fix mentioning "${target.instruction}"`);
     assert(!title.includes('`'), `quick-fix title shows markdown backticks: ${title}`);
-    await sleep(300);
-    await save();
+    // the edit landed: the tab is dirty, or auto save (afterDelay in the web) already wrote it
+    await poll(async () => (await activeTabDirty()) || fs.readFileSync(asmFile, 'utf8').split('\n').length > before.length,
+      { what: `the edit of "${title}" in the buffer (its tab dirty or the file longer)`, timeout: 20000 });
+    await save(asmFile, (t) => t.split('\n').length > before.length, 'the inserted wait');
     const after = fs.readFileSync(asmFile, 'utf8').split('\n');
     const added = after.length - before.length;
     assert(added >= 1, `no line inserted by "${title}"`);
@@ -944,14 +983,18 @@ try {
   });
 
   await check('"stinkywait: Insert All Waits in File" inserts every remaining wait', async () => {
+    const logBefore = extensionLog().length;
     await runCommand('stinkywait: Insert All Waits in File');
-    await sleep(1000);
-    await save();
+    // the command logs once workspace.applyEdit has resolved (the buffer holds every wait)
+    const applied = await poll(async () => /insert all waits: (applied|rejected) [^\n]*/.exec(extensionLog().slice(logBefore))?.[0],
+      { what: '"insert all waits: applied" in the extension log', timeout: 30000 });
+    assert(applied.includes('applied'), applied);
+    // waits of two counters may share a line (s_wait_loadcnt_dscnt): as many as the CLI writes
+    const cliInserted = spawnSync(opts.python, ['-m', 'stinkywait_core.cli.main', 'insert', path.join(extRoot, 'test', 'fixtures', 'gemm_loop.s')], { encoding: 'utf8' }).stdout;
+    await save(asmFile, (t) => waitLines(t).length >= waitLines(cliInserted).length, `${waitLines(cliInserted).length} wait lines, as many as stinkywait insert writes`);
     const text = fs.readFileSync(asmFile, 'utf8');
     const left = cliPlan(asmFile);
     assert(left.length === 0, `after insert-all the CLI still plans ${left.length} waits: ${left.map((w) => `${w.line}:${w.instruction}`).join(', ')}`);
-    // waits of two counters may share a line (s_wait_loadcnt_dscnt): as many as the CLI writes
-    const cliInserted = spawnSync(opts.python, ['-m', 'stinkywait_core.cli.main', 'insert', path.join(extRoot, 'test', 'fixtures', 'gemm_loop.s')], { encoding: 'utf8' }).stdout;
     const lines = waitLines(text);
     assert(lines.length === waitLines(cliInserted).length, `${lines.length} wait lines, stinkywait insert writes ${waitLines(cliInserted).length}`);
     await poll(async () => /stinkywait: 0 waits\b/.test(await statusText()), { what: '"stinkywait: 0 waits"', timeout: 30000 });
@@ -986,7 +1029,8 @@ try {
     }, { what: 'the plan table', timeout: 20000 });
     assert(widths.why >= widths.table / 2, `the Why column is ${widths.why}px of a ${widths.table}px table`);
     if (opts.screenshotPlan) {
-      await sleep(500);
+      // the table is laid out (above); let the browser paint it before the picture
+      await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
       await page.screenshot({ path: opts.screenshotPlan });
     }
     return summary.trim();

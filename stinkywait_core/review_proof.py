@@ -1,0 +1,200 @@
+"""Proof that a change the review offers is safe to follow on the GPU (issue 19, item 5).
+
+The review judges hand-written waits against the pass's plan, and that plan holds waits the
+source does not: the ones the pass adds itself, among them the fallbacks it only calls
+unproven (LDS accesses it cannot prove disjoint, tensor fills, barriers).  A wait the plan
+makes look redundant may be the only thing in the file that covers such a need.  So every
+delete or relax is offered only when the independent hardware checker (validate/hwcheck.py,
+the engine of `check --exhaustive`, which runs the file exactly as written and shares no
+reasoning with the pass) finds nothing on the edited file that it did not find on the file
+as written: no new violation, proven or not (an unproven LDS overlap counts), no stricter
+need for one it already found.  The checker must also have finished: a search cut by its
+path, step or loop-trip bound proves nothing, and that function's changes are not offered.
+
+Cost: one checker run of the file as written, then runs with a *group* of changes applied.
+Waiting more never makes a path unsafe (a wait only retires ops), so when the file with the
+whole group applied shows nothing new, every change of the group is safe alone.  When it
+does show something, the changes on an offending path between its producer and its
+consumer are suspects: the others are tried again as a group, each suspect alone (a group
+no path singles out is halved), while the checker's work, the run on the file as written
+included, stays within `STEP_BUDGET` (deterministic: counted in checker steps, not
+seconds).  A change that is not proven within the budget is not offered.
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False  # (no `typing` import on a cold command's path)
+if TYPE_CHECKING:
+    from .api import Analysis
+    from .diagnostics import Diagnostic
+    from .validate.hwcheck import HwViolation
+
+#: checker steps (instructions executed along paths) all runs of one review may take,
+#: the run on the file as written included; each run is charged at least `RUN_STEPS`
+#: (parsing and the LDS facts cost too).  A run is stopped when the budget is spent (its
+#: search is then bounded: it proves nothing)
+STEP_BUDGET = 400_000
+RUN_STEPS = 40_000
+#: a run with changes applied is stopped after this many times the steps of the run on the
+#: file as written: more ops in flight mean more states, and a run that long is usually one
+#: that fails (the violations it found by then still name the suspects)
+TRIAL_FACTOR = 1.5
+
+
+class Change:
+    """One offered change: its diagnostic, the 1-based line it rewrites, the new line text
+    (the line emptied for a delete: line numbers stay put) and the block holding it."""
+
+    __slots__ = ("diag", "line", "text", "block")
+
+    def __init__(self, diag: Diagnostic, line: int, text: str, block: str | None) -> None:
+        self.diag, self.line, self.text, self.block = diag, line, text, block
+
+    @property
+    def function(self) -> str | None:
+        return self.diag.function
+
+
+class _Run:
+    """The checker's findings on one version of the file, per function: violation key
+    (consumer, producer: line and column; rule) -> (needs, proven); which functions were proved
+    (the search finished) and how many steps each took."""
+
+    __slots__ = ("found", "proved", "steps")
+
+    def __init__(self) -> None:
+        self.found: dict[str, dict[tuple, tuple[dict[str, int], bool]]] = {}
+        self.proved: set[str] = set()
+        self.steps: dict[str, int] = {}
+
+
+def _line(inst) -> int | None:
+    return inst.span.line if inst is not None and inst.span is not None else None
+
+
+def _at(inst) -> tuple | None:
+    """Where an instruction is: line and column (an instruction a macro or an include
+    expands to has its call site's line and a column past `COL_BASE` naming it)."""
+    return (inst.span.line, inst.span.col) if inst is not None and inst.span is not None else None
+
+
+def _check(an: Analysis, text: str, functions: set[str], max_steps: int) -> tuple[_Run, dict[str, list[HwViolation]]]:
+    """The hardware checker on `text` (the LDS address analysis where memtokens prove
+    nothing, as `check --exhaustive` and the pass), for the named functions only, each
+    stopped after `max_steps`."""
+    from .analysis.lds_facts import module_facts
+    from .macro_sites import wants_expansion
+    from .syntax import parse
+    from .targets import get_target
+    from .validate.hwcheck import check_function
+    from .validate.lds_overlap import AddressRegions
+    if an.language == "asm" and wants_expansion(text):
+        # the expansion, as the pass and `check --exhaustive` see it (macro_sites.py)
+        from .macro_sites import parse_expanded
+        opts = an.options
+        module, _ = parse_expanded(text, an.path, opts.arch, opts.include_paths, an.read, opts.defsyms)
+    else:
+        module = parse(text, an.path, an.language)
+    funcs = [f for f in module.functions if f.name in functions]
+    run = _Run()
+    raw: dict[str, list[HwViolation]] = {}
+    if not funcs:
+        return run, raw
+    facts = module_facts(module, get_target(an.options.arch, "hw").name)
+    for f in funcs:
+        res = check_function(f, an.options, regions=AddressRegions(facts[f]), max_steps=max(1, max_steps))
+        run.steps[f.name] = res.steps
+        if not res.bounded and not res.trip_cut:
+            run.proved.add(f.name)
+        table = run.found.setdefault(f.name, {})
+        for v in res.violations:
+            table[(_at(v.consumer), _at(v.producer), v.rule)] = (v.needs, v.proven)
+        raw[f.name] = res.violations
+    return run, raw
+
+
+def _new(base: _Run, trial: _Run, raw: dict[str, list[HwViolation]]) -> dict[str, list[HwViolation]]:
+    """Per function, the trial's violations the file as written does not have (or has with
+    a laxer need, or only unproven)."""
+    out: dict[str, list[HwViolation]] = {}
+    for name, violations in raw.items():
+        known = base.found.get(name, {})
+        for v in violations:
+            had = known.get((_at(v.consumer), _at(v.producer), v.rule))
+            if had is not None:
+                needs, proven = had
+                if (proven or not v.proven) and all(cn in needs and needs[cn] <= n for cn, n in v.needs.items()):
+                    continue
+            out.setdefault(name, []).append(v)
+    return out
+
+
+def _implicated(v: HwViolation, changes: list[Change]) -> list[Change]:
+    """The changes on `v`'s path between its producer and its consumer: after the producer
+    in the producer's block (its last visit on the path that can hold it), every block
+    visited after that, before the consumer in the consumer's block.  A guess that only
+    orders the search (every offer is proved by a run of its own group)."""
+    path = v.path
+    p, c = v.producer, v.consumer
+    pl, cl = _line(p), _line(c)
+    pb = p.block.label if p.block is not None else None
+    if pl is None or cl is None or pb not in path:
+        return list(changes)
+    last = len(path) - 1
+    k = last if pb == path[last] and pl < cl else max(
+        (i for i, lab in enumerate(path[:last]) if lab == pb), default=-1)
+    if k < 0:
+        return list(changes)
+    if k == last:
+        return [ch for ch in changes if ch.block == pb and pl < ch.line < cl]
+    middle = set(path[k + 1:last])
+    return [ch for ch in changes if (ch.block == pb and ch.line > pl) or ch.block in middle
+            or (ch.block == path[last] and ch.line < cl)]
+
+
+def edited_text(lines: list[str], changes: list[Change]) -> str:
+    """The file (`lines` with their breaks) with `changes` applied."""
+    text = list(lines)
+    for c in changes:
+        text[c.line - 1] = c.text
+    return "".join(text)
+
+
+def proven_safe(an: Analysis, lines: list[str], changes: list[Change]) -> list[Change]:
+    """The changes the hardware checker proves safe alone (see the module docstring);
+    `lines`: the file's physical lines with their breaks."""
+    if not changes:
+        return []
+    names = {c.function for c in changes}
+    base, _ = _check(an, "".join(lines), names, STEP_BUDGET // 2)
+    budget = STEP_BUDGET - sum(max(base.steps.get(n, 0), RUN_STEPS) for n in names)
+    safe: list[Change] = []
+    # groups of changes of one function still to try, the likeliest-safe first
+    groups = [[c for c in changes if c.function == name] for name in sorted(base.proved)]
+    groups = [g for g in groups if g]
+    while groups and budget > 0:
+        group = groups.pop(0)
+        name = group[0].function
+        limit = min(budget, max(int(TRIAL_FACTOR * base.steps.get(name, 0)), RUN_STEPS))
+        trial, raw = _check(an, edited_text(lines, group), {name}, limit)
+        budget -= max(trial.steps.get(name, 0), RUN_STEPS)
+        bad = _new(base, trial, raw).get(name, [])
+        if name in trial.proved and not bad:
+            safe.extend(group)
+            continue
+        if len(group) == 1:
+            continue  # unsafe (or not proved) alone
+        suspects: set[int] = set()
+        for v in bad:
+            suspects.update(id(c) for c in _implicated(v, group))
+        rest = [c for c in group if id(c) not in suspects]
+        doubtful = [c for c in group if id(c) in suspects]
+        if rest and doubtful:
+            # the changes off every offending path together, then each suspect alone
+            groups.append(rest)
+            groups.extend([c] for c in doubtful)
+        else:  # the paths name them all (or nothing was found): halve
+            half = (len(group) + 1) // 2
+            groups.extend((group[:half], group[half:]))
+    safe.sort(key=lambda c: (c.line, c.diag.col))
+    return safe

@@ -1,0 +1,305 @@
+"""The hardware checker's cross-wave view of a barrier: may an LDS access stay in flight across it?
+
+Written for the checker alone (no reasoning shared with waitcnt/publish.py, only the raw
+address facts of analysis/lds_access.py, each access's pieces).  The checker executes one
+wave's paths.  At an LDS-fence barrier an own in-flight access the regions cannot prove apart
+from the barrier becomes an *obligation* instead of a violation, when every wave runs the same
+barriers (`aligned`): the other waves are then on some path from this barrier, and every such
+path is one the checker executes from the same state.  Until the epoch ends (the wait of the
+next barrier: `s_barrier`, or `s_barrier_wait` after an `s_barrier_signal`), every LDS access
+executed on the path stands for another wave's: if it may touch a byte the obligation's
+access writes (or write a byte it reads), the barrier is reported as it was before.
+
+Aligned, decided here by a forward dataflow of wave-varying scalar registers per block (not
+the pass's SSA): a register varies after a vector instruction writes it, after a hardware
+register or scalar atomic read, after a read of a VGPR, a trap temporary or EXEC (LLVM's
+`s_and vcc, exec, s` uniform-branch idiom excepted), after a read of a varying register,
+and inside the divergent region of a varying branch.  A varying branch whose region (blocks
+reached before its immediate post-dominator) holds a barrier makes the function unaligned,
+and so does any call.  One wave per workgroup: nothing varies and no other wave exists.
+
+Across waves every symbol of an address is another instance: each residue's bytes are the
+form's concrete span.  Residues are paired only when neither a back edge lies between the two
+accesses and the residue's loop holds the barrier; otherwise every pair is compared.
+"""
+
+from __future__ import annotations
+
+from ..analysis.values import lin_concrete
+from ..ir import Block, Function, Instruction, Reg
+
+_VEC = ("v", "a", "ttmp")
+_HW_READS = ("s_getreg", "s_memtime", "s_memrealtime", "s_get_barrier_state", "s_sendmsg_rtn",
+             "s_barrier_signal_isfirst", "s_atomic", "s_buffer_atomic", "s_get_pc", "s_sleep_var")
+
+
+def fence_role(inst: Instruction) -> str:
+    """'full', 'signal' or 'wait' for an LDS-fence barrier ('' otherwise)."""
+    mn = inst.mnemonic
+    lit = inst.first_literal()
+    if mn == "s_barrier":
+        return "full"
+    if mn.startswith("s_barrier_signal") and lit != -3:
+        return "signal"
+    if mn == "s_barrier_wait" and lit not in (-3, 0xfffd):
+        return "wait"
+    return ""
+
+
+class WaveView:
+    """What the checker knows about the other waves of a function (made once per check)."""
+
+    def __init__(self, func: Function, succs: list[list[int]], facts, waves: int) -> None:
+        self.blocks = list(func.blocks)
+        self.succs = succs
+        self.facts = facts
+        #: gfx12 keeps the workgroup ids in TTMP9 (x) and TTMP7 (y, z), gfx1250 its cluster ids
+        #: in TTMP6: the same in every wave of a workgroup (TTMP8 holds the wave index)
+        self.gfx12 = facts is not None and facts.launch.arch.startswith("gfx12")
+        self.alone = waves <= 1
+        self._spans: dict = {}
+        self._cycle: dict[int, set[int]] = {}
+        self.aligned = self.alone or (facts is not None and self._aligned())
+
+    # ---- alignment ----------------------------------------------------------------------------
+    def _reach(self, i: int) -> set[int]:
+        seen, work = set(), list(self.succs[i])
+        while work:
+            j = work.pop()
+            if j not in seen:
+                seen.add(j)
+                work.extend(self.succs[j])
+        return seen
+
+    def on_cycle(self, head: int, b: int) -> bool:
+        """Do blocks `head` and `b` lie on one cycle (the loop of `head` holds `b`)?"""
+        got = self._cycle.get(head)
+        if got is None:
+            fwd = self._reach(head)
+            got = self._cycle[head] = {j for j in fwd if head in self._reach(j)}
+        return b in got
+
+    def _aligned(self) -> bool:
+        n = len(self.blocks)
+        has_bar = [any(fence_role(i) for i in b.instrs) for b in self.blocks]
+        if not any(has_bar):
+            return True
+        for b in self.blocks:
+            for i in b.instrs:
+                if i.mnemonic.startswith(("s_call", "s_swappc", "s_setpc", "s_set_pc")):
+                    return False
+        pdom = self._ipdoms()
+        tainted_blocks: set[int] = set()
+        checked: set[int] = set()
+        while True:
+            entry_sets = self._flow(tainted_blocks)
+            more = False
+            for x in range(n):
+                if len(self.succs[x]) < 2 or x in checked or not self._varies_at_end(x, entry_sets[x], tainted_blocks):
+                    continue
+                checked.add(x)
+                region, work = set(), list(self.succs[x])
+                while work:
+                    j = work.pop()
+                    if j == pdom[x] or j in region:
+                        continue
+                    region.add(j)
+                    work.extend(self.succs[j])
+                if any(has_bar[j] for j in region):
+                    return False
+                tainted_blocks |= region
+                more = True
+            if not more:
+                return True
+
+    def _ipdoms(self) -> list[int]:
+        """Immediate post-dominator per block (-1: the exit), by iterating post-dominator sets
+        (bit masks)."""
+        n = len(self.blocks)
+        every = (1 << n) - 1
+        pd = [every] * n
+        changed = True
+        while changed:
+            changed = False
+            for i in range(n - 1, -1, -1):
+                cur = every if self.succs[i] else 0
+                for t in self.succs[i]:
+                    cur &= pd[t]
+                cur |= 1 << i
+                if cur != pd[i]:
+                    pd[i] = cur
+                    changed = True
+        out = []
+        for i in range(n):
+            strict = pd[i] & ~(1 << i)
+            pick, rest = -1, strict
+            while rest:
+                j = (rest & -rest).bit_length() - 1
+                rest &= rest - 1
+                if pd[j] == strict:
+                    pick = j
+                    break
+            out.append(pick)
+        return out
+
+    def _step(self, inst: Instruction, vary: set, forced: bool) -> None:
+        mn = inst.mnemonic
+        srcs = [r for r in inst.srcs if type(r) is Reg]
+        kinds = [r.kind for r in srcs]
+        bad = forced or mn.startswith("v_") or mn.startswith(_HW_READS) or any(
+            r.kind in ("v", "a") or (r.kind == "ttmp" and not (self.gfx12 and r.lo == r.hi and r.lo in (6, 7, 9)))
+            for r in srcs)
+        if not bad and "exec" in kinds:
+            outs = [r.kind for r in inst.dsts if type(r) is Reg and r.kind != "SCC"]
+            bad = not (mn.startswith("s_and_b") and outs == ["vcc"] and kinds.count("exec") == 1)
+        if not bad:
+            bad = any((r.kind, u) in vary for r in srcs for u in range(r.lo, r.hi + 1))
+        for r in inst.dsts:
+            if type(r) is not Reg or r.kind in _VEC:
+                continue
+            for u in range(r.lo, r.hi + 1):
+                if bad:
+                    vary.add((r.kind, u))
+                else:
+                    vary.discard((r.kind, u))
+
+    def _flow(self, forced: set[int]) -> list[set]:
+        n = len(self.blocks)
+        entry: list[set] = [set() for _ in range(n)]
+        done = [False] * n
+        work = [0] if n else []
+        while work:
+            i = work.pop()
+            cur = set(entry[i])
+            for inst in self.blocks[i].instrs:
+                if not inst.is_label and not inst.is_phi:
+                    self._step(inst, cur, i in forced)
+            for s in self.succs[i]:
+                if not done[s] or not cur <= entry[s]:
+                    done[s] = True
+                    entry[s] |= cur
+                    work.append(s)
+        return entry
+
+    def _varies_at_end(self, i: int, entry: set, forced: set[int]) -> bool:
+        instrs = [x for x in self.blocks[i].instrs if not x.is_label and not x.is_phi]
+        if not instrs:
+            return True
+        term = instrs[-1]
+        if not term.mnemonic.startswith(("s_cbranch_scc", "s_cbranch_vcc")):
+            return True
+        cur = set(entry)
+        for inst in instrs[:-1]:
+            self._step(inst, cur, i in forced)
+        want = "SCC" if "scc" in term.mnemonic else "vcc"
+        return any(u[0] == want for u in cur) or (want == "vcc" and any(u[0] == "vcc_lo" for u in cur))
+
+    # ---- bytes --------------------------------------------------------------------------------
+    def _residues(self, inst: Instruction):
+        """(header block index or None, size, [form per residue]) per piece, or None when
+        the access is not known (overlaps everything)."""
+        got = self._spans.get(inst)
+        if got is None:
+            acc = self.facts.access(inst) if self.facts is not None else None
+            if acc is None or acc.pieces is None:
+                self._spans[inst] = ()
+                return None
+            out = []
+            for piece in acc.pieces:
+                ph = piece.addr.phase
+                head = self.blocks.index(ph[0]) if ph is not None and ph[0] in self.blocks else None
+                out.append((head, piece.size, tuple(piece.addr.lins)))
+            got = self._spans[inst] = tuple(out)
+        return got or None
+
+    def other_wave_meets(self, a: Instruction, b: Instruction, same_trip: bool, barrier_block: int) -> bool:
+        """May `a` (this wave) and `b` (another wave, whose wave index is another value) touch
+        a common byte?"""
+        ra, rb = self._residues(a), self._residues(b)
+        if ra is None or rb is None:
+            return True
+        for ha, za, la in ra:
+            for hb, zb, lb in rb:
+                paired = same_trip and ha is not None and ha == hb and self.on_cycle(ha, barrier_block)
+                if paired:
+                    m = len(la) * len(lb) // _gcd(len(la), len(lb))
+                    forms = [(la[k % len(la)], lb[k % len(lb)]) for k in range(m)]
+                else:
+                    forms = [(x, y) for x in la for y in lb]
+                for x, y in forms:
+                    if self._forms_meet(x, za, y, zb):
+                        return True
+        return False
+
+    def _forms_meet(self, x: tuple, zx: int, y: tuple, zy: int) -> bool:
+        """Two waves with indices i != j (every index the launch allows): does some pair of
+        their byte sets meet?  Symbols other than the wave index (and functions of it) vary
+        freely."""
+        lim = self.facts.launch.lds_limit
+        idx = []
+        for form in (x, y):
+            for atom, _ in form[0]:
+                base = _index_of(atom)
+                if base is not None and base not in idx:
+                    idx.append(base)
+        choices: list[tuple[dict, dict]] = [({}, {})]
+        for base in idx:
+            lo, hi, step = base.range[0], base.range[1], base.range[2] or 1
+            n = (hi - lo) // step + 1
+            if lo < 0 or n * n * len(choices) > 1024:
+                choices = [({}, {})]
+                idx = []
+                break
+            vals = [lo + k * step for k in range(n)]
+            choices = [({**c, base: i}, {**d, base: j}) for c, d in choices for i in vals for j in vals if i != j]
+        for mine, theirs in choices:
+            sx, sy = _fixed(x, mine, bool(idx)), _fixed(y, theirs, bool(idx))
+            if sx[0] < 0 or sy[0] < 0 or sx[1] + zx > lim or sy[1] + zy > lim:
+                return True
+            if _bytes_meet(sx + (zx,), sy + (zy,)):
+                return True
+        return False
+
+
+def _index_of(atom) -> object | None:
+    """The wave-index symbol behind `atom` (itself, or the root it is a function of)."""
+    root = atom.derived[0] if atom.derived is not None else atom
+    return root if root.origin.startswith("the wave's index") else None
+
+
+def _fixed(form: tuple, index: dict, known: bool) -> tuple[int, int, int]:
+    """(lo, hi, stride) of `form` with the wave-index symbols at `index` (when `known`)."""
+    terms, k = [], 0
+    for atom, c in form[0]:
+        base = _index_of(atom) if known else None
+        if base is None:
+            terms.append((atom, c))
+        else:
+            v = index[base]
+            k += c * (v if atom.derived is None else atom.derived[1](v))
+    span = lin_concrete((tuple(terms), (form[1][0] + k, form[1][1] + k, form[1][2])))
+    lo, hi, step = span[0], span[1], span[2]
+    return lo, hi, step if step or lo == hi else 1
+
+
+def _bytes_meet(x: tuple, y: tuple) -> bool:
+    """Do {x0 + i*sx} + [0, zx) and {y0 + j*sy} + [0, zy) share a byte?  The start difference
+    lies on the lattice (y0 - x0) + gcd(sx, sy) * Z inside its range; a byte is shared when
+    such a difference falls in (-zy, zx)."""
+    xlo, xhi, sx, zx = x
+    ylo, yhi, sy, zy = y
+    lo = max(ylo - xhi, 1 - zy)
+    hi = min(yhi - xlo, zx - 1)
+    if lo > hi:
+        return False
+    g = _gcd(sx, sy)
+    r = ylo - xlo
+    if g == 0:
+        return lo <= r <= hi
+    return lo + (r - lo) % g <= hi
+
+
+def _gcd(a: int, b: int) -> int:
+    while b:
+        a, b = b, a % b
+    return a

@@ -1,0 +1,471 @@
+"""The cross-wave "publish" rule at barriers: which LDS accesses may stay in flight across one.
+
+A barrier orders LDS between the waves of a workgroup, so the hardware model drains every own
+in-flight LDS access before it (`hazards._lds_scan`, rule `barrier` / `fallback-barrier`).  The
+drain is needed only if another wave could touch those bytes while the access is still in
+flight.  Kernel writers let a tensor fill run across barriers because no wave touches that
+tile before a later `s_wait_tensorcnt` and barrier; this module proves that case.
+
+Where the other waves are.  When a wave leaves barrier instance k, every other wave has
+arrived at instance k and none can pass instance k+1 before this wave signals it.  If every
+wave executes the same sequence of barrier instructions (the function is *aligned*), the other
+waves are then executing code of the *segment* of the barrier: what is reachable from it
+before the wait of the next barrier (`s_barrier`, or an `s_barrier_wait` after an
+`s_barrier_signal`), on any path.  An access `p` in flight at barrier `B` needs no drain there
+when no access of the segment of `B`, executed by another wave, may touch a byte `p` writes
+(or write a byte `p` reads).  If `p` is still in flight at the next barrier, the question is
+asked again there, so one segment at a time covers every later trip.
+
+Aligned: every conditional branch that may go different ways in different waves of a
+workgroup ("wave-varying": its condition depends on the wave index, a lane, EXEC, VCC, a
+hardware register, or a value written under such a branch) reconverges, at its immediate
+post-dominator, without a barrier in between (the divergent region holds none).  Register
+values are classified once per function, flow-insensitively (a register written anywhere
+with a varying value is varying everywhere).  With one wave per workgroup (the launch's wave
+count) nothing varies.  Assumptions: SGPRs set up at launch and scalar loads from uniform
+addresses are the same in every wave of a workgroup (kernel arguments, workgroup ids).
+Kernels specialised by wave index with barriers on the specialised paths (aiter's f4gemm)
+are not aligned; their barriers keep the drain.
+
+Same trip: the two waves are compared in the same trip of a loop only when that loop holds
+the barrier (an aligned loop with a barrier is run the same number of times by every wave),
+no back edge lies between the access and the barrier, and none between the barrier and the
+segment's access; otherwise across trips.
+
+Answers are cached across versions (`PublishCache` in the function's memo) by what they
+depend on: the segment (the CFG's edges and the positions of barriers, calls and LDS accesses
+in it), the alignment verdict, and the LDS bytes of the accesses involved.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from ..ir import Block, Function, Instruction, Reg
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ..analysis.cfg import CfgInfo
+    from ..analysis.lds_facts import LdsFacts
+
+_SIGNAL, _WAIT, _FULL = "signal", "wait", "full"
+#: scalar results that differ between waves whatever their sources
+_VARYING_RESULTS = ("s_getreg", "s_memtime", "s_memrealtime", "s_get_barrier_state", "s_sendmsg_rtn",
+                    "s_barrier_signal_isfirst", "s_atomic", "s_buffer_atomic", "s_get_pc", "s_sleep_var")
+
+
+@lru_cache(maxsize=4096)
+def _mnemonic_class(mn: str) -> tuple[bool, bool, bool, bool]:
+    """(scalar, call or computed jump, may be a barrier, result varies by itself), per mnemonic."""
+    scalar = mn.startswith("s_")
+    return (scalar, scalar and mn.startswith(("s_call", "s_swappc", "s_setpc", "s_set_pc")),
+            mn.startswith("s_barrier"), mn.startswith("v_") or mn.startswith(_VARYING_RESULTS))
+
+
+def barrier_kind(inst: Instruction) -> str | None:
+    mn = inst.mnemonic
+    if not _mnemonic_class(mn)[2]:
+        return None
+    if mn == "s_barrier":
+        return _FULL
+    if mn.startswith("s_barrier_signal"):
+        return None if inst.first_literal() == -3 else _SIGNAL
+    if mn == "s_barrier_wait":
+        return None if inst.first_literal() in (-3, 0xfffd) else _WAIT
+    return None
+
+
+def _is_call(inst: Instruction) -> bool:
+    return _mnemonic_class(inst.mnemonic)[1]
+
+
+class Alignment:
+    """Does every wave of a workgroup execute the same barriers (see the module docstring)?
+
+    Varying values follow the SSA's reaching definitions (`inst.sources`, flow-sensitive):
+    an instruction's scalar result varies when it is a vector instruction's (a lane read, a
+    compare), a hardware register's or a scalar atomic's, when it reads a VGPR, a trap
+    temporary (gfx12's workgroup-id TTMPs excepted) or EXEC (LLVM's uniform-branch idiom
+    `s_and vcc, exec, s` excepted), when a definition it reads varies, or when it lies in the
+    divergent region of a varying branch.  A function with calls is not aligned (the SSA does
+    not follow them)."""
+
+    def __init__(self, func: Function, cfg: "CfgInfo", waves: int, arch: str = "") -> None:
+        self.func = func
+        self.cfg = cfg
+        self.arch = arch
+        self.single = waves <= 1
+        self.why = ""
+        self.aligned = self.single or self._solve()
+
+    def _solve(self) -> bool:
+        blocks = list(self.cfg.rpo)
+        barrier_blocks = set()
+        scalar = []
+        for b in blocks:
+            for inst in b.instrs:
+                if inst.is_label:
+                    continue
+                if inst.is_phi or _mnemonic_class(inst.mnemonic)[0]:
+                    scalar.append(inst)
+                    if _is_call(inst):
+                        self.why = f"{inst.mnemonic} at line {inst.line}: calls are not followed"
+                        return False
+                    if barrier_kind(inst):
+                        barrier_blocks.add(b)
+        if not barrier_blocks:
+            return True
+        varying, users = self._seed(scalar)
+        pdom = _PostDominators(blocks)
+        done: set = set()
+        while True:
+            grown = False
+            for x in blocks:
+                if len(x.succs) < 2 or x in done or not self._branch_varies(x, varying):
+                    continue
+                done.add(x)
+                region = _region(x, pdom.immediate(x))
+                if region & barrier_blocks:
+                    term = x.terminator()
+                    self.why = (f"the branch at line {term.line if term else '?'} may go different ways in "
+                                f"different waves and a barrier lies before its paths meet")
+                    return False
+                # values written under the branch differ between waves after it
+                _spread(varying, users, [i for b in region for i in b.instrs if not i.is_label])
+                grown = True
+            if not grown:
+                return True
+
+    def _seed(self, scalar: list) -> tuple[set, dict]:
+        """The scalar instructions whose results may differ between waves, and the scalar
+        readers of each definition (to spread later additions).  Vector instructions vary by
+        themselves (a scalar reading one varies)."""
+        users: dict = {}
+        seeds = []
+        for inst in scalar:
+            if self._inherent(inst):
+                seeds.append(inst)
+                continue
+            for src in inst.sources or ():
+                if src is None:
+                    continue  # a value from the launch (its register kind decided above)
+                if not src.is_phi and not _mnemonic_class(src.mnemonic)[0]:
+                    seeds.append(inst)
+                    break
+                users.setdefault(src, []).append(inst)
+        varying: set = set()
+        _spread(varying, users, seeds)
+        return varying, users
+
+    def _inherent(self, inst: Instruction) -> bool:
+        if inst.is_phi:
+            return False
+        mn = inst.mnemonic
+        if _mnemonic_class(mn)[3]:
+            return True
+        execs = 0
+        for r in inst.srcs:
+            if type(r) is not Reg:
+                continue
+            k = r.kind
+            if k == "v" or k == "a" or (k == "ttmp" and not self._group_ttmp(r)):
+                return True
+            if k == "exec":
+                execs += 1
+        if not execs:
+            return False
+        dsts = [r.kind for r in inst.dsts if type(r) is Reg and r.kind != "SCC"]
+        return not (mn.startswith("s_and_b") and dsts == ["vcc"] and execs == 1)
+
+    def _group_ttmp(self, r: Reg) -> bool:
+        """Trap temporaries holding per-workgroup values: on gfx12 the architected workgroup
+        ids (TTMP9 x, TTMP7 y/z) and gfx1250's cluster ids (TTMP6), as LLVM 22 reads them
+        (`s_and_b32 s, ttmp7, 0xffff`); TTMP8 holds the wave's index, and others vary."""
+        return self.arch.startswith("gfx12") and r.lo == r.hi and r.lo in (6, 7, 9)
+
+    def _branch_varies(self, b: Block, varying: set) -> bool:
+        term = b.terminator()
+        if term is None or not term.mnemonic.startswith(("s_cbranch_scc", "s_cbranch_vcc")):
+            return True  # EXEC, computed targets, fall-through splits: may differ
+        srcs = term.sources or ()
+        return not srcs or any(s is None or s in varying or (not s.is_phi and not s.mnemonic.startswith("s_"))
+                               for s in srcs)
+
+
+def _spread(varying: set, users: dict, start: list) -> None:
+    work = [i for i in start if i not in varying]
+    varying.update(work)
+    while work:
+        for u in users.get(work.pop(), ()):
+            if u not in varying:
+                varying.add(u)
+                work.append(u)
+
+
+class _PostDominators:
+    """Post-dominator sets over `blocks` as bit masks (bit n: the virtual exit), by the
+    iterative intersection; `immediate(b)` on demand."""
+
+    def __init__(self, blocks: list[Block]) -> None:
+        self.blocks = blocks
+        idx = self.idx = {b: i for i, b in enumerate(blocks)}
+        n = len(blocks)
+        full = (1 << (n + 1)) - 1
+        self.exit = 1 << n
+        pdom = self.pdom = [full] * n
+        succs = [[idx[s] for s in b.succs if s in idx] for b in blocks]
+        changed = True
+        while changed:
+            changed = False
+            for i in range(n - 1, -1, -1):
+                acc = self.exit if not succs[i] else full
+                for s in succs[i]:
+                    acc &= pdom[s]
+                acc |= 1 << i
+                if acc != pdom[i]:
+                    pdom[i] = acc
+                    changed = True
+
+    def immediate(self, b: Block) -> Block | None:
+        """The nearest strict post-dominator (None: the exit): the one whose own set is the
+        strict set."""
+        i = self.idx[b]
+        strict = self.pdom[i] & ~(1 << i)
+        rest = strict & ~self.exit
+        while rest:
+            j = (rest & -rest).bit_length() - 1
+            rest &= rest - 1
+            if self.pdom[j] == strict:
+                return self.blocks[j]
+        return None
+
+
+def _region(x: Block, stop: Block | None) -> set[Block]:
+    """Blocks reachable from `x`'s successors before `stop` (x itself if a cycle returns)."""
+    seen: set[Block] = set()
+    work = list(x.succs)
+    while work:
+        b = work.pop()
+        if b is stop or b in seen:
+            continue
+        seen.add(b)
+        work.extend(b.succs)
+    return seen
+
+
+class Segment:
+    """The LDS accesses other waves may run after a barrier (see the module docstring):
+    `accesses` maps each to whether it may be reached across a back edge; `opaque` says why
+    the segment cannot be known (a call or computed jump in it)."""
+
+    __slots__ = ("accesses", "opaque", "key", "seen")
+
+    def __init__(self, barrier: Instruction, cfg: "CfgInfo", is_lds) -> None:
+        self.accesses: dict[Instruction, bool] = {}
+        self.opaque = ""
+        order: list = []
+        b0 = barrier.block
+        start = b0.instrs.index(barrier) + 1
+        seen: set = set()
+        work = [(b0, start, False, False)]
+        #: the blocks walked, with their barriers, calls and LDS accesses then (a reuse needs
+        #: them unchanged)
+        self.seen: dict[Block, tuple] = {}
+        while work:
+            b, pos, signalled, crossed = work.pop()
+            instrs = b.instrs
+            self.seen[b] = _marks(b, is_lds)
+            stop = False
+            for k in range(pos, len(instrs)):
+                inst = instrs[k]
+                if inst.is_label or inst.is_phi:
+                    continue
+                kind = barrier_kind(inst)
+                if kind or is_lds(inst):
+                    order.append(inst)
+                if kind == _FULL or (kind == _WAIT and signalled):
+                    stop = True
+                    break
+                if kind == _SIGNAL:
+                    signalled = True
+                if _is_call(inst):
+                    self.opaque = f"{inst.mnemonic} at line {inst.line} leaves the function's CFG"
+                if is_lds(inst):
+                    self.accesses[inst] = self.accesses.get(inst, False) or crossed
+            if stop:
+                continue
+            for s in b.succs:
+                c = crossed or cfg.is_back_edge(b, s)
+                st = (s, signalled, c)
+                if st in seen:
+                    continue
+                seen.add(st)
+                work.append((s, 0, signalled, c))
+        self.key = tuple(order)
+
+
+def _marks(b: Block, is_lds) -> tuple:
+    """What a segment reads of a block: its barriers, calls and LDS accesses, in order."""
+    return tuple(i for i in b.instrs if not i.is_label and (barrier_kind(i) or _is_call(i) or is_lds(i)))
+
+
+class PublishCache:
+    """What carries across versions: segments by (barrier, CFG signature) and answers by
+    the facts they rest on (kept in the function's memo)."""
+
+    __slots__ = ("segments", "answers", "alignment", "edges", "old_segments", "old_answers")
+
+    def __init__(self) -> None:
+        self.edges: tuple | None = None
+        self.segments: dict = {}
+        self.answers: dict = {}
+        self.old_segments: dict = {}
+        self.old_answers: dict = {}
+        self.alignment: tuple | None = None
+
+
+class Publish:
+    """The publish answers of one version of a function (made on the first question)."""
+
+    def __init__(self, func: Function, cfg: "CfgInfo", facts: "LdsFacts", info: dict, cache: PublishCache | None,
+                 waves: int) -> None:
+        self.func, self.cfg, self.facts, self.info = func, cfg, facts, info
+        #: answers are kept for the next version only with a memo (a cold plan skips the keys)
+        self.persist = cache is not None
+        self.cache = cache if cache is not None else PublishCache()
+        # only the last version's entries carry over (dropped instructions are let go)
+        self.cache.old_answers, self.cache.answers = self.cache.answers, {}
+        self.cache.old_segments, self.cache.segments = self.cache.segments, {}
+        self.waves = waves
+        self._align: Alignment | None = None
+        self._segs: dict[Instruction, Segment] = {}
+        self._sig: tuple | None = None
+        self._bytes: dict[Instruction, object] = {}
+        self._token: object | None = None
+
+    def _is_lds(self, inst: Instruction) -> bool:
+        inf = self.info.get(inst)
+        return bool(inf is not None and inf.lds)
+
+    def _signature(self) -> tuple:
+        """The CFG and what the alignment reads: the scalar instructions (and PHIs) of each
+        block with their reaching definitions, by identity (a vector edit that feeds no
+        scalar instruction keeps it)."""
+        if self._sig is None:
+            edges = tuple((b, tuple(b.succs)) for b in self.cfg.rpo)
+            scalar = tuple(tuple((i, tuple(i.sources or ())) for i in b.instrs
+                                 if not i.is_label and (i.is_phi or _mnemonic_class(i.mnemonic)[0]))
+                           for b in self.cfg.rpo)
+            self._sig = (edges, scalar, self.facts.launch.arch)
+        return self._sig
+
+    def aligned(self) -> bool:
+        if self._align is None and not self.persist:
+            self._align = Alignment(self.func, self.cfg, self.waves, self.facts.launch.arch)
+        if self._align is None:
+            old = self.cache.alignment
+            sig = self._signature()
+            if old is not None and old[0] == sig and old[1].single == (self.waves <= 1):
+                self._align = old[1]
+            else:
+                self._align = Alignment(self.func, self.cfg, self.waves, self.facts.launch.arch)
+                self.cache.alignment = (sig, self._align)
+        return self._align.aligned
+
+    def segment(self, barrier: Instruction) -> Segment:
+        seg = self._segs.get(barrier)
+        if seg is None and not self.persist:
+            seg = self._segs[barrier] = Segment(barrier, self.cfg, self._is_lds)
+        if seg is None:
+            edges = self._signature()[0]
+            got = self.cache.old_segments.get(barrier)
+            if got is not None and got[0] == edges and all(
+                    _marks(b, self._is_lds) == old for b, old in got[1].seen.items()):
+                seg = got[1]
+            else:
+                seg = Segment(barrier, self.cfg, self._is_lds)
+            self.cache.segments[barrier] = (edges, seg)
+            self._segs[barrier] = seg
+        return seg
+
+    def _edges_token(self) -> object:
+        """One object per CFG shape: the same as the last version's while the edges are."""
+        if self._token is None:
+            edges = self._signature()[0]
+            old = self.cache.edges
+            if old is not None and old[0] == edges:
+                self._token = old[1]
+            else:
+                self._token = object()
+                self.cache.edges = (edges, self._token)
+        return self._token
+
+    def _footprint(self, inst: Instruction):
+        got = self._bytes.get(inst)
+        if got is None:
+            got = self._bytes[inst] = self.facts.wave_footprint(inst)
+        return got
+
+    def published(self, p: Instruction, barrier: Instruction, same_trip: bool) -> bool:
+        """`p`, in flight at `barrier`, may stay in flight across it (no other wave touches
+        its bytes before the next barrier)."""
+        if not self.aligned():
+            return False
+        seg = self.segment(barrier)
+        if seg.opaque:
+            return False
+        writes = "w" in self.info[p].lds
+        if not self.persist:
+            return self._answer(p, barrier, seg, writes, same_trip)
+        key = (p, barrier, same_trip)
+        dep = (self._footprint(p), seg.key, self._edges_token(), self._align.single, tuple(
+            (q, crossed, self._footprint(q)) for q, crossed in seg.accesses.items()))
+        old = self.cache.answers.get(key) or self.cache.old_answers.get(key)
+        if old is not None and old[0] == dep:
+            self.cache.answers[key] = old
+            return old[1]
+        ans = self._answer(p, barrier, seg, writes, same_trip)
+        self.cache.answers[key] = (dep, ans)
+        return ans
+
+    def _answer(self, p: Instruction, barrier: Instruction, seg: Segment, writes: bool, same_trip: bool) -> bool:
+        if self._align.single:
+            return True  # no other wave
+        phased = same_trip and self._phases_hold(p, barrier)
+        for q, crossed in seg.accesses.items():
+            if not writes and "w" not in self.info[q].lds:
+                continue  # two reads
+            st = phased and not crossed and self._phases_hold(q, barrier)
+            if self.facts.may_overlap_waves(p, q, st):
+                return False
+        return True
+
+    def _phases_hold(self, inst: Instruction, barrier: Instruction) -> bool:
+        """Every loop `inst`'s address alternates with holds the barrier."""
+        acc = self.facts.access(inst)
+        if acc is None or acc.pieces is None:
+            return True
+        for piece in acc.pieces:
+            ph = piece.addr.phase
+            if ph is None:
+                continue
+            h = ph[0]
+            b = barrier.block
+            if not (h is b or (self.cfg.reaches(h, b) and self.cfg.reaches(b, h))):
+                return False
+        return True
+
+
+def published_notes(pub: Publish | None) -> list[tuple[Instruction, str]]:
+    """(first barrier, sentence) when the rule was asked in an aligned function with other
+    waves: the assumption it rests on, said once at the function's first barrier
+    (docs/decisions.md 45)."""
+    if pub is None or pub._align is None or not pub._align.aligned or pub._align.single:
+        return []
+    first = next((i for b in pub.func.blocks for i in b.instrs if not i.is_label and barrier_kind(i)), None)
+    if first is None:
+        return []
+    return [(first, "LDS accesses may stay in flight across this function's barriers where no other wave touches "
+                    "their bytes before the next barrier (the publish rule), assuming every wave of the workgroup "
+                    "runs the same barriers: the SGPRs set at launch and scalar loads from uniform addresses are "
+                    "the same in every wave")]
