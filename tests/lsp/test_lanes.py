@@ -17,7 +17,7 @@ from stinkywait_core.results import Options
 
 from stinkywait_lsp.lanes import PLAN, REVIEW, LaneExecutor
 from stinkywait_lsp.scheduler import Scheduler
-from stinkywait_lsp.snapshot import Job, Snapshot
+from stinkywait_lsp.snapshot import Job
 
 from .conftest import DATA
 
