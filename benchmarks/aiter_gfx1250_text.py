@@ -14,7 +14,10 @@ disassembles with ``llvm-objdump-22`` until no such word is left, turns branch o
 labels and writes an assembler file with the kernel descriptor and metadata of the source.
 The result assembles with ``llvm-mc-22 -triple=amdgcn-amd-amdhsa -mcpu=gfx1250``.
 
-Usage: .venv/bin/python benchmarks/aiter_gfx1250_text.py SOURCE(.s|.co) OUT.s [--note TEXT]
+Usage: .venv/bin/python benchmarks/aiter_gfx1250_text.py SOURCE(.s|.co) OUT.s [--note TEXT] [--mcpu CPU]
+
+`--mcpu gfx942` / `gfx950` turns aiter's gfx9 code objects into text the same way (their
+encodings are LLVM 22's: no word is rewritten).
 """
 
 from __future__ import annotations
@@ -39,10 +42,10 @@ def run(cmd: list[str], **kw) -> str:
     return r.stdout
 
 
-def disassemble(obj: str) -> list[tuple[int, str, list[int], str | None]]:
+def disassemble(obj: str, mcpu: str = "gfx1250") -> list[tuple[int, str, list[int], str | None]]:
     """(address, assembly, encoding words, branch target symbol+offset) per instruction."""
     out = []
-    for line in run([OBJDUMP, "-d", "--mcpu=gfx1250", "-j", ".text", obj]).splitlines():
+    for line in run([OBJDUMP, "-d", f"--mcpu={mcpu}", "-j", ".text", obj]).splitlines():
         m = _INSN.match(line)
         if m:
             words = [int(w, 16) for w in m.group("enc").split()]
@@ -88,6 +91,16 @@ def fix_tensor_words(obj: str, tmp: str) -> tuple[str, int]:
     raise SystemExit("tensor words kept reappearing")
 
 
+def text_labels(obj: str) -> dict[str, int]:
+    """Every .text symbol (kernels and the local labels gfx9 code objects keep) -> address."""
+    out = {}
+    for line in run([OBJDUMP, "-t", obj]).splitlines():
+        parts = line.split()
+        if len(parts) >= 5 and ".text" in parts and not parts[-1].startswith("."):
+            out[parts[-1]] = int(parts[0], 16)
+    return out
+
+
 def kernel_symbols(obj: str) -> dict[int, str]:
     syms = {}
     for line in run([OBJDUMP, "-t", obj]).splitlines():
@@ -113,13 +126,13 @@ def directive_blocks(src: str) -> str:
     return "\n".join(out)
 
 
-def code_object_directives(obj: str, names: list[str]) -> str:
+def code_object_directives(obj: str, names: list[str], mcpu: str = "gfx1250") -> str:
     """Kernel descriptors (as `.amdhsa_*` directives, from ``llvm-objdump -D`` of the ``.kd``
     symbol) and the metadata note of a code object."""
     out = []
     for n in names:
-        kd = run([OBJDUMP, "-D", "--mcpu=gfx1250", f"--disassemble-symbols={n}.kd", obj])
-        body = [ln.strip() for ln in kd.splitlines() if ln.strip().startswith(".amdhsa_")]
+        kd = run([OBJDUMP, "-D", f"--mcpu={mcpu}", f"--disassemble-symbols={n}.kd", obj])
+        body = [ln.strip() for ln in kd.splitlines() if ln.strip().startswith((".amdhsa_", ".end_amdhsa_kernel"))]
         if body:
             out.append(".rodata\n.p2align 6\n" + "\n".join(("" if b.startswith((".amdhsa_kernel", ".end_")) else "\t") + b
                                                         for b in body))
@@ -130,17 +143,18 @@ def code_object_directives(obj: str, names: list[str]) -> str:
     return "\n".join(out)
 
 
-def convert(src: str, dst: str, note: str = "") -> dict:
+def convert(src: str, dst: str, note: str = "", mcpu: str = "gfx1250") -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         if src.endswith(".co"):
             obj = src
         else:
             obj = os.path.join(tmp, "src.o")
-            run([MC, "-triple=amdgcn-amd-amdhsa", "-mcpu=gfx1250", "-filetype=obj", src, "-o", obj])
-        fixed_obj, fixed = fix_tensor_words(obj, tmp)
-        insns = disassemble(fixed_obj)
+            run([MC, "-triple=amdgcn-amd-amdhsa", f"-mcpu={mcpu}", "-filetype=obj", src, "-o", obj])
+        fixed_obj, fixed = fix_tensor_words(obj, tmp) if mcpu == "gfx1250" else (obj, 0)
+        insns = disassemble(fixed_obj, mcpu)
         syms = kernel_symbols(fixed_obj)
         names = [syms[a] for a in sorted(syms)]
+        labels = text_labels(fixed_obj)
         targets = {}
         calls = {}
         for a, asm, words, tgt in insns:
@@ -153,7 +167,11 @@ def convert(src: str, dst: str, note: str = "") -> dict:
                 base = next((k for k, v in syms.items() if v == name), None)
                 if base is not None:
                     targets[base + int(off, 16)] = f".Lpc_{base + int(off, 16):x}"
-        lines = [f"// {note}" if note else "", '\t.amdgcn_target "amdgcn-amd-amdhsa--gfx1250"', "\t.text"]
+            elif tgt and tgt in labels and labels[tgt] not in syms:
+                targets[labels[tgt]] = f".Lpc_{labels[tgt]:x}"
+            elif asm.startswith(("s_cbranch", "s_branch")) and asm.split()[-1] in labels:
+                targets[labels[asm.split()[-1]]] = f".Lpc_{labels[asm.split()[-1]]:x}"  # (objdump names it)
+        lines = [f"// {note}" if note else "", f'\t.amdgcn_target "amdgcn-amd-amdhsa--{mcpu}"', "\t.text"]
         undecoded = 0
         for a, asm, words, tgt in insns:
             if a in syms:
@@ -169,8 +187,12 @@ def convert(src: str, dst: str, note: str = "") -> dict:
                 name, off = tgt.split("+0x")
                 base = next((k for k, v in syms.items() if v == name), 0)
                 asm = f"{asm.split()[0]} {targets[base + int(off, 16)]}"
+            elif tgt and labels.get(tgt) in targets and asm.split()[0].startswith(("s_cbranch", "s_branch")):
+                asm = f"{asm.split()[0]} {targets[labels[tgt]]}"
+            elif asm.startswith(("s_cbranch", "s_branch")) and labels.get(asm.split()[-1]) in targets:
+                asm = f"{asm.split()[0]} {targets[labels[asm.split()[-1]]]}"
             lines.append("\t" + asm)
-        lines.append(directive_blocks(src) if not src.endswith(".co") else code_object_directives(obj, names))
+        lines.append(directive_blocks(src) if not src.endswith(".co") else code_object_directives(obj, names, mcpu))
     with open(dst, "w") as f:
         f.write("\n".join(lines) + "\n")
     return {"instructions": len(insns), "tensor_fixed": fixed, "undecoded": undecoded, "kernels": names}
@@ -181,8 +203,9 @@ def main() -> None:
     ap.add_argument("source")
     ap.add_argument("out")
     ap.add_argument("--note", default="")
+    ap.add_argument("--mcpu", default="gfx1250", help="the code object's target (gfx942, gfx950: no tensor rewrite)")
     a = ap.parse_args()
-    info = convert(a.source, a.out, a.note)
+    info = convert(a.source, a.out, a.note, a.mcpu)
     print(f"{a.out}: {info}", file=sys.stderr)
 
 

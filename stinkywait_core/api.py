@@ -30,6 +30,7 @@ from .waitcnt.emit import make_wait
 from .waitcnt.incremental import FunctionMemo
 from .waitcnt.pipeline import PassOutput, plan_function
 from .waitcnt.remove import should_remove
+from .waitcnt.stall import PointStall, StallRun, planned_points, simulate
 
 
 class Analysis:
@@ -41,7 +42,7 @@ class Analysis:
     """
 
     __slots__ = ("path", "language", "options", "module", "diagnostics", "functions", "removed_lines",
-                 "outputs", "_check", "cache", "incomplete", "read", "call_sites")
+                 "outputs", "_check", "cache", "incomplete", "read", "call_sites", "_stall")
 
     def __init__(self, path: str, language: str, options: Options, module: Module,
                  cache: AnalysisCache | None = None):
@@ -60,6 +61,7 @@ class Analysis:
         self.read = None
         #: the call sites of an expanded file (macro_sites.CallSites), None for a plain file
         self.call_sites = None
+        self._stall: dict[str, StallRun] | None = None
 
     def __repr__(self) -> str:
         return f"<Analysis {self.path}: {len(self.functions)} functions, {len(self.diagnostics)} diagnostics>"
@@ -91,6 +93,26 @@ class Analysis:
         """The file with every planned wait inserted (and stripped waits removed)."""
         return apply_insertions(self.module.text, self.insertions(explain), set(self.removed_lines))
 
+    def stall(self) -> dict[str, StallRun]:
+        """Function name -> the predicted stall of the file as it will be (its own waits and
+        the planned ones) under the latency model (waitcnt/stall.py); computed on first use."""
+        if self._stall is None:
+            out: dict[str, StallRun] = {}
+            try:
+                target, model = self.options.target, self.options.latency_model
+            except ValueError:
+                target = model = None
+            if target is not None and model is not None and self.module.kind == "asm":
+                for po in self.outputs:
+                    out[po.func.name] = simulate(po.func, target, planned_points(po.result.waits, target), model)
+            self._stall = out
+        return self._stall
+
+    def wait_stall(self, w: PlannedWait) -> PointStall | None:
+        """The predicted stall of a planned wait's program point (None: not simulated)."""
+        run = self.stall().get(w.function)
+        return run.at(w.line, w.placement) if run is not None else None
+
     def has_errors(self) -> bool:
         return any(d.severity == ERROR for d in self.diagnostics)
 
@@ -110,12 +132,17 @@ class Analysis:
             "file": self.path,
             "options": self.options.to_json(),
             "diagnostics": [d.to_json() for d in self.diagnostics if d.function is None],
-            "functions": [{
-                "name": f.name,
-                "waits": [_wait_json(w, names) for w in sorted(f.waits, key=lambda w: w.insert_line)],
-                "diagnostics": [d.to_json() for d in f.diagnostics],
-            } for f in self.functions],
+            "functions": [self._function_json(f, names) for f in self.functions],
         }
+
+    def _function_json(self, f: FunctionResult, names: Any) -> dict[str, Any]:
+        out = {"name": f.name,
+               "waits": [_wait_json(w, names, self.wait_stall(w)) for w in sorted(f.waits, key=lambda w: w.insert_line)],
+               "diagnostics": [d.to_json() for d in f.diagnostics]}
+        run = self.stall().get(f.name)
+        if run is not None:  # (assembly: STIR regions have no machine timing)
+            out["stall"] = _run_json(run)
+        return out
 
     def check_diagnostics(self) -> list[Diagnostic]:
         """Review of the hand-written waits: missing (error), redundant (warning), stricter (hint)."""
@@ -125,14 +152,22 @@ class Analysis:
         return self._check
 
 
-def _wait_json(w: PlannedWait, names: Any) -> dict[str, Any]:
+def _wait_json(w: PlannedWait, names: Any, stall: PointStall | None = None) -> dict[str, Any]:
     reason = f"{w.rule}: {w.reason}"
     if w.shaped_by:
         reason += f" [{', '.join(w.shaped_by)}]"
-    return {"line": w.line, "column": w.column, "block": w.block, "where": names.block(w.function, w.block),
-            "placement": w.placement, "instruction": w.instruction, "counter": w.counter, "count": w.count,
-            "reason": reason, "deps": [dict(d.to_json(), path=None if d.pred is None else names.block(w.function, d.pred))
-                                       for d in w.deps]}
+    out = {"line": w.line, "column": w.column, "block": w.block, "where": names.block(w.function, w.block),
+           "placement": w.placement, "instruction": w.instruction, "counter": w.counter, "count": w.count,
+           "reason": reason, "deps": [dict(d.to_json(), path=None if d.pred is None else names.block(w.function, d.pred))
+                                      for d in w.deps]}
+    if stall is not None:
+        out["stall"] = {"cycles": stall.per_trip, "loop": stall.loop, "total": stall.total}
+    return out
+
+
+def _run_json(run: StallRun) -> dict[str, Any]:
+    """A function's predicted stall: the hot path's total and its walk (loops `loop_trips` times)."""
+    return {"cycles": run.total, "walk": run.cycles, "truncated": run.truncated}
 
 
 def _with_explanation(text: str, w: PlannedWait, names: Any, target: Any = None) -> str:

@@ -50,6 +50,9 @@ class Options(FrozenRecord):
     hold some producer's minimum distance: exact for every wait, waitcnt/producer_join.py)
     "auto" when the exact per-predecessor state explodes, "always" from the start (tests and
     benchmarks compare it with the exact join), or "never".
+    `latency_overrides`: (dotted key, value) pairs over the target family's latency model
+    (`targets/latency.py`, `--latency-model FILE`): they price placements (CoalesceWaits) and
+    predict stall, never what is safe.
     """
 
     #: the CoalesceWaits window on assembly under the hardware model (docs/decisions.md 41)
@@ -57,7 +60,7 @@ class Options(FrozenRecord):
 
     __slots__ = ("num_waves", "arch", "enable_loop_carried_token_deps", "enable_tensor_descriptor_war", "optimize",
                  "replace_waits", "bounded", "count_from_instance", "represent_empty_paths", "model",
-                 "coalesce_window", "include_paths", "defsyms", "producer_join")
+                 "coalesce_window", "include_paths", "defsyms", "producer_join", "latency_overrides")
     num_waves: int
     arch: str
     enable_loop_carried_token_deps: bool
@@ -72,19 +75,20 @@ class Options(FrozenRecord):
     include_paths: tuple
     defsyms: tuple
     producer_join: str
+    latency_overrides: tuple
     __dataclass_fields__ = DataclassFields()
 
     def __init__(self, num_waves: int = 0, arch: str = "gfx1250", enable_loop_carried_token_deps: bool = True,
                  enable_tensor_descriptor_war: bool = False, optimize: bool = True, replace_waits: bool = False,
                  bounded: bool = True, count_from_instance: str = "newest", represent_empty_paths: bool = True,
                  model: str = "hw", coalesce_window: int = -1, include_paths: tuple = (),
-                 defsyms: tuple = (), producer_join: str = "auto") -> None:
+                 defsyms: tuple = (), producer_join: str = "auto", latency_overrides: tuple = ()) -> None:
         self._assign(num_waves, arch, enable_loop_carried_token_deps, enable_tensor_descriptor_war, optimize,
                      replace_waits, bounded, count_from_instance, represent_empty_paths, model,
-                     coalesce_window, tuple(include_paths), tuple(defsyms), producer_join)
+                     coalesce_window, tuple(include_paths), tuple(defsyms), producer_join, tuple(latency_overrides))
 
     def to_json(self) -> dict[str, Any]:
-        return {"numWaves": self.num_waves, "arch": self.arch,
+        out = {"numWaves": self.num_waves, "arch": self.arch,
                 "enableLoopCarriedTokenDeps": self.enable_loop_carried_token_deps,
                 "enableTensorDescriptorWar": self.enable_tensor_descriptor_war,
                 "optimize": self.optimize, "replaceWaits": self.replace_waits,
@@ -92,6 +96,9 @@ class Options(FrozenRecord):
                 "representEmptyPaths": self.represent_empty_paths, "model": self.model,
                 "coalesceWindow": self.coalesce_window, "includePaths": list(self.include_paths),
                 "defsyms": [f"{n}={v}" for n, v in self.defsyms], "producerJoin": self.producer_join}
+        if self.latency_overrides:
+            out["latencyOverrides"] = dict(self.latency_overrides)
+        return out
 
     def coalesce_for(self, assembly: bool) -> int:
         """The CoalesceWaits window for a function of this kind of input (see the class)."""
@@ -104,6 +111,12 @@ class Options(FrozenRecord):
         """The `targets.Target` these options plan for (raises `UnsupportedTarget`)."""
         from .targets import get_target
         return get_target(self.arch, self.model)
+
+    @property
+    def latency_model(self):
+        """The target family's `LatencyModel` with this run's overrides."""
+        model = self.target.latency
+        return model.with_overrides(self.latency_overrides) if model is not None else None
 
     def replace(self, **changes: Any) -> "Options":
         """A copy with `changes` applied (what `dataclasses.replace` gives)."""

@@ -23,6 +23,7 @@ from .diagnostics import ERROR, HINT, WARNING, Diagnostic, Related
 from .review_proof import Change, edited_text, proven_safe
 from .textlines import physical_lines
 from .waitcnt.remove import should_remove
+from .waitcnt.stall import cost_phrase, planned_points, relax_saving
 
 
 def review(an: Analysis, analyze: Analyze) -> list[Diagnostic]:
@@ -127,18 +128,32 @@ def review(an: Analysis, analyze: Analyze) -> list[Diagnostic]:
             if need is None or need <= v or not _in_order_counter(target, cn):
                 continue
             new = _spelled(target, {**values, cn: need}, inst)
-            proposals.append((_stricter(po, inst, values, need, new), sp.line, new))
+            proposals.append((_stricter(po, inst, values, need, new,
+                                        _stricter_cost(an, po, sp.line, {**values, cn: need})), sp.line, new))
     out.extend(_verified(an, proposals, analyze))
     return out
 
 
-def _stricter(po, inst: Instruction, values: dict[str, int], need: int, new: str) -> Diagnostic:
+def _stricter_cost(an: Analysis, po, line: int, relaxed: dict[str, int]) -> str:
+    """"; costs ~300 cycles per trip of .LBB0_1": what the stricter wait at `line` costs over
+    the relaxed one, predicted by the latency model (docs/latency-model.md; "" when nothing)."""
+    try:
+        target, model = an.options.target, an.options.latency_model
+    except ValueError:
+        return ""
+    if model is None:
+        return ""
+    cycles, loop = relax_saving(po.func, target, model, planned_points(po.result.waits, target), line, relaxed)
+    return f"; {cost_phrase(cycles, loop)}" if cycles > 0 else ""
+
+
+def _stricter(po, inst: Instruction, values: dict[str, int], need: int, new: str, cost: str = "") -> Diagnostic:
     """The finding for a hand-written wait of `values` where `need` suffices on one counter
-    (`new`, spelled as the user writes it).  Only a proposal: `_verified` decides whether it is offered.  (Where a
-    cost of the stricter wait is known, it belongs in this message and in `data`.)"""
+    (`new`, spelled as the user writes it).  Only a proposal: `_verified` decides whether it is offered.
+    `cost`: "; costs ~N cycles per trip of L" (`_stricter_cost`), in the message."""
     sp = inst.span
     return Diagnostic(
-        HINT, "stricter-wait", f"{_spelled(po.df.target, values, inst)} is stricter than needed: {new} suffices",
+        HINT, "stricter-wait", f"{_spelled(po.df.target, values, inst)} is stricter than needed: {new} suffices{cost}",
         sp.line, sp.col, sp.end_line, sp.end_col, [],
         {"replace_line": sp.line, "count": need, "instruction": new}, po.func.name)
 

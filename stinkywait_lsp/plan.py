@@ -19,6 +19,7 @@ from stinkywait_core.findings import binding_dep
 from .explain import counter_name, hint_label, other_producers, rule_label, wait_summary
 from .render import hover_markdown
 from .snapshot import Snapshot
+from .stall_view import kernel_stall, stall_record
 
 
 def document_uri(params: Any) -> str | None:
@@ -51,7 +52,7 @@ def finding_counts(snap: Snapshot) -> dict[str, int] | None:
 def status_json(snap: Snapshot) -> dict[str, Any]:
     snap.ir()
     return {"uri": snap.uri, "version": snap.version, "waits": len(snap.waits), "target": snap.target(),
-            "findings": finding_counts(snap)}
+            "findings": finding_counts(snap), "stall": kernel_stall(snap.analysis)}
 
 
 def _settings_json(snap: Snapshot) -> dict[str, Any]:
@@ -83,8 +84,12 @@ def plan_json(snap: Snapshot, line: int | None = None) -> dict[str, Any]:
                 "producer": None if b is None else {"line": b.line, "mnemonic": b.mnemonic,
                                                      "countFrom": b.count_from},
                 "others": other_producers(w),
+                "stall": stall_record(analysis, w, names),
             })
-        functions.append({"name": fr.name, "waits": waits,
+        # where the cycles go: the costliest waits first (text order among equals)
+        waits.sort(key=lambda r: -(r["stall"] or {}).get("cycles", 0))
+        functions.append({"name": fr.name, "waits": waits, "stall": (kernel_stall(analysis) or {}).get(
+                              "functions", {}).get(fr.name),
                           "diagnostics": [d.to_json() for d in fr.diagnostics]})
     focus = None
     if line is not None:

@@ -19,6 +19,7 @@ from stinkywait_core.results import PlannedWait
 from .explain import fifo_markdown, hardware_counter, hint_label, needed_markdown, tooltip_markdown, wait_summary
 from .positions import range_json
 from .snapshot import Snapshot
+from .stall_view import stall_line
 
 
 Span = tuple[tuple[int, int], tuple[int, int]]
@@ -154,8 +155,13 @@ def hover_markdown(snap: Snapshot, line: int, detail_command: str | None = None)
         return _compact_hover(snap, line, waits, where, state, detail_command)
     if waits:
         summary = [where] if where else []
+        analysis = snap.ir()
         for w in waits:
-            summary.append("  \n".join(wait_summary(w, names, snap.target_model())))
+            lines = wait_summary(w, names, snap.target_model())
+            stall = stall_line(analysis, w, names)
+            if stall is not None:
+                lines = [*lines[:1], stall, *lines[1:]]
+            summary.append("  \n".join(lines))
         sections.append("\n\n".join(summary))
     elif where:
         sections.append(where)

@@ -82,6 +82,9 @@ class Settings:
     coalesce_window: int = _CORE.coalesce_window
     #: folders searched for `.include` after the including file's own
     include_paths: tuple[str, ...] = ()
+    #: `stinkywait.latencyModel`: a JSON/TOML file of latency-model overrides, or the overrides
+    #: inline as an object (targets/latency.py); what it says, flattened
+    latency_overrides: tuple = _CORE.latency_overrides
     view: View = field(default_factory=View)
 
     def to_options(self) -> Options:
@@ -89,7 +92,7 @@ class Settings:
                        enable_loop_carried_token_deps=self.enable_loop_carried_token_deps,
                        enable_tensor_descriptor_war=self.enable_tensor_descriptor_war,
                        optimize=self.optimize, coalesce_window=self.coalesce_window,
-                       include_paths=self.include_paths)
+                       include_paths=self.include_paths, latency_overrides=self.latency_overrides)
 
     def merged(self, raw: Any) -> tuple["Settings", list[str]]:
         """These settings updated from a client JSON object; returns (settings, problems).
@@ -125,6 +128,12 @@ class Settings:
                 changes["include_paths"] = tuple(os.path.expanduser(p) for p in paths if p.strip())
             else:
                 problems.append(f"{SECTION}.includePaths: expected a list of folder names, got {paths!r}")
+        if "latencyModel" in raw:
+            overrides, problem = _latency_overrides(raw["latencyModel"])
+            if problem:
+                problems.append(problem)
+            else:
+                changes["latency_overrides"] = overrides
         view, view_problems = _merged_view(self.view, raw)
         problems.extend(view_problems)
         if view != self.view:
@@ -134,9 +143,27 @@ class Settings:
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {key: getattr(self, name) for key, (name, _) in _KEYS.items()}
         out["includePaths"] = list(self.include_paths)
+        out["latencyModel"] = dict(self.latency_overrides)
         out["hints"] = {"label": self.view.hint_label, "position": self.view.hint_position}
         out["severity"] = self.view.severities
         return out
+
+
+def _latency_overrides(value: Any) -> tuple[tuple, str | None]:
+    """`stinkywait.latencyModel` -> (overrides, problem): a file path ("" or null: none), or an
+    object of overrides; a bad file is reported with its location, the old overrides stay."""
+    from stinkywait_core.targets.latency import LatencyModelError, load_overrides, parse_overrides
+    try:
+        if value is None or value == "":
+            return (), None
+        if isinstance(value, str):
+            return load_overrides(value), None
+        if isinstance(value, dict):
+            import json
+            return parse_overrides(json.dumps(value, indent=1), f"{SECTION}.latencyModel"), None
+    except LatencyModelError as exc:
+        return (), f"{SECTION}.latencyModel: {exc}"
+    return (), f"{SECTION}.latencyModel: expected a file path or an object, got {value!r}"
 
 
 def _merged_view(view: View, raw: dict) -> tuple[View, list[str]]:

@@ -1,6 +1,9 @@
 """CoalesceWaits (waitcnt/coalesce.py, docs/decisions.md 42): a wait folded into an earlier one
 of the same counter takes exactly `b - k` (k: the counter's pushes of every kind in between),
-only within one block and the window; STIR and `coalesce_window=0` keep one wait per consumer."""
+only within one block and the window; STIR and `coalesce_window=0` keep one wait per consumer.
+Whether a fold is made is the latency model's call: the arithmetic tests run under a model in
+which every op is back at once (`FREE`: every fold is free), the model tests under the
+target's own."""
 
 from __future__ import annotations
 
@@ -8,13 +11,17 @@ import pytest
 
 from stinkywait_core.api import analyze
 from stinkywait_core.results import Options
+from stinkywait_core.targets.latency import MEMORY_KINDS
+
+#: a latency model under which every memory op completes at issue: folds never add stall
+FREE = tuple((f"latency.{k}", 0) for k in MEMORY_KINDS)
 
 HEAD = '\t.amdgcn_target "amdgcn-amd-amdhsa--{cpu}"\n\t.text\nk:\n'
 
 
-def plan(body: str, cpu: str = "gfx1250", window: int = -1) -> list[tuple[int, str, int]]:
+def plan(body: str, cpu: str = "gfx1250", window: int = -1, overrides: tuple = FREE) -> list[tuple[int, str, int]]:
     text = HEAD.format(cpu=cpu) + body + "\ts_endpgm\n"
-    an = analyze(text, "t.s", Options(coalesce_window=window))
+    an = analyze(text, "t.s", Options(coalesce_window=window, latency_overrides=overrides))
     assert not [d for d in an.diagnostics if d.severity == "error"], an.diagnostics
     return sorted((w.line, w.counter, w.count) for w in an.waits())
 
@@ -92,6 +99,55 @@ def test_stir_keeps_the_specs_placement():
     stirs = [Path(__file__).parent / "lsp" / "data" / "sample.stir"]
     text = stirs[0].read_text()
     def waits(window: int) -> list:
-        return [(w.line, w.counter, w.count) for w in analyze(text, stirs[0].name, Options(coalesce_window=window)).waits()]
+        return [(w.line, w.counter, w.count) for w in analyze(
+            text, stirs[0].name, Options(coalesce_window=window, latency_overrides=FREE)).waits()]
     assert waits(-1) == waits(0)
     assert waits(16) != waits(0)  # (the sample has waits it could fold)
+
+
+# --- the latency model decides (the target's own model) ---------------------------------------
+
+NOPS = "\ts_nop 15\n" * 24  # (384+ cycles on every target: every load issued before is back)
+
+
+def test_a_fold_that_adds_stall_is_not_made():
+    # gfx1250: four LDS loads issued at cycles 0-3 are back at 72-75 (in order); the uses wait
+    # as they arrive.  (8) ds 3 waits until 72 and ends at 74 with its use; folding (9) into it
+    # would make it wait until 73, one cycle more, as much as (9)'s own issue slot: kept.  When
+    # (10) comes, the load it waits for was back before (9) ended: folded into (9) for free.
+    # (11) needs the last load (75), (9) ended at 74: kept.
+    assert plan(LOADS + USES, overrides=()) == [(8, "ds", 3), (9, "ds", 1), (11, "ds", 0)]
+    # the fold arithmetic alone would give one wait
+    assert plan(LOADS + USES) == [(8, "ds", 0)]
+
+
+def test_loads_long_back_fold_into_one_wait():
+    # the same consumers after a long gap: the loads are back, a fold costs nothing
+    assert plan(LOADS + NOPS + USES, overrides=()) == [(32, "ds", 0)]
+
+
+@pytest.mark.parametrize("cpu", ["gfx1200", "gfx1100", "gfx942"])
+def test_model_folds_loads_long_back_on_other_targets(cpu):
+    mn = "global_load_b32" if cpu in ("gfx1200", "gfx1100") else "global_load_dword"
+    loads = "".join(f"\t{mn} v{10 + i}, v[0:1], off offset:{4 * i}\n" for i in range(3))
+    uses = "".join(f"\tv_mov_b32 v{20 + i}, v{10 + i}\n" for i in range(3))
+    assert [(line, n) for line, _, n in plan(loads + NOPS + uses, cpu=cpu, overrides=())] == [(31, 0)]
+    # consumed as they arrive: the first wait keeps its exact count (folding the second into it
+    # would cost as much stall as the second's issue slot); the third folds into the second,
+    # whose load came back last
+    assert [(line, n) for line, _, n in plan(loads + uses, cpu=cpu, overrides=())] == [(7, 2), (8, 0)]
+
+
+def test_mixed_smem_and_lds_lgkmcnt_counts_survive():
+    # gfx942 lgkmcnt over a scalar load and two LDS reads consumed at once: the exact
+    # lgkmcnt(1), lgkmcnt(0) stay (folding would wait for the second read at the first use)
+    reads = "".join(f"\tds_read_b32 v{10 + i}, v0 offset:{4 * i}\n" for i in range(2))
+    body = "\ts_load_dword s10, s[0:1], 0x0\n" + reads + "\tv_mov_b32 v20, v10\n\tv_mov_b32 v21, v11\n"
+    assert [(ln, n) for ln, _, n in plan(body, cpu="gfx942", overrides=())] == [(7, 1), (8, 0)]
+
+
+def test_the_model_is_overridable():
+    # an LDS at zero latency: every fold is free; an issue slot of 4 cycles per wait: a fold
+    # adding a cycle pays
+    assert plan(LOADS + USES, overrides=(("latency.lds", 0),)) == [(8, "ds", 0)]
+    assert plan(LOADS + USES, overrides=(("issue.wait", 4),)) == [(8, "ds", 0)]

@@ -47,6 +47,7 @@ import re
 from functools import lru_cache
 
 from ..ir import Instruction, Reg
+from ..syntax.asm_expr import eval_expr
 from . import intervals as I
 from .launch import LaunchInfo
 from .value_flow import ValueFlow
@@ -59,6 +60,10 @@ DS, TENSOR, ASYNC, DMA = "ds", "tensor", "async", "dma"
 
 _SIZE_TOKEN = re.compile(r'_(?:b|u|i|f|bf)(8|16|32|64|96|128)(?![0-9])')
 _OFFSET = re.compile(r'\boffset(0|1)?:\s*(0x[0-9a-fA-F]+|\d+)')
+_OFFSET_START = re.compile(r'\boffset(0|1)?:')
+#: where an offset expression ends: the next modifier
+_NEXT_MODIFIER = re.compile(r'\s(?:offset[01]?:|gds\b|sc[01]\b|nt\b|glc\b|slc\b|dlc\b|lds\b|th:|scope:|swz\b|'
+                            r'idxen\b|offen\b|addr64\b|tfe\b|lwe\b)')
 _NO_MEMORY = ("ds_nop", "ds_swizzle", "ds_permute", "ds_bpermute", "ds_gws", "ds_sema", "ds_ordered_count",
               "ds_bvh_stack")
 _M0_FORMS = ("addtid", "ds_append", "ds_consume")
@@ -147,10 +152,24 @@ def touches_lds(mnemonic: str) -> bool:
 
 @lru_cache(maxsize=8192)
 def _offsets(suffix: str) -> dict:
-    out = {}
-    for m in _OFFSET.finditer(suffix):
-        out[m.group(1) or ""] = int(m.group(2), 0)
+    """`offset:N` / `offset0:` / `offset1:` of a suffix -> value; None for an expression we
+    cannot evaluate.  The value may be an expression (aiter writes ``offset: 0x8e0 * 1 + 64 * 0
+    + 0x46f0``, which the assembler folds to 0x4fd0): it runs to the next modifier."""
+    out: dict[str, int | None] = {}
+    for m in _OFFSET_START.finditer(suffix):
+        rest = suffix[m.end():]
+        stop = _NEXT_MODIFIER.search(rest)
+        text = (rest[:stop.start()] if stop else rest).strip()
+        m2 = _OFFSET.match(m.group(0) + text)
+        if m2 is not None and m2.end() == len(m.group(0) + text):
+            out[m.group(1) or ""] = int(m2.group(2), 0)
+        else:
+            out[m.group(1) or ""] = eval_expr(text)
     return out
+
+
+def _unknown_offset(offs: dict) -> bool:
+    return any(v is None for v in offs.values())
 
 
 def _vgpr(op) -> bool:
@@ -198,6 +217,8 @@ def _ds(inst: Instruction, flow: ValueFlow) -> LdsAccess:
         return LdsAccess(inst, kind, DS, None, f"{mn} at line {inst.line}: unrecognised operands or size")
     base = flow.operand(inst, 0)
     offs = _offsets(inst.suffix)
+    if _unknown_offset(offs):
+        return LdsAccess(inst, kind, DS, None, f"{mn} at line {inst.line}: offset expression not evaluated")
     if _two_address(mn):
         scale = size * (64 if ("st64" in mn or "stride64" in mn) else 1)
         pieces = tuple(Piece(v_add(base, const_val(offs.get(k, 0) * scale)), size) for k in ("0", "1"))
@@ -217,6 +238,8 @@ def _async(inst: Instruction, flow: ValueFlow, kind: str, lds_operand: int) -> L
     if size is None or len(inst.srcs) <= lds_operand or not _vgpr(inst.srcs[lds_operand]):
         return LdsAccess(inst, kind, ASYNC, None, f"{mn} at line {inst.line}: unrecognised operands or size")
     off = _offsets(inst.suffix).get("", 0)
+    if off is None:
+        return LdsAccess(inst, kind, ASYNC, None, f"{mn} at line {inst.line}: offset expression not evaluated")
     addr = v_add(flow.operand(inst, lds_operand), const_val(off))
     return LdsAccess(inst, kind, ASYNC, (Piece(addr, size),))
 
@@ -235,6 +258,8 @@ def _dma(inst: Instruction, flow: ValueFlow, launch: LaunchInfo) -> LdsAccess:
     m0 = flow.value_at(inst, ("m", 0))
     lanes = si_val(I.make(0, (launch.wave_size - 1) * stride, stride), False)
     off = _offsets(inst.suffix).get("", 0)
+    if off is None:
+        return LdsAccess(inst, WRITE, DMA, None, f"{mn} at line {inst.line}: offset expression not evaluated")
     addr = v_add(v_add(m0, const_val(off)), lanes)
     return LdsAccess(inst, WRITE, DMA, (Piece(addr, size),))
 

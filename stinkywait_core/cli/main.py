@@ -36,7 +36,8 @@ def _options(ns: argparse.Namespace) -> Options:
               replace_waits=ns.replace_waits,
               coalesce_window=max(-1, ns.coalesce),
               include_paths=tuple(getattr(ns, "include_dirs", None) or ()),
-              defsyms=tuple(getattr(ns, "defsyms", None) or ()))
+              defsyms=tuple(getattr(ns, "defsyms", None) or ()),
+              latency_overrides=getattr(ns, "latency_overrides", ()))
     if ns.upstream:
         return Options.upstream(**kw)
     return Options(bounded=not ns.exact, **kw)
@@ -107,7 +108,10 @@ def cmd_plan(ns: argparse.Namespace) -> int:
         print(f"{f.name}: {len(f.waits)} wait{'s' if len(f.waits) != 1 else ''}"
               + ("" if f.converged else " (iteration cap hit: forced full drains)"))
         for w in sorted(f.waits, key=lambda w: w.insert_line):
-            print(f"  {an.path}:{w.line}:{w.column}: {wait_text(w, names, ns.explain, target)}")
+            st = an.wait_stall(w)
+            cost = "" if st is None else f"  ~{st.per_trip} cycles stall" + (
+                f" (per trip of {names.block(w.function, st.loop)})" if st.loop else "")
+            print(f"  {an.path}:{w.line}:{w.column}: {wait_text(w, names, ns.explain, target)}{cost}")
     return 1 if an.has_errors() else 0
 
 
@@ -217,6 +221,9 @@ COMMON_OPTIONS: list[tuple[tuple[str, ...], dict[str, Any]]] = [
                                         "repeatable, in order)")),
     (("--defsym",), dict(action="append", default=None, metavar="NAME=VALUE", dest="defsyms", type=_defsym,
                          help="define a symbol before the file, as llvm-mc's --defsym (repeatable)")),
+    (("--latency-model",), dict(default=None, metavar="FILE",
+                                help="a JSON or TOML file of latency-model overrides (docs/latency-model.md): "
+                                     "prices placements and predicts stall, never decides safety")),
     (("--exact",), dict(action="store_true", help="no widening: the exact per-predecessor iteration (may be slow)")),
     (("--upstream",), dict(action="store_true",
                            help="upstream stinkytofu's model and choices: five counters, its rules, "
@@ -367,6 +374,13 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if not _check_target(ns):
         return 2
+    if getattr(ns, "latency_model", None):
+        from ..targets.latency import LatencyModelError, load_overrides
+        try:
+            ns.latency_overrides = load_overrides(ns.latency_model)
+        except LatencyModelError as exc:
+            print(exc, file=sys.stderr)
+            return 2
     try:
         return ns.func(ns)
     except KeyboardInterrupt:

@@ -12,6 +12,7 @@ from .model import CK_COUNT, Counter
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from .latency import LatencyModel
     from .spelling import Spelling
 
 
@@ -77,15 +78,18 @@ class Generation:
 
     `timeline_counter[ck]`: the counter name a timeline is counted on; a timeline absent from
     it does not exist on this generation.  `out_of_order`: timelines whose ops may complete in
-    any order (only a wait of 0 retires them).
+    any order (only a wait of 0 retires them).  `latency`: the family's `LatencyModel`.
     """
 
     __slots__ = ("name", "counters", "timeline_counter", "out_of_order", "features", "spelling",
-                 "counter_index", "timelines")
+                 "counter_index", "timelines", "latency")
 
     def __init__(self, name: str, counters: tuple[Counter, ...], timeline_counter: dict[int, str],
-                 out_of_order: frozenset[int], features: Features, spelling: "Spelling") -> None:
+                 out_of_order: frozenset[int], features: Features, spelling: "Spelling",
+                 latency: "LatencyModel | None" = None) -> None:
         self.name = name
+        #: the family's latency model (targets/latency.py; None: a model without costs)
+        self.latency = latency
         self.counters = counters
         self.timeline_counter = timeline_counter
         self.out_of_order = out_of_order

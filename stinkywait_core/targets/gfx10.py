@@ -9,6 +9,7 @@ still exists; same-type VMEM loads write VGPRs in order; back-off barriers.
 from __future__ import annotations
 
 from .generation import Features, Generation
+from .latency import LatencyModel, rdna_model
 from .model import CK_DS, CK_EXP, CK_GDS, CK_KM, CK_LOAD, CK_STORE, Counter
 from .spelling import LegacySpelling
 
@@ -23,4 +24,9 @@ def generation(cpu: str) -> Generation:
                  CK_EXP: "expcnt"}
     features = Features(has_vscnt=True, vmem_write_vgpr_in_order=True, lds_dma=("buffer", "global"), has_gds=True)
     return Generation("gfx10", counters, timelines, frozenset({CK_KM, CK_GDS}), features,
-                      LegacySpelling("gfx10", vscnt=True))
+                      LegacySpelling("gfx10", vscnt=True), latency_model())
+
+
+def latency_model() -> LatencyModel:
+    """gfx10 costs: LLVM 22's GFX10SpeedModel (docs/latency-model.md)."""
+    return rdna_model("gfx10")

@@ -8,6 +8,7 @@ lgkmcnt; LDS direct/parameter loads count on expcnt.
 from __future__ import annotations
 
 from .generation import Features, Generation
+from .latency import LatencyModel, rdna_model
 from .model import CK_DS, CK_EXP, CK_GDS, CK_KM, CK_LOAD, CK_STORE, Counter
 from .spelling import LegacySpelling
 
@@ -21,4 +22,9 @@ def generation(cpu: str) -> Generation:
                  CK_EXP: "expcnt"}
     features = Features(has_vscnt=True, vmem_write_vgpr_in_order=True, has_gds=True)
     return Generation("gfx11", counters, timelines, frozenset({CK_KM, CK_GDS}), features,
-                      LegacySpelling("gfx11", vscnt=True))
+                      LegacySpelling("gfx11", vscnt=True), latency_model())
+
+
+def latency_model() -> LatencyModel:
+    """gfx11 costs: LLVM 22's GFX11SpeedModel (docs/latency-model.md)."""
+    return rdna_model("gfx11")

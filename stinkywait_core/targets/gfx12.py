@@ -9,6 +9,7 @@ order (no in-order VGPR write); split barriers; the legacy ``s_waitcnt`` still a
 from __future__ import annotations
 
 from .generation import Features, Generation
+from .latency import LatencyModel, rdna_model
 from .model import CK_BVH, CK_DS, CK_EXP, CK_KM, CK_LOAD, CK_SAMPLE, CK_STORE, Counter
 from .spelling import SplitSpelling
 
@@ -23,4 +24,9 @@ def generation(cpu: str) -> Generation:
                  CK_SAMPLE: "samplecnt", CK_BVH: "bvhcnt", CK_EXP: "expcnt"}
     features = Features(split_image_counters=True, split_barriers=True)
     return Generation("gfx12", counters, timelines, frozenset({CK_KM}), features,
-                      SplitSpelling(tuple(c.name for c in counters), legacy=True))
+                      SplitSpelling(tuple(c.name for c in counters), legacy=True), latency_model())
+
+
+def latency_model() -> LatencyModel:
+    """gfx12 costs: LLVM 22's GFX12SpeedModel (docs/latency-model.md)."""
+    return rdna_model("gfx12")

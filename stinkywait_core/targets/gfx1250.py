@@ -15,6 +15,7 @@ Facts (targets.md, AMDGPUUsage "Memory Model GFX125x", LLVM 22 and newer SIInser
 from __future__ import annotations
 
 from .generation import Features, Generation
+from .latency import WMMA_PASSES_GFX1250, LatencyModel, issue_costs, latencies
 from .model import CK_ASYNC, CK_DS, CK_KM, CK_LOAD, CK_STORE, CK_TENSOR, CK_XS, CK_XV, Counter
 from .spelling import SplitSpelling
 
@@ -31,4 +32,16 @@ def generation(cpu: str, xnack: bool = False) -> Generation:
     features = Features(split_barriers=True, has_xcnt=True, has_tensor=True, has_async=True,
                         has_exports=False, atomic_xcnt_drain=True, xnack_replay=xnack)
     return Generation("gfx1250", counters, timelines, frozenset({CK_KM, CK_XS}), features,
-                      SplitSpelling(tuple(c.name for c in counters), legacy=False))
+                      SplitSpelling(tuple(c.name for c in counters), legacy=False), latency_model())
+
+
+def latency_model() -> LatencyModel:
+    """gfx1250 (CDNA5) costs (docs/latency-model.md).  Upstream stinkytofu's HWModel for gfx1250:
+    LDS read queue depth 16, read throttle latency 72 (we take it as the LDS latency),
+    barrier signal-to-wait 11, taken-branch overhead 6.  LLVM 22's GFX1250SpeedModel: WMMA
+    WriteXDL2PassWMMA 8 cycles (f16/bf16/fp8), WriteXDL4PassWMMA 16 (iu8, scaled f8),
+    WriteVMEM 320, WriteSMEM 20, WriteExport 16.  Tensor and async fills: a VMEM access plus the
+    LDS write.  xcnt (address translation): no public figure; 24 cycles is our estimate."""
+    return LatencyModel("gfx1250", issue_costs(1, valu64=2, trans=4, branch_taken=6),
+                        latencies(lds=72, smem=20, vmem=320), WMMA_PASSES_GFX1250, matrix_pass_cycles=4,
+                        lds_queue_depth=16, loop_trips=4, barrier_cycles=11)

@@ -15,6 +15,7 @@ Facts (../shared/research/targets.md, LLVM 22 `SIInsertWaitcnts` / `AMDGPUBaseIn
 from __future__ import annotations
 
 from .generation import Features, Generation
+from .latency import MFMA_PASSES_GFX90A, MFMA_PASSES_GFX940, LatencyModel, issue_costs, latencies
 from .model import CK_DS, CK_EXP, CK_FLATL, CK_FLATV, CK_GDS, CK_KM, CK_LOAD, Counter
 from .spelling import LegacySpelling
 
@@ -35,4 +36,18 @@ def generation(cpu: str) -> Generation:
                         has_exports=cpu not in _COMPUTE_ONLY, has_gds=True,
                         back_off_barrier=cpu not in _NO_BACK_OFF)
     return Generation("gfx9", counters, timelines, frozenset({CK_KM, CK_FLATV, CK_FLATL, CK_GDS}), features,
-                      LegacySpelling("gfx9", vscnt=False))
+                      LegacySpelling("gfx9", vscnt=False), latency_model(cpu))
+
+
+def latency_model(cpu: str) -> LatencyModel:
+    """gfx9 costs (docs/latency-model.md).  A wave64 wave issues at most one instruction every 4
+    cycles (LLVM's gfx9 models count in those 4-cycle units: "1 / (operations / cycle) / 4");
+    WriteVMEM 80 units = 320 cycles, WriteSMEM 5 = 20, WriteExport 4 = 16, WriteBranch 8 = 32.
+    LDS: LLVM's WriteLDS says "between 2 and 64"; we take 64 cycles (a wave64 DS op takes two
+    passes through the 32 banks, plus the return).  MFMA passes by mnemonic from
+    SIDPGFX942/950FullSpeedModel (gfx940+) or SIQuarterSpeed/SIDPFullSpeedModel (gfx908/90a),
+    4 cycles a pass."""
+    passes = MFMA_PASSES_GFX940 if cpu.startswith(("gfx94", "gfx95")) else MFMA_PASSES_GFX90A
+    return LatencyModel("gfx9", issue_costs(4, valu64=8, trans=16, branch_taken=32),
+                        latencies(lds=64, smem=20, vmem=320), passes, matrix_pass_cycles=4,
+                        lds_queue_depth=0, loop_trips=4, barrier_cycles=16)

@@ -45,7 +45,8 @@ class Target:
     """A target cpu under one model ("hw" or "upstream").  Immutable; cached by `get_target`."""
 
     __slots__ = ("name", "family", "model", "generation", "counters", "timelines", "counter_of", "in_order",
-                 "features", "wait_mnemonics", "_table", "siblings", "counter_names", "max_wait")
+                 "features", "wait_mnemonics", "_table", "siblings", "counter_names", "max_wait",
+                 "latency")
 
     def __init__(self, name: str, generation: Generation, model: str = "hw", table=None) -> None:
         self.name = name
@@ -58,6 +59,8 @@ class Target:
         self.counter_of = dict(generation.timeline_counter)
         self.in_order = {ck: ck not in generation.out_of_order for ck in self.timelines}
         self.features = generation.features
+        #: the family's latency model (prices placements; never decides safety)
+        self.latency = generation.latency
         self.wait_mnemonics = generation.spelling.mnemonics
         self._table = table or semantics
         by_counter: dict[str, list[int]] = {}

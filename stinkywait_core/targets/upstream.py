@@ -14,6 +14,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from ..ir import Imm, Instruction
+from .gfx1250 import latency_model as gfx1250_latency
 from .generation import Features, Generation
 from .model import (BAR_FULL, BAR_NONE, BAR_OTHER, BAR_SIGNAL, BAR_WAIT, CK_ASYNC, CK_DS, CK_KM, CK_LOAD, CK_TENSOR,
                     CTL_BRANCH, CTL_CBRANCH, CTL_ENDPGM, CTL_RETURN, ENG_ASYNC, ENG_DS, ENG_TENSOR, LDS_NONE,
@@ -127,4 +128,5 @@ def generation() -> Generation:
                 Counter("tensorcnt", 63, 63), Counter("asynccnt", 63, 63))
     timelines = {CK_DS: "dscnt", CK_LOAD: "loadcnt", CK_KM: "kmcnt", CK_TENSOR: "tensorcnt", CK_ASYNC: "asynccnt"}
     features = Features(split_barriers=True, has_tensor=True, has_async=True, has_exports=False)
-    return Generation("gfx1250", counters, timelines, frozenset({CK_KM}), features, UpstreamSpelling())
+    return Generation("gfx1250", counters, timelines, frozenset({CK_KM}), features, UpstreamSpelling(),
+                      gfx1250_latency())

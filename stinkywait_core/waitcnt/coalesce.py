@@ -15,6 +15,14 @@ op issued after A) and B at most `window` instructions after A; A then waits ear
 B needed, the price of the saved instruction.  gfx1250's xcnt folds the same way: its
 translations also retire implicitly when their ops complete, which only lowers the count.
 
+Whether to fold is the latency model's call (docs/decisions.md 42, docs/latency-model.md): the
+fold saves B's wait instruction but makes A wait for what B waited for, earlier.  A one-wave
+walk of the function in layout order (`stall.Wave`, the clock the stall prediction uses)
+prices it: B is folded only when the fold adds no stall, or less than the wait instruction
+costs to issue.  So a wait whose ops are long back by A folds, and a pipelined run of exact
+counts (LDS reads consumed as they arrive, a mixed SMEM+LDS `lgkmcnt(3)`, `(2)`, ... on gfx9)
+keeps its counts.  The model only chooses among these safe forms.
+
 It runs on the finalized plan: after B the same ops are retired as before, so every block's
 exit state (what the incremental memo and the tail drains read) is unchanged.
 """
@@ -23,14 +31,18 @@ from __future__ import annotations
 
 from ..ir import Instruction
 from .dataflow import WaitDataflow
+from .stall import Wave, ready_at
 from .state import WaitInsertionPlan
 
 #: anchor -> timeline -> [(later anchor whose wait it took over, ops pushed in between)]
 Coalesced = dict[Instruction, dict[int, list[tuple[Instruction, int]]]]
 
 
-def coalesce_waits(plan: WaitInsertionPlan, df: WaitDataflow, window: int) -> Coalesced:
-    """Merge close waits of one counter in place; returns what each kept anchor took over."""
+def coalesce_waits(plan: WaitInsertionPlan, df: WaitDataflow, window: int, model=None,
+                   facts: dict | None = None) -> Coalesced:
+    """Merge close waits of one counter in place where `model` (a `LatencyModel`; None: every
+    exact fold) says it pays; returns what each kept anchor took over.  `facts`: the
+    incremental memo's per-instruction costs, reused across versions (pruned to this one)."""
     merged: Coalesced = {}
     if window <= 0 or not plan.anchor_waits:
         return merged
@@ -39,20 +51,29 @@ def coalesce_waits(plan: WaitInsertionPlan, df: WaitDataflow, window: int) -> Co
     groups = _counters(df)
     if not groups:
         return merged
+    target = df.target
+    wave = Wave(target, model, facts) if model is not None else None
+    wait_cost = model.issue["wait"] if model is not None else 0
+    by_name = {name: tuple(ck for ck in target.timelines if target.counter_of[ck] == name)
+               for name in target.counter_names}
     blocks = {inst.block for inst in anchors if inst.block is not None}
-    for b in df.rpo:
-        if b not in blocks:
+    for b in df.func.blocks:  # (layout order: the clock runs through the function as the wave does)
+        if b not in blocks and wave is None:
             continue
-        # counter (its timelines) -> [anchor, ops pushed on the counter since it, instructions since it]
+        # counter (its timelines) -> [anchor, ops pushed on the counter since it, instructions
+        # since it, pending completions at it, the cycle its waiting ends]
         last: dict[tuple[int, ...], list] = {}
         for inst in b.instrs:
             if inst.is_phi or inst.is_label:
                 continue
-            spec = anchors.get(inst)
+            spec = anchors.get(inst) if b in blocks else None
             if spec is not None:
                 # (the finalized plan's lists may be the incremental memo's own: copied first)
                 spec = anchors[inst] = list(spec)
                 touched = False
+                t_b = wave.t if wave is not None else 0.0
+                later = t_b
+                met = []
                 for g in groups:
                     w = _value(spec, g)
                     if w == -1:
@@ -62,6 +83,20 @@ def coalesce_waits(plan: WaitInsertionPlan, df: WaitDataflow, window: int) -> Co
                         a_inst, k = prev[0], prev[1]
                         a_spec = anchors[a_inst]  # a copy made when it was met
                         v = min(_value(a_spec, g), w - k)
+                        if wave is not None:
+                            # no fold: B waits until b_ready, then issues its wait instruction;
+                            # fold: A waits `delta` longer for what B needed, and B's slot goes
+                            b_ready = wave.ready(g, w)
+                            a_ready = max(prev[4], ready_at(prev[3], v))
+                            folded_at = t_b + (a_ready - prev[4])
+                            added = folded_at - b_ready
+                            if added > 0 and added >= wait_cost:
+                                last[g] = met_entry = [inst, 0, 0, wave.pending(g), 0.0]
+                                met.append(met_entry)
+                                later = max(later, b_ready)
+                                continue
+                            prev[4] = a_ready
+                            later = max(later, folded_at)
                         for c in g:
                             a_spec[c] = v
                             if spec[c] != -1:
@@ -69,9 +104,24 @@ def coalesce_waits(plan: WaitInsertionPlan, df: WaitDataflow, window: int) -> Co
                             spec[c] = -1
                         touched = True
                         continue
-                    last[g] = [inst, 0, 0]
+                    last[g] = met_entry = [inst, 0, 0, wave.pending(g) if wave is not None else (), 0.0]
+                    met.append(met_entry)
+                    if wave is not None:
+                        later = max(later, wave.ready(g, w))
                 if touched and all(v == -1 for v in spec):
                     del anchors[inst]
+                if wave is not None:
+                    wave.advance(later)
+                    for e in met:
+                        e[4] = wave.t  # (when its waiting ends: before the wait's own issue slot)
+                    if inst in anchors:
+                        wave.t += wait_cost
+            if wave is not None:
+                handwritten = wave.fact(inst)[1]
+                if handwritten:
+                    wave.advance(max([wave.t] + [wave.ready(by_name.get(n, ()), v)
+                                                 for n, v in handwritten.items() if v >= 0]))
+                wave.issue(inst)
             inf = info.get(inst)
             pushes = inf.pushes if inf is not None else ()
             for g, st in last.items():
@@ -79,6 +129,10 @@ def coalesce_waits(plan: WaitInsertionPlan, df: WaitDataflow, window: int) -> Co
                     if c in pushes:
                         st[1] += 1  # (one instruction pushing two timelines of a counter counts twice)
                 st[2] += 1
+    if facts:
+        live = {inst for b in df.func.blocks for inst in b.instrs}
+        for inst in [i for i in facts if i not in live]:
+            del facts[inst]
     return merged
 
 

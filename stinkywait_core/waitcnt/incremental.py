@@ -139,6 +139,8 @@ class FunctionMemo:
     def __init__(self) -> None:
         #: per-instruction facts (waitcnt.facts.InstInfo) by instruction object
         self.infos: dict[Instruction, Any] = {}
+        #: CoalesceWaits' latency-model costs (waitcnt.stall.Wave.fact) by instruction object
+        self.stall_facts: dict[Instruction, tuple] = {}
         #: the def-use chains, re-solved only for the register units an edit touches
         self.ssa = UseDefChains()
         self.solve: dict[Chunk, list[WalkRecord]] = {}

@@ -78,13 +78,13 @@ async def test_client_without_configuration_pull(bare_client):
     warning, turned into an error here); init options and pushed settings are used."""
     await initialize(bare_client, "neovim@v0.7", init_options={"stinkywait": {"numWaves": 1}})
     lsp = Session(bare_client, "neovim@v0.7")
-    uri, text = lsp.open_file(DATA / "waves.s")
+    uri, text = lsp.open_file(DATA / "waves.stir")
     diags = await lsp.diagnostics(uri)
-    want = core(text, DATA / "waves.s", num_waves=1).check_diagnostics()
+    want = core(text, DATA / "waves.stir", num_waves=1).check_diagnostics()
     assert [(d.code, d.range.start.line) for d in diags] == [(d.code, d.line - 1) for d in want]
     lsp.client.workspace_did_change_configuration(T.DidChangeConfigurationParams(
         settings={"stinkywait": {"numWaves": 4}}))
-    want = core(text, DATA / "waves.s", num_waves=4).check_diagnostics()
+    want = core(text, DATA / "waves.stir", num_waves=4).check_diagnostics()
     await _until(lambda: [(d.code, d.range.start.line) for d in lsp.client.diagnostics.get(uri, ())]
                  == [(d.code, d.line - 1) for d in want], "diagnostics under the pushed settings")
     hover = await lsp.hover(uri, 4)

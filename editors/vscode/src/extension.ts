@@ -25,7 +25,7 @@ import { collectFixAll, documentStatus, PLAN_REQUEST } from './requests';
 export const LANGUAGES = ['stir', 'amdgpu-asm'] as const;
 export const SECTION = 'stinkywait';
 /** Settings the server reads (the `stinkywait` section minus the client-only keys). */
-export const ANALYSIS_KEYS = ['numWaves', 'enableLoopCarriedTokenDeps', 'enableTensorDescriptorWar', 'optimize', 'arch', 'coalesceWindow'] as const;
+export const ANALYSIS_KEYS = ['numWaves', 'enableLoopCarriedTokenDeps', 'enableTensorDescriptorWar', 'optimize', 'arch', 'coalesceWindow', 'latencyModel'] as const;
 /** Settings that change how results are shown (the server re-renders; nothing restarts). */
 export const VIEW_KEYS = ['hints', 'severity'] as const;
 

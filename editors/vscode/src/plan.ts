@@ -22,6 +22,8 @@ export interface PlanWait {
   summary?: string[];
   producer?: { line: number; mnemonic: string; countFrom: number } | null;
   others?: string[];
+  /** predicted stall: cycles on the hot path (one trip of `loop` inside a loop) */
+  stall?: { cycles: number; total?: number; loop?: string | null } | null;
 }
 
 export interface PlanDiagnostic {
@@ -34,7 +36,9 @@ export interface PlanDiagnostic {
 
 export interface PlanFunction {
   name: string;
+  /** the server sends the waits costliest first (predicted stall) */
   waits: PlanWait[];
+  stall?: number | null;
   diagnostics?: PlanDiagnostic[];
 }
 
@@ -109,9 +113,12 @@ export function renderPlanHtml(plan: Plan, title: string, nonce: string, cspSour
     ? `<section id="focus"><h2>Line ${lineLink(plan.focus.line)}</h2>${plan.focus.markdown ? mdBlocks(plan.focus.markdown) : '<p class="muted">Nothing is explained at this line.</p>'}</section>`
     : '';
   const sections = plan.functions.map((f) => {
-    const rows = f.waits.map((w) => {
+    const byStall = [...f.waits].sort((a, b) => (b.stall?.cycles ?? 0) - (a.stall?.cycles ?? 0));
+    const rows = byStall.map((w) => {
+      const stall = w.stall ? `~${w.stall.cycles} cycles stall${w.stall.loop ? ` (per trip of ${w.stall.loop})` : ''}` : '';
       const why = [
         `<b>${esc(w.rule ?? '')}</b>${w.proven === false ? ' <span class="tag">disjointness not proved</span>' : ''}`,
+        ...(stall ? [md(stall)] : []),
         ...(w.summary ?? []).map((s) => md(s)),
         ...(w.others && w.others.length ? [`also drains ${w.others.map((o) => md(o)).join(', ')}`] : []),
       ];
@@ -130,7 +137,7 @@ export function renderPlanHtml(plan: Plan, title: string, nonce: string, cspSour
       ? `<table><colgroup><col class="c-line"><col class="c-wait"><col class="c-block"><col class="c-src"></colgroup>
          <thead><tr><th>Line</th><th>Wait</th><th>Block</th><th>Before</th></tr></thead><tbody>${rows.join('')}</tbody></table>`
       : '<p class="muted">No waits needed.</p>';
-    return `<section><h2>${esc(f.name || '(file)')} <span class="muted">${f.waits.length} wait${f.waits.length === 1 ? '' : 's'}</span></h2>${table}${renderDiagnostics(f.diagnostics)}</section>`;
+    return `<section><h2>${esc(f.name || '(file)')} <span class="muted">${f.waits.length} wait${f.waits.length === 1 ? '' : 's'}${typeof f.stall === 'number' ? ` · ~${f.stall} cycles stall` : ''}</span></h2>${table}${renderDiagnostics(f.diagnostics)}</section>`;
   });
   return `<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">

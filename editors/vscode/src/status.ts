@@ -9,6 +9,8 @@ export interface DocumentStatus {
   waits: number;
   target?: string;
   findings?: Record<string, number> | null;
+  /** the kernel's predicted stall (the latency model's one-wave walk of the hot path) */
+  stall?: { cycles: number; walk?: number } | null;
 }
 
 export type ServerState = 'starting' | 'running' | 'stopped' | 'failed';
@@ -26,6 +28,7 @@ export class StatusBar implements vscode.Disposable {
   private waits: number | undefined;
   private target: string | undefined;
   private findings: Record<string, number> | null | undefined;
+  private stall: { cycles: number; walk?: number } | null | undefined;
   private waitsUri: vscode.Uri | undefined;
   private visible = false;
   private readonly item: vscode.StatusBarItem;
@@ -49,6 +52,7 @@ export class StatusBar implements vscode.Disposable {
     this.waits = status?.waits;
     this.target = status?.target;
     this.findings = status?.findings;
+    this.stall = status?.stall;
     this.waitsUri = uri;
     this.render();
   }
@@ -82,6 +86,10 @@ export class StatusBar implements vscode.Disposable {
     if (this.waits !== undefined && this.waitsUri) {
       tip.appendMarkdown(`${this.waits} planned wait(s) in \`${escapeMd(vscode.workspace.asRelativePath(this.waitsUri))}\``
         + (this.target ? ` for ${escapeMd(this.target)}` : '') + '\n\n');
+      if (this.stall) {
+        tip.appendMarkdown(`predicted stall: ~${this.stall.cycles} cycles on the hot path`
+          + (this.stall.walk ? ` (of ~${this.stall.walk})` : '') + '\n\n');
+      }
       if (this.findings) {
         const f = this.findings;
         tip.appendMarkdown(`hand-written waits: ${f.missing ?? 0} missing, ${f.unproven ?? 0} unproven `

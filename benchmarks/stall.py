@@ -1,0 +1,134 @@
+"""Predicted stall of our waits against the authors', per real kernel (issue 22's goal).
+
+Usage: .venv/bin/python benchmarks/stall.py [--tree DIR] [--coalesce N] [--latency-model FILE]
+           [--hwcheck] KERNEL.s[.gz] ...
+
+For each kernel: the authors' waits as written, and ours (`stinkywait insert --replace-waits`
+on the kernel, run by the tree at `--tree`, default this one: give an export of an older
+commit to measure "before").  Both texts are walked by this tree's stall simulation
+(`waitcnt/stall.py`, the target family's latency model) with their waits as written, so the
+two sides are priced by the same model.  Prints per kernel: predicted stall (cycles of the
+hot-path walk, loops `loop_trips` times), its ratio ours/authors, rebuildable wait counts and
+their ratio, `check`'s unproven-disjointness findings on the kernel as written, and with
+`--hwcheck` the unsafe count of `check --exhaustive` on our output.  Then the geometric mean of
+the stall ratios and the kernels above 1.25x.  Figures only: no timing is asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from stinkywait_core.api import analyze
+from stinkywait_core.results import Options
+from stinkywait_core.targets.latency import load_overrides
+from stinkywait_core.waitcnt.stall import simulate
+
+sys.path.insert(0, str(Path(__file__).parent))
+from wait_counts import waits  # noqa: E402  (the same count of rebuildable waits)
+
+
+def predicted(text: str, name: str, overrides: tuple) -> tuple[int, int]:
+    """(stall cycles, walk cycles) of a text with its waits as written (no wait planned)."""
+    an = analyze(text, name, Options(coalesce_window=0, latency_overrides=overrides))
+    stall = cycles = 0
+    model = an.options.latency_model
+    for po in an.outputs:
+        run = simulate(po.func, an.options.target, None, model)
+        stall += run.total
+        cycles += run.cycles
+    return stall, cycles
+
+
+def ours(path: Path, tree: str | None, coalesce: int, latency: str | None, tmp: str) -> tuple[str, int]:
+    """Our output for `path`, and the unproven-wait findings of `check` on it as written, from
+    the tree at `tree`."""
+    env = dict(os.environ)
+    if tree:
+        env["PYTHONPATH"] = tree
+    src = os.path.join(tmp, path.name.removesuffix(".gz"))
+    text = gzip.open(path, "rt").read() if path.suffix == ".gz" else path.read_text()
+    with open(src, "w") as f:
+        f.write(text)
+    out = src + ".ours.s"
+    extra = ["--coalesce", str(coalesce)] if coalesce >= 0 else []
+    if latency and not tree:
+        extra += ["--latency-model", latency]
+    cmd = [sys.executable, "-m", "stinkywait_core.cli.main"]
+    # (cwd: `python -m` puts the working directory first on sys.path, before PYTHONPATH)
+    r = subprocess.run(cmd + ["insert", "--replace-waits", *extra, src, "-o", out], env=env, cwd=tmp,
+                       capture_output=True, text=True)
+    if r.returncode not in (0, 1) or not os.path.exists(out):
+        raise SystemExit(f"insert failed on {path}: {r.stderr[-2000:]}")
+    # the review of the kernel as written: its unproven-disjointness findings
+    r = subprocess.run(cmd + ["check", "--format", "json", *extra, src], env=env, cwd=tmp, capture_output=True,
+                       text=True)
+    return open(out).read(), r.stdout.count('"unproven-wait"')
+
+
+def hw_unsafe(path: str) -> int:
+    """Violations the hardware checker (`check --exhaustive`) finds in our output (-1: it failed)."""
+    r = subprocess.run([sys.executable, "-m", "stinkywait_core.cli.main", "check", "--exhaustive", "--format", "json",
+                        path], capture_output=True, text=True, cwd=os.path.dirname(path))
+    try:
+        data = json.loads(r.stdout)
+    except json.JSONDecodeError:
+        return -1
+    n = 0
+    for f in data.get("files", []):
+        ex = f.get("exhaustive") or {}
+        if f.get("error") or ex.get("ok") is None:
+            return -1
+        n += len(ex.get("violations", []))
+    return n
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--tree", help="run `insert` from this source tree (PYTHONPATH) instead of this one")
+    ap.add_argument("--coalesce", type=int, default=-1)
+    ap.add_argument("--latency-model", help="latency-model overrides for the pricing (and ours)")
+    ap.add_argument("--hwcheck", action="store_true", help="also count unsafe waits by check --exhaustive")
+    ap.add_argument("kernels", nargs="+")
+    ns = ap.parse_args()
+    overrides = load_overrides(ns.latency_model) if ns.latency_model else ()
+    ratios, over = [], []
+    cratios = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for k in ns.kernels:
+            p = Path(k)
+            text = gzip.open(p, "rt").read() if p.suffix == ".gz" else p.read_text()
+            mine, unproven = ours(p, ns.tree, ns.coalesce, ns.latency_model, tmp)
+            a_stall, a_cyc = predicted(text, p.name, overrides)
+            o_stall, o_cyc = predicted(mine, p.name, overrides)
+            # a kernel whose waits never stall on the model: compare the walks instead of 0/0
+            ratio = (o_stall + 1) / (a_stall + 1) if a_stall or o_stall else 1.0
+            ratios.append(ratio)
+            if ratio > 1.25:
+                over.append(p.name)
+            na, no = len(waits(text)), len(waits(mine))
+            cratios.append(no / max(1, na))
+            line = (f"{p.name[:56]:56} stall authors {a_stall:8} ours {o_stall:8} ratio {ratio:5.2f}  "
+                    f"cycles {a_cyc:8}/{o_cyc:8}  waits {na:4}/{no:4} ({no / max(1, na):.2f})  "
+                    f"unproven {unproven}")
+            if ns.hwcheck:
+                out = os.path.join(tmp, p.name + ".ours.s")
+                with open(out, "w") as f:
+                    f.write(mine)
+                line += f"  unsafe {hw_unsafe(out)}"
+            print(line, flush=True)
+    gm = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
+    cg = math.exp(sum(math.log(max(r, 1e-9)) for r in cratios) / len(cratios))
+    print(f"geomean stall ratio {gm:.3f} over {len(ratios)} kernels; above 1.25x: {len(over)} {over}; "
+          f"max wait-count ratio {max(cratios):.2f}, geomean {cg:.2f}")
+
+
+if __name__ == "__main__":
+    main()
