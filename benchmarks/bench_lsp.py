@@ -1,13 +1,19 @@
 """Language-server latency and memory, measured by driving the real server over stdio.
 
     .venv/bin/python benchmarks/bench_lsp.py [--iterations 15] [--big-blocks 3750] [--json]
-        [--skip-big] [--server-log FILE] [--server-arg=--automatic-gc ...]
+        [--skip-big] [--many-files N] [--server-log FILE] [--server-arg=--automatic-gc ...]
 
 Scenarios (targets from issue 5):
   * open -> first hints on the 3.2k-line gfx1250 GEMM of the shared corpus   (<= 500 ms)
   * one-line edit -> fresh inlay hints on that GEMM, median                  (<= 50 ms)
   * one-line edit -> fresh inlay hints on a 30k-line synthetic kernel         (<= 250 ms)
   * resident memory of the server process after all of the above             (<= 300 MB)
+  * `--many-files N`: the GEMM is open and analysed, then N-1 other real kernels (the
+    corpus's and tests/data/aiter_gfx1250's, repeated) are opened at once and the GEMM is
+    edited while the server works through them: its edit -> hints must not wait behind
+    them (issue 21: "the document being edited never waits behind other files' work")
+
+Every scenario also times each edit -> that version's publishDiagnostics (issue 21: 200 ms).
 
 Each edit changes one instruction line (the text really changes, so no cache can answer
 it), and the hint request for the 80 lines around it (the viewport, as VS Code asks) is sent
@@ -45,6 +51,18 @@ REPO = Path(__file__).resolve().parents[1]
 #: an editor asks for the hints of what it shows: about one screen around the cursor
 VIEWPORT = 80
 GEMM = REPO.parent / "shared" / "corpus" / "asm" / "aiter_gfx1250_mxscale_gemm1_final_isa.s"
+AITER = REPO / "tests" / "data" / "aiter_gfx1250"
+
+
+def other_kernels(n: int) -> list[tuple[str, str]]:
+    """(uri, text) of `n` real kernels other than the GEMM, repeated under distinct names."""
+    import gzip
+    sources = [(p.name, p.read_text()) for p in sorted(GEMM.parent.glob("*.s")) if p != GEMM]
+    sources += [(p.name[:-3], gzip.decompress(p.read_bytes()).decode()) for p in sorted(AITER.glob("*.s.gz"))]
+    if not sources:
+        return []
+    return [((REPO / "many-files" / f"{i:02d}-{name}").as_uri(), text)
+            for i, (name, text) in ((i, sources[i % len(sources)]) for i in range(n))]
 
 
 def synthetic_kernel(n_blocks: int) -> str:
@@ -70,6 +88,13 @@ class Scenario:
     #: server CPU (user+sys, all threads) spent between the didChange and the answer: what a
     #: quiet machine shows as wall time when this one is shared
     edit_to_hints_cpu_ms: list[float] = field(default_factory=list)
+    #: per edit: from the didChange to that version's publishDiagnostics
+    edit_to_diagnostics_ms: list[float] = field(default_factory=list)
+    #: --many-files: lines of the other open documents, and from opening them to the last
+    #: one's first diagnostics
+    other_lines: int = 0
+    others_done_ms: float = 0.0
+    others_diagnosed: int = 0
     hints: int = 0
     core_parse_ms: float = 0.0
     core_analyze_ms: float = 0.0
@@ -191,16 +216,38 @@ def edit_line(lines: list[str], i: int) -> tuple[int, str]:
     return n, new
 
 
-async def scenario(driver: Driver, name: str, uri: str, text: str, iterations: int) -> Scenario:
+def open_document(driver: Driver, uri: str, text: str) -> None:
+    driver.client.text_document_did_open(T.DidOpenTextDocumentParams(
+        text_document=T.TextDocumentItem(uri=uri, language_id="amdgpu-asm", version=1, text=text)))
+
+
+async def scenario(driver: Driver, name: str, uri: str, text: str, iterations: int,
+                   others: list[tuple[str, str]] = (), wait_others: bool = False) -> Scenario:
+    """Open `text`, then edit it `iterations` times; `others` are opened (all at once, not
+    waited for) between its first diagnostics and the first edit, and closed after the last
+    edit (after they all have diagnostics, with `wait_others`)."""
     lines = text.split("\n")
     sc = Scenario(name, len(lines))
     t0 = time.perf_counter()
-    driver.client.text_document_did_open(T.DidOpenTextDocumentParams(
-        text_document=T.TextDocumentItem(uri=uri, language_id="amdgpu-asm", version=1, text=text)))
-    hints = await driver.hints(uri, 0, VIEWPORT)
+    open_document(driver, uri, text)
+    await driver.hints(uri, 0, VIEWPORT)
     sc.open_to_hints_ms = 1e3 * (time.perf_counter() - t0)
     sc.hints = len(await driver.hints(uri, 0, len(lines)))
     await driver.diagnostics(uri, 1)
+    others_done = None
+    if others:
+        o0 = time.perf_counter()
+        for ouri, otext in others:
+            open_document(driver, ouri, otext)
+        sc.other_lines = sum(t.count("\n") for _, t in others)
+
+        async def all_diagnosed() -> None:
+            for ouri, _ in others:
+                await driver.diagnostics(ouri, 1)
+                sc.others_diagnosed += 1
+            sc.others_done_ms = 1e3 * (time.perf_counter() - o0)
+
+        others_done = asyncio.ensure_future(all_diagnosed())
     version = 1
     for i in range(iterations):
         n, new = edit_line(lines, i)
@@ -218,9 +265,17 @@ async def scenario(driver: Driver, name: str, uri: str, text: str, iterations: i
         sc.edit_to_hints_ms.append(1e3 * (time.perf_counter() - t0))
         sc.edit_to_hints_cpu_ms.append(cpu_ms(driver.pid) - c0)
         await driver.diagnostics(uri, version)
+        sc.edit_to_diagnostics_ms.append(1e3 * (time.perf_counter() - t0))
         stats = await driver.stats()
         rec = next((r for r in stats["versions"] if r["uri"] == uri and r["version"] == version), {})
         sc.stages.append(dict(rec, client_sent=sent, client_got=got))
+    if others_done is not None:
+        if wait_others:
+            await others_done
+        others_done.cancel()
+        for ouri, _ in others:
+            driver.client.text_document_did_close(T.DidCloseTextDocumentParams(
+                text_document=T.TextDocumentIdentifier(uri=ouri)))
     sc.core_parse_ms, sc.core_analyze_ms, sc.core_review_ms = core_stages("\n".join(lines), uri)
     return sc
 
@@ -287,6 +342,12 @@ async def run(args: argparse.Namespace) -> dict:
     await driver.start()
     results: list[Scenario] = []
     try:
+        if args.many_files and GEMM.exists():
+            others = other_kernels(args.many_files - 1)
+            # a URI of its own: the GEMM scenario below (if any) opens the GEMM afresh
+            results.append(await scenario(driver, f"gemm, {args.many_files} open",
+                                          (REPO / "many-files" / GEMM.name).as_uri(), GEMM.read_text(),
+                                          args.iterations, others, args.wait_others))
         if args.skip_gemm:
             pass
         elif GEMM.exists():
@@ -319,6 +380,10 @@ def main() -> int:
     p.add_argument("--server-log", help="let the server log its per-version timings here")
     p.add_argument("--skip-big", action="store_true", help="only the corpus GEMM")
     p.add_argument("--skip-gemm", action="store_true", help="only the synthetic kernel")
+    p.add_argument("--many-files", type=int, default=0, metavar="N",
+                   help="also edit the GEMM while N-1 other real kernels are being opened")
+    p.add_argument("--wait-others", action="store_true",
+                   help="--many-files: after the edits, wait until every other document has diagnostics")
     p.add_argument("--server-arg", action="append", default=[],
                    help="extra server flag, e.g. --server-arg=--automatic-gc (repeatable)")
     args = p.parse_args()
@@ -339,13 +404,22 @@ def main() -> int:
             cells.append(f"{'-':>18}" if v is None else f"{v:>12.1f} ({n:>2})")
         print(f"{label:<32}" + "".join(f" {c}" for c in cells))
     print()
-    print(f"{'scenario':<16} {'lines':>6} {'open->hints':>12} {'edit->hints med':>16} {'min':>8} {'max':>8}"
-          f" {'cpu med':>8} {'hints':>6} | core: {'parse':>7} {'analyze':>8} {'review':>8}")
+    print(f"{'scenario':<18} {'lines':>6} {'open->hints':>12} {'edit->hints med':>16} {'min':>8} {'max':>8}"
+          f" {'cpu med':>8} {'->diags med':>12} {'max':>7} {'hints':>6} | core: {'parse':>7} {'analyze':>8} {'review':>8}")
     for s in out["scenarios"]:
         e = s["edit_to_hints_ms"]
-        print(f"{s['name']:<16} {s['lines']:>6} {s['open_to_hints_ms']:>10.0f}ms {s['median_edit_to_hints_ms']:>14.0f}ms"
-              f" {min(e):>6.0f}ms {max(e):>6.0f}ms {s['median_edit_to_hints_cpu_ms']:>6.0f}ms {s['hints']:>6} |       {s['core_parse_ms']:>5.0f}ms"
+        d = s["edit_to_diagnostics_ms"] or [0.0]
+        print(f"{s['name']:<18} {s['lines']:>6} {s['open_to_hints_ms']:>10.0f}ms {s['median_edit_to_hints_ms']:>14.0f}ms"
+              f" {min(e):>6.0f}ms {max(e):>6.0f}ms {s['median_edit_to_hints_cpu_ms']:>6.0f}ms"
+              f" {statistics.median(d):>10.0f}ms {max(d):>5.0f}ms {s['hints']:>6} |       {s['core_parse_ms']:>5.0f}ms"
               f" {s['core_analyze_ms']:>6.0f}ms {s['core_review_ms']:>6.0f}ms")
+    for s in out["scenarios"]:
+        if s["other_lines"] and s["others_done_ms"]:
+            print(f"{s['name']}: the other documents ({s['other_lines']} lines) all had diagnostics "
+                  f"{s['others_done_ms'] / 1e3:.1f} s after they were opened")
+        elif s["other_lines"]:
+            print(f"{s['name']}: {s['others_diagnosed']} of the other documents ({s['other_lines']} lines "
+                  f"in all) had diagnostics when the GEMM's edits were done (in opening order)")
     w = out["review_worker"]
     print(f"server RSS {out['server_rss_mb']:.0f} MB (peak {out['server_peak_rss_mb']:.0f} MB); review worker "
           + (f"RSS {w['rss_mb']:.0f} MB (peak {w['peak_rss_mb']:.0f} MB), " if w.get("pid") else "not running, ")

@@ -39,6 +39,7 @@ from typing import Any, Protocol
 
 from stinkywait_core.diagnostics import Diagnostic as CoreDiagnostic, Related
 
+from .lanes import REVIEW
 from .memory import status_mb
 
 log = logging.getLogger(__name__)
@@ -138,6 +139,10 @@ class ThreadReviewer:
 
     async def review(self, uri: str, text: str, path: str, options: Any, language: str | None,
                      analysis: Any = None) -> ReviewResult:
+        submit_for = getattr(self.executor, "submit_for", None)
+        if submit_for is not None:  # a `lanes.LaneExecutor`: this document's review lane
+            return await asyncio.wrap_future(submit_for(uri, REVIEW, run_review, text, path, options,
+                                                        language, analysis))
         return await asyncio.get_running_loop().run_in_executor(
             self.executor, run_review, text, path, options, language, analysis)
 

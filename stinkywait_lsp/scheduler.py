@@ -25,6 +25,11 @@ as soon as it is accepted) and the review of hand-written waits (diagnostics and
 fixes), which starts after a quiet period, runs in a child process (`review`), is killed when
 a newer version arrives, and ends the version's pipeline: a garbage collection (`memory`),
 then the diagnostics push.
+
+Many documents open: the executor is normally a `lanes.LaneExecutor`, and the scheduler
+tells it which document is the *focus* (the one last edited, or asked about while its answer
+is pending), so the focus's plan and review start before other documents' work and never
+queue behind it.
 """
 
 from __future__ import annotations
@@ -39,6 +44,7 @@ from typing import Any, Callable
 from stinkywait_core.diagnostics import Diagnostic as CoreDiagnostic
 
 from .memory import Collector
+from .lanes import PLAN, REVIEW
 from .review import Reviewer, ReviewCancelled, ThreadReviewer
 from .snapshot import AnalyzeFn, Job, Snapshot, StaleSnapshot, run_job
 from .trace import Traces
@@ -93,6 +99,11 @@ class Scheduler:
     #: quiet period before a version's review starts (grows with the last review's cost)
     review_delay_s: float = 0.3
     max_review_delay_s: float = 2.0
+    #: a review that last cost less than `cheap_review_s` waits only `cheap_review_delay_s`
+    #: (still about one keystroke's gap: a burst of typing rarely starts one, and one that
+    #: does holds the next plan back by less than `cheap_review_s`)
+    cheap_review_s: float = 0.05
+    cheap_review_delay_s: float = 0.1
     #: delay after a version's requests are released before its predecessors are freed
     bury_after_s: float = 0.005
     reviewer: Reviewer | None = None
@@ -135,6 +146,7 @@ class Scheduler:
         debounce starts the work at once.
         """
         st = self._state(uri)
+        self.focus(uri)
         if st.debounce is not None:
             st.debounce.cancel()
             st.debounce = None
@@ -147,6 +159,8 @@ class Scheduler:
         st = self.docs.pop(uri, None)
         if st is None:
             return
+        if getattr(self.executor, "focus", None) == uri:
+            self.focus(None)
         if st.debounce is not None:
             st.debounce.cancel()
         if st.driver is not None:
@@ -185,6 +199,19 @@ class Scheduler:
                 assert self.reviewer is not None
                 self.reviewer.cancel(st.uri)
 
+    def focus(self, uri: str | None) -> None:
+        """`uri` is the document the user works on: its work goes first (see `lanes`)."""
+        if hasattr(self.executor, "submit_for"):
+            self.executor.focus = uri  # type: ignore[attr-defined]
+
+    def _run(self, uri: str, rank: int, fn: Callable[..., Any], *args: Any) -> asyncio.Future:
+        """`fn(*args)` on the executor as `uri`'s work at `rank` (any Executor works; only a
+        `LaneExecutor` orders by document)."""
+        submit_for = getattr(self.executor, "submit_for", None)
+        if submit_for is None:
+            return asyncio.get_running_loop().run_in_executor(self.executor, fn, *args)
+        return asyncio.wrap_future(submit_for(uri, rank, fn, *args))
+
     # -- requests ----------------------------------------------------------------------------
 
     async def fresh(self, uri: str) -> Snapshot | None:
@@ -200,6 +227,7 @@ class Scheduler:
                 return st.latest
             fut: asyncio.Future = asyncio.get_running_loop().create_future()
             st.waiters.append((key, fut))
+            self.focus(uri)  # someone waits for it: nothing else goes first
             self._start(uri)
             try:
                 snap = await fut
@@ -239,7 +267,7 @@ class Scheduler:
         async with st.core_lock:
             if not snap.valid:
                 raise StaleSnapshot(f"{snap.uri} v{snap.version} was superseded")
-            return await asyncio.get_running_loop().run_in_executor(self.executor, snap.fix_all_edits)
+            return await self._run(snap.uri, PLAN, snap.fix_all_edits)
 
     # -- the driver ----------------------------------------------------------------------------
 
@@ -272,8 +300,7 @@ class Scheduler:
                 collector = self.collector if self.collector is not None and self.collector.due() else None
                 self.traces.of(st.uri, key)["submit"] = time.monotonic()
                 try:
-                    snap = await loop.run_in_executor(self.executor, run_job, job, self.analyze, st.cache,
-                                                      collector)
+                    snap = await self._run(st.uri, PLAN, run_job, job, self.analyze, st.cache, collector)
                 except asyncio.CancelledError:
                     raise
                 except Exception:  # noqa: BLE001 - executor failure: log, retry on next change
@@ -369,15 +396,27 @@ class Scheduler:
         st.review_cost = wall
         return snap
 
+    def quiet_period(self, st: DocState) -> float:
+        """Seconds from a version's plan to the start of its review: short when the last
+        review of the document was cheap, else growing with what it cost (capped)."""
+        if 0.0 < st.review_cost < self.cheap_review_s:
+            return min(self.review_delay_s, self.cheap_review_delay_s)
+        return max(self.review_delay_s, min(st.review_cost, self.max_review_delay_s))
+
     async def _finish(self, st: DocState, snap: Snapshot) -> None:
         """After a quiet period: the review, a collection (while a child process reviews, or
         after an in-process review), then the diagnostics push.
 
+        The collection stays before the push: after it, it would land on the next edit of a
+        user who types once the diagnostics show (tried: a GEMM edit -> hints of 10.6 s, as
+        long as that run's longest full collection; BENCHMARKS.md "Many files open").
+
         While the user keeps typing, a review of a version about to be replaced is wasted
         work (and the core's GC-paused runs make garbage faster than it is freed), so the
-        quiet period grows with what the last review cost (capped).
+        quiet period grows with what the last review cost (capped), and is short only when
+        that was cheap (`quiet_period`).
         """
-        delay = max(self.review_delay_s, min(st.review_cost, self.max_review_delay_s))
+        delay = self.quiet_period(st)
         warm = min(delay, 0.05)
         await asyncio.sleep(warm)
         start = getattr(self.reviewer, "start", None)

@@ -20,7 +20,6 @@ import logging
 import os
 import re
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict
 from typing import Any, Awaitable, Callable, TypeVar
 from urllib.parse import unquote
@@ -35,6 +34,7 @@ from pygls.workspace import TextDocument
 from . import __version__
 from .actions import FIX_ALL_KIND, EditStyle, code_actions, needs_fix_all, resolved_separation, separation_request
 from .document import install as install_documents
+from .lanes import LaneExecutor
 from .memory import Collector, status_mb
 from .plan import document_uri, focus_line, plan_json, status_json
 from .render import definitions, hover, inlay_hints_text, resolve_tooltip
@@ -174,8 +174,8 @@ class StinkyWaitServer(LanguageServer):
         self.collector = collector
         self.settings = Settings()
         self.generation = 0
-        self.analysis_pool = ThreadPoolExecutor(max_workers=analysis_workers,
-                                                thread_name_prefix="stinkywait-analysis")
+        #: the edited document's work first, never behind other files' (see `lanes`)
+        self.analysis_pool = LaneExecutor(analysis_workers, "stinkywait-analysis")
         self._ready: asyncio.Event | None = None
         self._settings_lock: asyncio.Lock | None = None
         self._analyze = analyze

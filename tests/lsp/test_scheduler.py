@@ -99,3 +99,21 @@ async def test_close_releases_waiting_requests():
         sched.closed(URI)
         assert await asyncio.wait_for(waiting, 5) is None
         h.gate.set()
+
+
+def test_quiet_period_is_short_only_after_a_cheap_review():
+    """The review's quiet period: 0.1 s once the document's last review was cheap, the
+    configured one before any review, growing with a costly review up to the cap."""
+    from stinkywait_lsp.scheduler import DocState
+    h = Harness("")
+    sched = Scheduler(executor=None, analyze=h.analyze, make_job=h.make_job, current_key=h.key,  # type: ignore[arg-type]
+                      on_snapshot=h.publish, ready=asyncio.Event(), reviewer=object())  # type: ignore[arg-type]
+    st = DocState(URI)
+    assert sched.quiet_period(st) == sched.review_delay_s == 0.3          # nothing known yet
+    st.review_cost = 0.012
+    assert sched.quiet_period(st) == sched.cheap_review_delay_s == 0.1
+    st.review_cost = 0.8
+    assert sched.quiet_period(st) == 0.8
+    st.review_cost = 7.0
+    assert sched.quiet_period(st) == sched.max_review_delay_s
+
