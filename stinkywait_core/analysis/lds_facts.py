@@ -305,20 +305,28 @@ def _variant_free(x: Lin, level: int) -> Lin:
     return (tuple(kept), s)
 
 
-def _pieces_meet(pa: Piece, pb: Piece, same_trip: bool, level: int | None = None) -> bool:
-    """May the two pieces share a byte?  `level`: symbols of at least this `Atom.variant`
-    are other instances (default: loop symbols across trips, subroutine symbols always;
-    0: every symbol, two different waves)."""
+def _piece_pairs(pa: Piece, pb: Piece, same_trip: bool) -> list | None:
+    """The pairs of linear forms to compare for two pieces, None when their spans are apart
+    over every lane and trip.  Within one trip, two residue cycles of the same loop phase pair
+    index by index (over the cycles' common period); otherwise every form meets every form."""
     ca, cb = pa.span(), pb.span()
     if ca[1] + pa.size <= cb[0] or cb[1] + pb.size <= ca[0]:
-        return False  # apart over every lane and trip
+        return None
     va, vb = pa.addr, pb.addr
     if same_trip and va.phase is not None and vb.phase is not None and va.phase[0] is vb.phase[0]:
         p, q = va.phase[1], vb.phase[1]
         n = p * q // _gcd(p, q)
-        pairs = [(va.lins[k % p], vb.lins[k % q]) for k in range(n)]
-    else:
-        pairs = [(x, y) for x in va.lins for y in vb.lins]
+        return [(va.lins[k % p], vb.lins[k % q]) for k in range(n)]
+    return [(x, y) for x in va.lins for y in vb.lins]
+
+
+def _pieces_meet(pa: Piece, pb: Piece, same_trip: bool, level: int | None = None) -> bool:
+    """May the two pieces share a byte?  `level`: symbols of at least this `Atom.variant`
+    are other instances (default: loop symbols across trips, subroutine symbols always;
+    0: every symbol, two different waves)."""
+    pairs = _piece_pairs(pa, pb, same_trip)
+    if pairs is None:
+        return False  # apart over every lane and trip
     if level is None:
         level = 2 if same_trip else 1
     for la, lb in pairs:
@@ -362,16 +370,9 @@ def _pieces_meet_waves(pa: Piece, pb: Piece, same_trip: bool) -> bool:
     two different values of the index's range (enumerated in pairs, functions of the index
     computed from them); every other symbol is independent.  Residues pair as in
     `_pieces_meet`."""
-    ca, cb = pa.span(), pb.span()
-    if ca[1] + pa.size <= cb[0] or cb[1] + pb.size <= ca[0]:
-        return False
-    va, vb = pa.addr, pb.addr
-    if same_trip and va.phase is not None and vb.phase is not None and va.phase[0] is vb.phase[0]:
-        p, q = va.phase[1], vb.phase[1]
-        n = p * q // _gcd(p, q)
-        pairs = [(va.lins[k % p], vb.lins[k % q]) for k in range(n)]
-    else:
-        pairs = [(x, y) for x in va.lins for y in vb.lins]
+    pairs = _piece_pairs(pa, pb, same_trip)
+    if pairs is None:
+        return False  # apart over every lane and trip
     for la, lb in pairs:
         roots = {r for lin in (la, lb) for a, _ in lin[0] for r in (_wave_root(a),) if r is not None}
         combos: list[tuple[dict, dict]] = [({}, {})]
