@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 TYPE_CHECKING = False  # (no `typing` / `dataclasses` imports on a cold command's path)
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, Callable
 
 from .analysis.implicit_deps import build_implicit_dependencies
 from .cache import AnalysisCache, Chain, adopt
@@ -42,7 +42,7 @@ class Analysis:
     """
 
     __slots__ = ("path", "language", "options", "module", "diagnostics", "functions", "removed_lines",
-                 "outputs", "_check", "cache", "incomplete", "read", "call_sites", "_stall")
+                 "outputs", "_check", "cache", "incomplete", "read", "call_sites", "_stall", "stop_review")
 
     def __init__(self, path: str, language: str, options: Options, module: Module,
                  cache: AnalysisCache | None = None):
@@ -53,6 +53,8 @@ class Analysis:
         self.outputs: list[PassOutput] = []
         self._check: list[Diagnostic] | None = None
         self.cache = cache
+        #: while a review runs: asked between its steps whether to stop (interrupt.py)
+        self.stop_review: Callable[[], bool] | None = None
         #: the located warnings and errors that leave the result incomplete (a missing include,
         #: an undefined macro or symbol, a wait only a macro body could hold): `insert`
         #: refuses the file without --allow-incomplete
@@ -144,11 +146,18 @@ class Analysis:
             out["stall"] = _run_json(run)
         return out
 
-    def check_diagnostics(self) -> list[Diagnostic]:
-        """Review of the hand-written waits: missing (error), redundant (warning), stricter (hint)."""
+    def check_diagnostics(self, stop: Callable[[], bool] | None = None) -> list[Diagnostic]:
+        """Review of the hand-written waits: missing (error), redundant (warning), stricter (hint).
+
+        `stop`: asked between the review's steps; once it answers true the review raises
+        `interrupt.ReviewInterrupted` and keeps no partial result."""
         if self._check is None:
             from .review import review  # only a review needs it (not a cold plan)
-            self._check = review(self, analyze)
+            self.stop_review = stop
+            try:
+                self._check = review(self, analyze)
+            finally:
+                self.stop_review = None
         return self._check
 
 

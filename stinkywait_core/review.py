@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 
 from .cache import AnalysisCache
 from .diagnostics import ERROR, HINT, WARNING, Diagnostic, Related
+from .interrupt import checkpoint
 from .review_proof import Change, edited_text, proven_safe
 from .textlines import physical_lines
 from .waitcnt.remove import should_remove
@@ -177,6 +178,7 @@ def _verified(an: Analysis, proposals: list[tuple[Diagnostic, int, str | None]],
     the hardware model, the hardware checker proves the edited file no less safe than the
     file as written (review_proof.py: it sees the source's own waits only, never the waits
     the pass adds itself)."""
+    checkpoint(an)
     lines = physical_lines(an.module.text, keepends=True)
     blocks = {(po.func.name, i.span.line): b.label for po in an.outputs for b in po.func.blocks
               for i in b.instrs if i.span is not None}
@@ -214,6 +216,7 @@ def _plan_verified(an: Analysis, lines: list[str], usable: list[Change], analyze
         base[key] = min(base.get(key, w.count), w.count)
 
     def needs_nothing_new(changes: list[Change], cache: AnalysisCache) -> bool:
+        checkpoint(an)
         trial = analyze(edited_text(lines, changes), an.path, an.options, an.language, cache=cache, read=an.read)
         return all(base.get((w.function, w.line, w.placement, w.counter), -1) >= 0
                    and base[(w.function, w.line, w.placement, w.counter)] <= w.count for w in trial.waits())

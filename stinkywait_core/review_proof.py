@@ -23,6 +23,8 @@ seconds).  A change that is not proven within the budget is not offered.
 
 from __future__ import annotations
 
+from .interrupt import checkpoint
+
 TYPE_CHECKING = False  # (no `typing` import on a cold command's path)
 if TYPE_CHECKING:
     from .api import Analysis
@@ -82,6 +84,7 @@ def _check(an: Analysis, text: str, functions: set[str], max_steps: int) -> tupl
     """The hardware checker on `text` (the LDS address analysis where memtokens prove
     nothing, as `check --exhaustive` and the pass), for the named functions only, each
     stopped after `max_steps`."""
+    checkpoint(an)
     from .analysis.lds_facts import module_facts
     from .macro_sites import wants_expansion
     from .syntax import parse

@@ -31,11 +31,12 @@ import os
 import pickle
 import struct
 import sys
+import threading
 import time
 from collections import namedtuple
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Callable, Protocol
 
 from stinkywait_core.diagnostics import Diagnostic as CoreDiagnostic, Related
 
@@ -51,6 +52,8 @@ WIRE = 3
 _CHILD = f"import sys; from stinkywait_lsp import review; sys.exit(review._child_main() if review.WIRE == {WIRE} else 3)"
 #: texts at least this long (about 10k lines) are reviewed without the child's cache
 _CACHE_MAX_CHARS = 400_000
+#: `ReviewResult.error` of a review its caller stopped (`run_review`'s `stop`)
+INTERRUPTED = "interrupted"
 #: the child's exit status when the code it imported speaks another wire format (the
 #: package was upgraded under a running server)
 _WRONG_WIRE = 3
@@ -106,10 +109,12 @@ class Reviewer(Protocol):
 
 
 def run_review(text: str, path: str, options: Any, language: str | None, analysis: Any = None,
-               cache: Any = None) -> ReviewResult:
+               cache: Any = None, stop: Callable[[], bool] | None = None) -> ReviewResult:
     """analyze (unless `analysis` is given; with `cache` when one is) + check_diagnostics;
-    never raises."""
+    never raises.  `stop`: asked between the review's steps (stinkywait_core/interrupt.py);
+    a review it stops returns no diagnostics and `error` "interrupted"."""
     import traceback
+    from stinkywait_core.interrupt import ReviewInterrupted
     t0, c0 = time.perf_counter(), time.process_time()
     try:
         if analysis is None:
@@ -117,10 +122,12 @@ def run_review(text: str, path: str, options: Any, language: str | None, analysi
             extra = {"cache": cache} if cache is not None else {}
             analysis = analyze(text, path, options, language=language, **extra)
         t1 = time.perf_counter()
-        found = list(analysis.check_diagnostics())
+        found = list(analysis.check_diagnostics(stop))
         t2 = time.perf_counter()
         timings = {"analyze_ms": 1e3 * (t1 - t0), "check_ms": 1e3 * (t2 - t1)}
         error = None
+    except ReviewInterrupted:
+        found, timings, error = [], {}, INTERRUPTED
     except Exception:  # noqa: BLE001 - a review failure must not lose the plan
         found, timings, error = [], {}, traceback.format_exc()
     return ReviewResult(found, 1e3 * (time.perf_counter() - t0), 1e3 * (time.process_time() - c0),
@@ -128,26 +135,47 @@ def run_review(text: str, path: str, options: Any, language: str | None, analysi
 
 
 class ThreadReviewer:
-    """In-process review on an executor (a thread cannot be stopped: `cancel` is a no-op).
+    """In-process review on an executor.
 
     `analysis` is the plan's own `Analysis` when the caller holds it, so nothing is analysed
     twice; the caller must keep newer versions of the same document from being analysed
-    meanwhile (the scheduler holds the document's core lock around it)."""
+    meanwhile (the scheduler holds the document's core lock around it).  A thread cannot be
+    killed, so `cancel` asks the review to stop at its next step (interrupt.py: between two
+    re-plans or checker runs), and a cancelled `review` returns only once the thread has
+    let go of the analysis: the caller's lock is never released while the thread still
+    reads the snapshot, and a newer version waits one review step, not the whole review."""
 
     def __init__(self, executor: Executor):
         self.executor = executor
+        self._stops: dict[str, threading.Event] = {}
 
     async def review(self, uri: str, text: str, path: str, options: Any, language: str | None,
                      analysis: Any = None) -> ReviewResult:
+        stop = threading.Event()
+        self._stops[uri] = stop
         submit_for = getattr(self.executor, "submit_for", None)
         if submit_for is not None:  # a `lanes.LaneExecutor`: this document's review lane
-            return await asyncio.wrap_future(submit_for(uri, REVIEW, run_review, text, path, options,
-                                                        language, analysis))
-        return await asyncio.get_running_loop().run_in_executor(
-            self.executor, run_review, text, path, options, language, analysis)
+            fut = submit_for(uri, REVIEW, run_review, text, path, options, language, analysis, None, stop.is_set)
+        else:
+            fut = self.executor.submit(run_review, text, path, options, language, analysis, None, stop.is_set)
+        try:
+            result = await asyncio.shield(asyncio.wrap_future(fut))
+        except asyncio.CancelledError:
+            stop.set()
+            if not fut.cancel():  # started: wait for it to notice (its next step)
+                await asyncio.wait([asyncio.wrap_future(fut)])
+            raise
+        finally:
+            if self._stops.get(uri) is stop:
+                del self._stops[uri]
+        if result.error == INTERRUPTED:
+            raise ReviewCancelled("superseded")
+        return result
 
     def cancel(self, uri: str) -> None:
-        pass
+        stop = self._stops.get(uri)
+        if stop is not None:
+            stop.set()
 
     def shutdown(self) -> None:
         pass
