@@ -105,7 +105,9 @@ def _check(an: Analysis, text: str, functions: set[str], max_steps: int) -> tupl
         return run, raw
     facts = module_facts(module, get_target(an.options.arch, "hw").name)
     for f in funcs:
-        res = check_function(f, an.options, regions=AddressRegions(facts[f]), max_steps=max(1, max_steps))
+        res = check_function(f, an.options, regions=AddressRegions(facts[f]), max_steps=max(1, max_steps),
+                             stop=an.stop_review)
+        checkpoint(an)  # a search `stop` ended proves nothing: the review ends here
         run.steps[f.name] = res.steps
         if not res.bounded and not res.trip_cut:
             run.proved.add(f.name)

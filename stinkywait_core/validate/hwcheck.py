@@ -31,6 +31,10 @@ from __future__ import annotations
 
 import time
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Callable
+
 from ..ir import Function, Instruction, Module
 from ..results import Options
 from ..targets import Target, get_target
@@ -93,7 +97,8 @@ class _Walker:
     """Depth-first path execution of one function (see the module docstring)."""
 
     def __init__(self, func: Function, target: Target, tensor_raw_required: bool, regions: LdsRegionModel,
-                 max_trips: int, max_paths: int, max_steps: int, memoize: bool, num_waves: int | None = None) -> None:
+                 max_trips: int, max_paths: int, max_steps: int, memoize: bool, num_waves: int | None = None,
+                 stop: Callable[[], bool] | None = None) -> None:
         self.func = func
         self.blocks = list(func.blocks)
         self.facts_by_id = function_facts(func, target, regions)
@@ -113,6 +118,8 @@ class _Walker:
             self.m.waves = WaveView(func, self.succs, lds, waves)
         self.tensor_raw_required = tensor_raw_required
         self.max_trips, self.max_paths, self.max_steps = max_trips, max_paths, max_steps
+        #: asked once per path state: true ends the search early (`bounded`: nothing proved)
+        self.stop = stop
         self.memo = TripMemo(memoize)
         self.found: dict[tuple[int, int, str], HwViolation] = {}
         self.res = HwResult(func.name, target, max_trips, max_paths)
@@ -227,7 +234,7 @@ class _Walker:
                             nst.owed = tuple(ob[:3] + (False, ob[4]) for ob in nst.owed)
                     nexts.append((v, nst, path))
                 work.extend(reversed(nexts))  # first successor first: deterministic reports
-            if res.paths > self.max_paths or res.steps > self.max_steps:
+            if res.paths > self.max_paths or res.steps > self.max_steps or (self.stop is not None and self.stop()):
                 res.bounded = True
                 break
 
@@ -241,19 +248,20 @@ def _target_of(options: Options, target: Target | str | None) -> Target:
 def check_function(func: Function, options: Options | None = None, *, target: Target | str | None = None,
                    num_waves: int | None = None, tensor_raw: str = "num-waves", max_trips: int = 2,
                    max_paths: int = 20000, max_steps: int = 5_000_000, regions: LdsRegionModel | None = None,
-                   memoize: bool = True) -> HwResult:
+                   memoize: bool = True, stop: Callable[[], bool] | None = None) -> HwResult:
     """Check `func` on every path under the hardware model of `target` (default: the
     options' arch).  `num_waves` (default: the options') and `tensor_raw` (one of
     TENSOR_RAW_POLICIES) decide the tensor-fill RAW policy; `regions` the LDS overlap model
-    (memtokens by default).  `memoize=False` enumerates paths literally (for tests).  The
-    function is not modified."""
+    (memtokens by default).  `memoize=False` enumerates paths literally (for tests).  `stop`:
+    asked once per path state, true ends the search early, as a spent budget does (the
+    review's caller moved on, interrupt.py).  The function is not modified."""
     opts = options or Options()
     if tensor_raw not in TENSOR_RAW_POLICIES:
         raise ValueError(f"tensor_raw must be one of {TENSOR_RAW_POLICIES}")
     waves = opts.num_waves if num_waves is None else num_waves
     treq = tensor_raw == "always" or waves == 1
     return _Walker(func, _target_of(opts, target), treq, regions or TokenRegions(), max(1, max_trips), max_paths,
-                   max_steps, memoize, waves).run()
+                   max_steps, memoize, waves, stop).run()
 
 
 def check_module(module: Module, options: Options | None = None, lds_addresses: bool = False,

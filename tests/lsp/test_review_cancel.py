@@ -77,3 +77,17 @@ def test_core_review_stops_and_starts_over():
     got = [(d.code, d.line, d.message) for d in an.check_diagnostics()]
     want = [(d.code, d.line, d.message) for d in analyze(text, "checked.s", Options()).check_diagnostics()]
     assert got == want and got
+
+
+def test_the_checker_stops_when_asked():
+    """A checker run inside a review ends at its next path state once its caller moves on:
+    bounded, proving nothing (the review then ends at its checkpoint)."""
+    from stinkywait_core.syntax import parse
+    from stinkywait_core.validate.hwcheck import check_function
+    text = (DATA / "diamond.s").read_text()
+    func = parse(text, "diamond.s", "asm").functions[0]
+    full = check_function(func, Options())
+    assert not full.bounded and full.states > 1
+    calls = []
+    stopped = check_function(func, Options(), stop=lambda: calls.append(1) or True)
+    assert stopped.bounded and stopped.states == 1 and calls == [1]
