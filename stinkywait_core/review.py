@@ -65,6 +65,7 @@ def review(an: Analysis, analyze: Analyze) -> list[Diagnostic]:
     draining = False
     model = an.options.model
     for po in an.outputs:
+        checkpoint(an)
         snaps = po.df.snapshots
         target = po.df.target
         info = po.df.info
@@ -92,14 +93,17 @@ def review(an: Analysis, analyze: Analyze) -> list[Diagnostic]:
     if draining:
         # what each point needs at least: CoalesceWaits off, or a wait it folds into an
         # earlier one would look stricter than needed nowhere
+        checkpoint(an)
         stripped = analyze(an.module.text, an.path, an.options.replace(replace_waits=True, coalesce_window=0),
                            an.language, cache=an.cache, read=an.read)
+        checkpoint(an)
         # planned waits of the stripped analysis, by anchor line and counter
         for w in stripped.waits():
             if w.placement == "before":
                 planned[(w.line, w.counter)] = w.count
     proposals: list[tuple[Diagnostic, int, str]] = []  # (diagnostic, line, its new line text)
     for po, inst, nxt, values, drains in waits_found:
+        checkpoint(an)
         sp = inst.span
         target = po.df.target
         if not drains:
