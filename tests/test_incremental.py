@@ -21,6 +21,17 @@ from stinkywait_core.results import Options
 from stinkywait_core.waitcnt import incremental
 from tests.proggen import GenParams, random_program
 
+
+@pytest.fixture(autouse=True)
+def _small_proof_budget(monkeypatch):
+    """The review's hardware-checker proof (review_proof.py) is deterministic, counted in
+    checker steps, so incremental and fresh reviews must agree under any budget; a tenth of
+    the server's keeps these edit sequences from spending minutes in proofs of random loop
+    nests (which seldom finish anyway), and the proof still runs and offers edits."""
+    from stinkywait_core import review_proof
+    monkeypatch.setattr(review_proof, "STEP_BUDGET", review_proof.STEP_BUDGET // 10)
+    monkeypatch.setattr(review_proof, "RUN_STEPS", review_proof.RUN_STEPS // 10)
+
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 ASM = SHARED / "corpus" / "asm"
 CORPUS = SHARED / "conformance" / "upstream"

@@ -68,7 +68,13 @@ def test_producer_join_equals_exact_on_real_kernels(path):
     else:
         with open(path, encoding="utf-8", errors="replace") as f:
             text = f.read()
-    _same(text, path)
+    if not _same(text, path, strict=not path.endswith(".s")):
+        # the join gave up on this kernel (more than 64 ops in flight on a joined timeline:
+        # the publish rule, decision 45, lets LDS traffic run across barriers), so the forced
+        # join widened: an approximation, which is never an error
+        joined = analyze(text, path, Options(producer_join="always"))
+        assert any(f.widened for f in joined.functions)
+        assert not [d for d in joined.diagnostics if d.severity == "error"]
     if path.endswith(".stir"):  # (the spec's own files: every NumWaves the conformance uses)
         _same(text, path, Options(num_waves=1, replace_waits=True))
 

@@ -98,7 +98,7 @@ class _Walker:
 
     def __init__(self, func: Function, target: Target, tensor_raw_required: bool, regions: LdsRegionModel,
                  max_trips: int, max_paths: int, max_steps: int, memoize: bool, num_waves: int | None = None,
-                 stop: Callable[[], bool] | None = None) -> None:
+                 stop: Callable[[], bool] | None = None, cut_ends: bool = False) -> None:
         self.func = func
         self.blocks = list(func.blocks)
         self.facts_by_id = function_facts(func, target, regions)
@@ -120,6 +120,8 @@ class _Walker:
         self.max_trips, self.max_paths, self.max_steps = max_trips, max_paths, max_steps
         #: asked once per path state: true ends the search early (`bounded`: nothing proved)
         self.stop = stop
+        #: end the search at the first loop trip cut (the result then proves nothing anyway)
+        self.cut_ends = cut_ends
         self.memo = TripMemo(memoize)
         self.found: dict[tuple[int, int, str], HwViolation] = {}
         self.res = HwResult(func.name, target, max_trips, max_paths)
@@ -197,6 +199,8 @@ class _Walker:
             if st.trips.get(bi, 0) > self.max_trips:
                 res.trip_cut = True
                 res.paths += 1
+                if self.cut_ends:
+                    break  # the caller wants a proof only, and a cut search is none
                 continue
             res.states += 1
             path = path + (self.blocks[bi].label,)
@@ -248,20 +252,23 @@ def _target_of(options: Options, target: Target | str | None) -> Target:
 def check_function(func: Function, options: Options | None = None, *, target: Target | str | None = None,
                    num_waves: int | None = None, tensor_raw: str = "num-waves", max_trips: int = 2,
                    max_paths: int = 20000, max_steps: int = 5_000_000, regions: LdsRegionModel | None = None,
-                   memoize: bool = True, stop: Callable[[], bool] | None = None) -> HwResult:
+                   memoize: bool = True, stop: Callable[[], bool] | None = None,
+                   proof_only: bool = False) -> HwResult:
     """Check `func` on every path under the hardware model of `target` (default: the
     options' arch).  `num_waves` (default: the options') and `tensor_raw` (one of
     TENSOR_RAW_POLICIES) decide the tensor-fill RAW policy; `regions` the LDS overlap model
     (memtokens by default).  `memoize=False` enumerates paths literally (for tests).  `stop`:
     asked once per path state, true ends the search early, as a spent budget does (the
-    review's caller moved on, interrupt.py).  The function is not modified."""
+    review's caller moved on, interrupt.py).  `proof_only`: the caller uses the result only if
+    it is a proof, so the search ends at the first loop trip it has to cut (`trip_cut`, its
+    violations incomplete).  The function is not modified."""
     opts = options or Options()
     if tensor_raw not in TENSOR_RAW_POLICIES:
         raise ValueError(f"tensor_raw must be one of {TENSOR_RAW_POLICIES}")
     waves = opts.num_waves if num_waves is None else num_waves
     treq = tensor_raw == "always" or waves == 1
     return _Walker(func, _target_of(opts, target), treq, regions or TokenRegions(), max(1, max_trips), max_paths,
-                   max_steps, memoize, waves, stop).run()
+                   max_steps, memoize, waves, stop, proof_only).run()
 
 
 def check_module(module: Module, options: Options | None = None, lds_addresses: bool = False,
