@@ -123,8 +123,8 @@ def subrule(reason: str) -> str | None:
 
 def unproven_advice(w: PlannedWait) -> str:
     """How to make an unproven wait unnecessary (one sentence)."""
-    return ("tag the LDS accesses with // st.token:N comments (the same N for accesses to the same "
-            "LDS region, different N for disjoint regions) so disjointness can be proved, or insert the wait")
+    # short: VS Code shows it in the hover, which must fit its box (README: "Annotations")
+    return "tag the LDS accesses with // st.token:N or insert the wait"
 
 
 def present(d: Diagnostic, wait: PlannedWait | None, severity: dict[str, str] | None = None,
@@ -157,8 +157,8 @@ def present(d: Diagnostic, wait: PlannedWait | None, severity: dict[str, str] | 
             message = (f"{wait.instruction} is planned only because the bounded analysis approximated here "
                        f"(widening: too many distinct paths meet); not proven missing, `--exact` decides")
         else:
-            why = subrule(wait.reason) or wait.rule
-            message = (f"{wait.instruction} is needed only because disjointness cannot be proved ({why}): "
+            # no rule name here (the hover carries it): VS Code shows this in the hover box
+            message = (f"{wait.instruction} is needed only because disjointness cannot be proved: "
                        + unproven_advice(wait))
     return Diagnostic(level, CODES[kind], message, d.line, d.col, d.end_line, d.end_col, related, data,
                       d.function)

@@ -465,7 +465,6 @@ def published_notes(pub: Publish | None) -> list[tuple[Instruction, str]]:
     first = next((i for b in pub.func.blocks for i in b.instrs if not i.is_label and barrier_kind(i)), None)
     if first is None:
         return []
-    return [(first, "LDS accesses may stay in flight across this function's barriers where no other wave touches "
-                    "their bytes before the next barrier (the publish rule), assuming every wave of the workgroup "
-                    "runs the same barriers: the SGPRs set at launch and scalar loads from uniform addresses are "
-                    "the same in every wave")]
+    # short: VS Code shows it in the hover of the wait at this line, which must fit its box
+    return [(first, "publish rule: LDS ops may cross barriers undrained, assuming every wave of the workgroup "
+                    "runs the same barriers (decisions.md 45)")]
