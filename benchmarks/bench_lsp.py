@@ -54,11 +54,15 @@ GEMM = REPO.parent / "shared" / "corpus" / "asm" / "aiter_gfx1250_mxscale_gemm1_
 AITER = REPO / "tests" / "data" / "aiter_gfx1250"
 
 
-def other_kernels(n: int) -> list[tuple[str, str]]:
-    """(uri, text) of `n` real kernels other than the GEMM, repeated under distinct names."""
+def other_kernels(n: int, dirs: list[str] = ()) -> list[tuple[str, str]]:
+    """(uri, text) of `n` real kernels other than the GEMM, repeated under distinct names:
+    the corpus's, tests/data/aiter_gfx1250's, then every `*.s` of `dirs` (e.g. aiter code
+    objects made text with benchmarks/aiter_gfx1250_text.py)."""
     import gzip
     sources = [(p.name, p.read_text()) for p in sorted(GEMM.parent.glob("*.s")) if p != GEMM]
     sources += [(p.name[:-3], gzip.decompress(p.read_bytes()).decode()) for p in sorted(AITER.glob("*.s.gz"))]
+    for d in dirs:
+        sources += [(p.name, p.read_text()) for p in sorted(Path(d).glob("*.s"))]
     if not sources:
         return []
     return [((REPO / "many-files" / f"{i:02d}-{name}").as_uri(), text)
@@ -95,6 +99,10 @@ class Scenario:
     other_lines: int = 0
     others_done_ms: float = 0.0
     others_diagnosed: int = 0
+    #: --many-files: the server's RSS and peak RSS (MB) when the last other document had its
+    #: diagnostics (--wait-others) or the edits were done
+    others_rss_mb: float = 0.0
+    others_peak_rss_mb: float = 0.0
     hints: int = 0
     core_parse_ms: float = 0.0
     core_analyze_ms: float = 0.0
@@ -273,6 +281,7 @@ async def scenario(driver: Driver, name: str, uri: str, text: str, iterations: i
         if wait_others:
             await others_done
         others_done.cancel()
+        sc.others_rss_mb, sc.others_peak_rss_mb = rss_mb(driver.pid)
         for ouri, _ in others:
             driver.client.text_document_did_close(T.DidCloseTextDocumentParams(
                 text_document=T.TextDocumentIdentifier(uri=ouri)))
@@ -343,7 +352,7 @@ async def run(args: argparse.Namespace) -> dict:
     results: list[Scenario] = []
     try:
         if args.many_files and GEMM.exists():
-            others = other_kernels(args.many_files - 1)
+            others = other_kernels(args.many_files - 1, args.kernels)
             # a URI of its own: the GEMM scenario below (if any) opens the GEMM afresh
             results.append(await scenario(driver, f"gemm, {args.many_files} open",
                                           (REPO / "many-files" / GEMM.name).as_uri(), GEMM.read_text(),
@@ -384,6 +393,8 @@ def main() -> int:
                    help="also edit the GEMM while N-1 other real kernels are being opened")
     p.add_argument("--wait-others", action="store_true",
                    help="--many-files: after the edits, wait until every other document has diagnostics")
+    p.add_argument("--kernels", action="append", default=[], metavar="DIR",
+                   help="--many-files: also open the *.s of DIR (repeatable), after the repository's kernels")
     p.add_argument("--server-arg", action="append", default=[],
                    help="extra server flag, e.g. --server-arg=--automatic-gc (repeatable)")
     args = p.parse_args()
@@ -414,6 +425,9 @@ def main() -> int:
               f" {statistics.median(d):>10.0f}ms {max(d):>5.0f}ms {s['hints']:>6} |       {s['core_parse_ms']:>5.0f}ms"
               f" {s['core_analyze_ms']:>6.0f}ms {s['core_review_ms']:>6.0f}ms")
     for s in out["scenarios"]:
+        if s["other_lines"]:
+            print(f"{s['name']}: server RSS {s['others_rss_mb']:.0f} MB (peak {s['others_peak_rss_mb']:.0f} MB) "
+                  "with every document open, before they were closed")
         if s["other_lines"] and s["others_done_ms"]:
             print(f"{s['name']}: the other documents ({s['other_lines']} lines) all had diagnostics "
                   f"{s['others_done_ms'] / 1e3:.1f} s after they were opened")

@@ -66,7 +66,6 @@ def review(an: Analysis, analyze: Analyze) -> list[Diagnostic]:
     model = an.options.model
     for po in an.outputs:
         checkpoint(an)
-        snaps = po.df.snapshots
         target = po.df.target
         info = po.df.info
         for b in po.func.blocks:
@@ -81,7 +80,7 @@ def review(an: Analysis, analyze: Analyze) -> list[Diagnostic]:
                 if not values:
                     continue
                 nxt = next((j for j in instrs[idx + 1:] if not info[j].is_wait), None)
-                snap = snaps.get(inst)
+                snap = po.df.snapshot_at(inst)  # (only the blocks with waits are replayed)
                 drains = set()
                 for cn, v in values.items():
                     tls = [c for c in target.timelines if target.counter_of[c] == cn]

@@ -105,6 +105,8 @@ class Collector:
         self._trim = _malloc_trim()
         self._young = 0
         self._rss_full = 0.0
+        #: an analysis was dropped (frozen by now): the next collection is full
+        self._full_wanted = False
         if manage:
             self.manage()
 
@@ -139,8 +141,17 @@ class Collector:
         """Whether enough garbage may have piled up to collect before the next analysis."""
         return self.managed and self.pending() >= self.min_pending
 
+    def want_full(self) -> None:
+        """Make the next collection a full one (what was dropped is frozen: a young one
+        would not free it)."""
+        self._full_wanted = True
+
+    @property
+    def full_wanted(self) -> bool:
+        return self._full_wanted
+
     def _full_due(self) -> bool:
-        if self._young >= self.full_every:
+        if self._full_wanted or self._young >= self.full_every:
             return True
         rss = status_mb()
         return rss - self._rss_full > max(self.full_growth_mb, self.full_ratio * self._rss_full)
@@ -161,6 +172,7 @@ class Collector:
                 gc.unfreeze()
                 freed = gc.collect()
                 self._young = 0
+                self._full_wanted = False
             else:
                 freed = gc.collect(1)
                 self._young += 1

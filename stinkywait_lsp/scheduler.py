@@ -29,7 +29,8 @@ then the diagnostics push.
 Many documents open: the executor is normally a `lanes.LaneExecutor`, and the scheduler
 tells it which document is the *focus* (the one last edited, or asked about while its answer
 is pending), so the focus's plan and review start before other documents' work and never
-queue behind it.
+queue behind it.  Memory: only the documents used last keep their analysis (`retention`):
+the others' are dropped once their pipeline is done and made again when asked about.
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ from stinkywait_core.diagnostics import Diagnostic as CoreDiagnostic
 
 from .memory import Collector
 from .lanes import PLAN, REVIEW
+from .retention import Retention
 from .review import Reviewer, ReviewCancelled, ThreadReviewer
 from .snapshot import AnalyzeFn, Job, Snapshot, StaleSnapshot, run_job
 from .trace import Traces
@@ -73,6 +75,11 @@ class DocState:
     #: cache drops its last reference to the old plan inside `analyze`, and freeing 100k+
     #: objects there (25-40 ms on the GEMM) would delay the hints; here it happens after
     graveyard: list[Snapshot] = field(default_factory=list)
+    #: the key of the last snapshot whose diagnostics were pushed
+    published: Key | None = None
+    #: a dropped analysis (`Scheduler.trim`): (its key, its review's findings), handed to
+    #: the snapshot that analyses the same version again (no second review, no second push)
+    kept: tuple[Key, list[CoreDiagnostic]] | None = None
 
 
 @dataclass(slots=True)
@@ -112,6 +119,12 @@ class Scheduler:
     #: reviews the child process answered (0: it never worked, so a crash is not the input's)
     reviews_done: int = 0
     docs: dict[str, DocState] = field(default_factory=dict)
+    #: which documents keep their analysis (least recently used beyond `keep` are dropped)
+    retention: Retention = field(default_factory=Retention)
+    #: analyses dropped so far (stats)
+    dropped: int = 0
+    #: delay from dropping analyses to the collection that frees them
+    collect_dropped_after_s: float = 0.5
 
     def __post_init__(self) -> None:
         if self.reviewer is None:
@@ -134,7 +147,9 @@ class Scheduler:
     def opened(self, uri: str) -> None:
         # a re-open (even without a close) may reuse version numbers: never trust old results
         st = self._state(uri)
+        self.retention.touch(uri)
         self._supersede(st)
+        st.kept = None
         self._start(uri)
 
     def changed(self, uri: str) -> None:
@@ -146,6 +161,7 @@ class Scheduler:
         debounce starts the work at once.
         """
         st = self._state(uri)
+        self.retention.touch(uri)
         self.focus(uri)
         if st.debounce is not None:
             st.debounce.cancel()
@@ -157,6 +173,7 @@ class Scheduler:
 
     def closed(self, uri: str) -> None:
         st = self.docs.pop(uri, None)
+        self.retention.forget(uri)
         if st is None:
             return
         if getattr(self.executor, "focus", None) == uri:
@@ -218,6 +235,8 @@ class Scheduler:
         """The snapshot of the document as it is now (waits for it if needed); None when the
         document is not open.  The result is valid when returned: render from it before the
         next `await`, or re-check `valid` after one."""
+        if uri in self.docs:
+            self.retention.touch(uri)
         while True:
             st = self.docs.get(uri)
             key = self.current_key(uri)
@@ -320,7 +339,13 @@ class Scheduler:
                 continue
             st.latest = snap
             self._resolve(st, snap)
-            st.finisher = asyncio.ensure_future(self._finish(st, snap))
+            if st.kept is not None and st.kept[0] == snap.key and st.published == snap.key:
+                # a dropped analysis made again: its findings are known and were pushed
+                snap.checks = st.kept[1]
+            else:
+                st.kept = None
+                st.finisher = asyncio.ensure_future(self._finish(st, snap))
+            self.trim(st.uri)
             if st.graveyard:
                 # after the released requests have rendered and their answers were written
                 # (ready callbacks run before timers that fall due meanwhile)
@@ -470,6 +495,61 @@ class Scheduler:
             self.on_snapshot(snap)
         except Exception:  # noqa: BLE001 - publishing must not stop the pipeline
             log.exception("publishing results for %s failed", st.uri)
+        st.published = snap.key
+        if self.trim(st.uri) and self.collector is not None:
+            # free them soon (a full collection), not on the next keystroke's path
+            asyncio.get_running_loop().call_later(self.collect_dropped_after_s, self._collect_dropped)
+
+    # -- memory --------------------------------------------------------------------------------
+
+    def trim(self, protect: str | None = None) -> int:
+        """Drop the analyses of documents beyond the retention budget (least recently used
+        first) whose pipeline is done; never the focus, the document used last or
+        `protect`.  Returns how many were dropped."""
+        holders = [u for u, st in self.docs.items() if st.latest is not None]
+        spared = {getattr(self.executor, "focus", None), protect}
+        n = 0
+        for uri in self.retention.over_budget(holders, spared):
+            st = self.docs[uri]
+            if self._idle(st):
+                self._drop(st)
+                n += 1
+        return n
+
+    @staticmethod
+    def _idle(st: DocState) -> bool:
+        """Whether nothing is running or waiting for the document's analysis, and its
+        diagnostics are out (so dropping it loses nothing the editor has not got)."""
+        snap = st.latest
+        return (snap is not None and snap.valid and snap.checks is not None and st.published == snap.key
+                and not st.waiters and st.debounce is None and not st.core_lock.locked()
+                and (st.driver is None or st.driver.done()) and (st.finisher is None or st.finisher.done())
+                and (snap.review_task is None or snap.review_task.done()))
+
+    def _drop(self, st: DocState) -> None:
+        """Let go of the document's analysis (snapshot, superseded ones, the core's cache);
+        keep its key and review findings for when it is analysed again."""
+        snap = st.latest
+        assert snap is not None and snap.checks is not None
+        st.kept = (snap.key, snap.checks)
+        self._supersede(st)
+        st.graveyard.clear()
+        st.cache = self.new_cache() if self.new_cache else None
+        self.dropped += 1
+        if self.collector is not None:
+            # the dropped IR is cyclic and frozen (see `memory`): only a full collection frees it
+            self.collector.want_full()
+        log.info("dropped the analysis of %s v%d (kept: %d of %d open)", st.uri, snap.version,
+                 sum(1 for d in self.docs.values() if d.latest is not None), len(self.docs))
+
+    def _collect_dropped(self) -> None:
+        if self.collector is not None and self.collector.full_wanted:
+            self.collector.collect("dropped analyses")
+
+    def memory_stats(self) -> dict[str, int]:
+        """Open documents, how many hold an analysis, analyses dropped so far, the budget."""
+        return {"open": len(self.docs), "analysed": sum(1 for d in self.docs.values() if d.latest is not None),
+                "dropped": self.dropped, "keep": self.retention.keep}
 
     @staticmethod
     def _resolve(st: DocState, snap: Snapshot) -> None:

@@ -38,6 +38,7 @@ from .lanes import LaneExecutor
 from .memory import Collector, status_mb
 from .plan import document_uri, focus_line, plan_json, status_json
 from .render import definitions, hover, inlay_hints_text, resolve_tooltip
+from .retention import Retention
 from .review import ProcessReviewer, Reviewer
 from .scheduler import Key, Scheduler
 from .settings import SECTION, Settings, section_of
@@ -201,7 +202,8 @@ class StinkyWaitServer(LanguageServer):
                                         make_job=self.make_job, current_key=self.current_key,
                                         on_snapshot=self.publish, ready=self._ready,
                                         new_cache=self._new_cache, debounce_s=self._debounce_s,
-                                        reviewer=self.reviewer, collector=self.collector)
+                                        reviewer=self.reviewer, collector=self.collector,
+                                        retention=Retention(self.settings.keep_analyses))
         return self._scheduler
 
     @property
@@ -316,6 +318,7 @@ class StinkyWaitServer(LanguageServer):
             "collections": [asdict(c) for c in (collector.history if collector is not None else [])],
             "gc": {"enabled": gc.isenabled(), "frozen": gc.get_freeze_count(),
                    "managed": bool(collector is not None and collector.managed)},
+            "documents": self.scheduler.memory_stats(),
             "rss_mb": status_mb(),
             "peak_rss_mb": status_mb("VmHWM"),
             "review_worker": None if not isinstance(reviewer, ProcessReviewer) else {
@@ -332,7 +335,13 @@ class StinkyWaitServer(LanguageServer):
             self.window_log_message(T.LogMessageParams(type=T.MessageType.Warning, message=p))
         if new == self.settings:
             return False
+        same = self.settings.same_results(new)
         self.settings = new
+        if self._scheduler is not None:
+            self._scheduler.retention.keep = new.keep_analyses
+            self._scheduler.trim()
+        if same:  # only the memory budget changed: nothing to analyse again
+            return False
         self.generation += 1
         log.info("settings now %s (generation %d)", new.to_json(), self.generation)
         return True

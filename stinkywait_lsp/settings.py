@@ -16,6 +16,8 @@ from typing import Any
 from stinkywait_core.findings import DEFAULT_SEVERITY, LEVELS
 from stinkywait_core.results import Options
 
+from .retention import DEFAULT_KEEP
+
 SECTION = "stinkywait"
 
 #: the core's defaults (an immutable value, read for the defaults below)
@@ -29,6 +31,7 @@ _KEYS: dict[str, tuple[str, type]] = {
     "optimize": ("optimize", bool),
     "arch": ("arch", str),
     "coalesceWindow": ("coalesce_window", int),
+    "keepAnalyses": ("keep_analyses", int),
 }
 #: int keys that also take -1 ("the core's default")
 _DEFAULTABLE = frozenset({"coalesceWindow"})
@@ -86,6 +89,14 @@ class Settings:
     #: inline as an object (targets/latency.py); what it says, flattened
     latency_overrides: tuple = _CORE.latency_overrides
     view: View = field(default_factory=View)
+    #: `stinkywait.keepAnalyses`: how many documents besides the one worked on keep their
+    #: analysis (the others' are dropped and made again when asked about; no effect on results)
+    keep_analyses: int = DEFAULT_KEEP
+
+    def same_results(self, other: "Settings") -> bool:
+        """Whether `other` differs from these settings only in what cannot change a result
+        (the memory budget): no re-analysis needed."""
+        return replace(self, keep_analyses=other.keep_analyses) == other
 
     def to_options(self) -> Options:
         return Options(num_waves=self.num_waves, arch=self.arch,

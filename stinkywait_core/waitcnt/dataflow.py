@@ -117,8 +117,10 @@ class WaitDataflow(FunctionFacts, HazardCandidates, LdsQueries, Brackets, Requir
         self.final_entry: dict[Block, DataflowState] = {}
         self.why: dict[Instruction, list[list[Contribution]]] = {}
         self._snapshots: dict[Instruction, tuple] | None = {}
-        #: what a lazy snapshot replay needs (finalize's fast path): the applied plan
+        #: what a lazy snapshot replay needs (see finalize.py): the applied plan, and the
+        #: blocks replayed so far
         self._snap_planned: dict[Instruction, list[int]] | None = None
+        self._snap_blocks: dict[Block, dict[Instruction, tuple]] = {}
         #: the solve's last walk of each block (cold solve, no memo): the queues right before
         #: each anchor, and the exit before the tensor freeze restores it
         self.anchor_before: dict[Block, dict[Instruction, tuple]] = {}

@@ -3,7 +3,15 @@
 Spec "finalizePlan": every anchor gets min(planned, computed) from a replay of the whole
 dataflow with the plan applied, so later anchors see what will really be emitted.  When no
 optimizer touched a converged plan, the solve's last walks already are that replay (fast
-path); the FIFO snapshot before every instruction is then made only when first asked for.
+path).
+
+The FIFO snapshot before every instruction (the hover's FIFO view, the review's drains,
+LDS-ring provenance) is never kept for the whole function: a block's snapshots are made
+when first asked for (`snapshot_at`), by replaying that block from its final entry state
+under the applied plan, the same walk that finalize made.  Kept for every instruction, they
+were most of the memory of a kernel with deep queues (94 of 145 MB on fmha v3 bwd: each
+in-flight op pushed copies its 64-entry queues), and neither the incremental memo nor a
+document nobody looks at needs them.
 """
 
 from __future__ import annotations
@@ -22,22 +30,56 @@ class Finalizer:
 
     @property
     def snapshots(self) -> dict[Instruction, tuple]:
-        """The FIFO state before every instruction under the final plan (hover, review,
-        LDS-ring provenance).  Finalize's fast path leaves them to be made on first use: a
-        cold plan that never shows a FIFO does not pay for the walk that records them."""
+        """The FIFO state before every instruction under the final plan (every block
+        replayed; `snapshot_at` replays only the block asked about)."""
         if self._snapshots is None:
             snaps: dict[Instruction, tuple] = {}
-            planned = self._snap_planned or {}
             for bb in self.rpo:
-                entry = self.final_entry.get(bb)
-                if entry is not None:
-                    self._replay_walk(bb, entry.copy(), planned, {}, {}, {}, snaps)
+                snaps.update(self._block_snapshots(bb))
             self._snapshots = snaps
         return self._snapshots
 
-    @snapshots.setter
-    def snapshots(self, value: dict[Instruction, tuple]) -> None:
-        self._snapshots = value
+    def snapshot_at(self, inst: Instruction) -> tuple | None:
+        """The FIFO state (per-counter lists of queues) right before `inst` under the final
+        plan; None for an instruction finalize did not walk (a PHI, a label, an unreachable
+        block's)."""
+        if self._snapshots is not None:
+            return self._snapshots.get(inst)
+        bb = inst.block
+        if bb is None:
+            return self.snapshots.get(inst)
+        return self._block_snapshots(bb).get(inst)
+
+    def snapshot_lines(self) -> dict[int, Instruction]:
+        """1-based line -> the first walked instruction written there (the FIFO view's
+        index; no snapshot is made)."""
+        out: dict[int, Instruction] = {}
+        for bb in self.rpo:
+            if bb in self.final_entry:
+                for inst in bb.instrs:
+                    if not (inst.is_phi or inst.is_label) and inst.span is not None:
+                        out.setdefault(inst.span.line, inst)
+        return out
+
+    def _block_snapshots(self, bb: Block) -> dict[Instruction, tuple]:
+        """The snapshots of one block: made on first use (one replay walk of the block from
+        its final entry under the applied plan), then kept with the analysis."""
+        got = self._snap_blocks.get(bb)
+        if got is None:
+            got = {}
+            entry = self.final_entry.get(bb)
+            if entry is not None:
+                emit = [CounterEmitState() for _ in range(CK_COUNT)]
+                self._replay(bb.instrs, entry.copy(), emit, self._snap_planned or {}, [], got)
+            self._snap_blocks[bb] = got
+        return got
+
+    def _lazy_snapshots(self, planned: dict) -> None:
+        """Forget the snapshots a walk recorded: they are made again per block when asked
+        for (`snapshot_at`), from the final entries under `planned`."""
+        self._snapshots = None
+        self._snap_blocks = {}
+        self._snap_planned = planned
 
     def finalize_plan(self, plan: WaitInsertionPlan, unchanged: bool = False) -> None:
         """Replay the whole dataflow with the post-optimizer plan (min of planned, computed).
@@ -74,8 +116,9 @@ class Finalizer:
                     flog = self.recording() if memo is not None else None
                     self._replay_walk(bb, st, planned, *parts)
                     if memo is not None:
+                        # (its snapshots are not stored: made again when asked for)
                         rec = memo.store_final_block(bb, entry, self.block_sig[bb], self.emit_plan.get(bb),
-                                                     st, parts, self.done(flog))
+                                                     st, parts[:3] + ({},), self.done(flog))
                     else:
                         self.final_exit[bb] = st
                         for mine, whole in zip(parts, (new_anchors, tokens, why_all, snaps)):
@@ -84,7 +127,8 @@ class Finalizer:
                 self.final_exit[bb] = rec.exit
                 for mine, whole in zip(rec.parts, (new_anchors, tokens, why_all, snaps)):
                     whole.update(mine)
-            self.why, self.snapshots = why_all, snaps
+            self.why = why_all
+            self._lazy_snapshots(planned)
             self.finalize_sweeps = 1
             self.finalize_converged = True
             plan.anchor_waits = new_anchors
@@ -133,12 +177,12 @@ class Finalizer:
                     final_exit[bb] = st
                     changed = True
             self.why = why_all
-            self.snapshots = snaps
             if not changed:
                 converged = True
                 break
         self.final_entry = final_entry
         self.final_exit = final_exit
+        self._lazy_snapshots(planned)
         self.finalize_converged = converged
         if not converged:
             sp = self.func.span
@@ -172,8 +216,7 @@ class Finalizer:
                 if toks is not None:
                     tokens[inst] = toks
         self.why = why_all
-        self._snapshots = None
-        self._snap_planned = planned
+        self._lazy_snapshots(planned)
         self.finalize_sweeps = 1
         self.finalize_converged = True
         plan.anchor_waits = {k: list(v) for k, v in planned.items()}  # later shaping edits the plan's own
@@ -204,7 +247,7 @@ class Finalizer:
                 log = self.recording()
                 self._replay(chunk, st, emit, planned, out, part_snaps)
                 rec = WalkRecord(infos, queues_in, emit_in, list(st.queues), emit_key(emit, cks), out,
-                                 list(part_snaps.items()), pl, self.done(log))
+                                 [], pl, self.done(log))  # (no snapshots: made when asked for)
                 memo.store(memo.final, chunk, rec)
             else:
                 rec.restore(st.queues, emit, cks)

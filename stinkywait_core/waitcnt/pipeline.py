@@ -373,8 +373,9 @@ def _anchor_waits(out: PassOutput, options: Options, b: Block, inst: Instruction
             target.encode_waits({cn: value})[0], rule, reason, _deps(contribs), shaped))
         c = tls[0]
         text = None
-        if (ring_kernel or (lc_kernel and c in (CK_DS, CK_TENSOR))) and inst in df.snapshots:
-            srcs_txt = _drained_sources(df, df.snapshots[inst][c], value, ring_kernel)
+        snap = df.snapshot_at(inst) if ring_kernel or (lc_kernel and c in (CK_DS, CK_TENSOR)) else None
+        if snap is not None:
+            srcs_txt = _drained_sources(df, snap[c], value, ring_kernel)
             if srcs_txt:
                 text = "drains " + ("; " if ring_kernel else ",").join(srcs_txt)
         inf = df.info[inst]
@@ -556,7 +557,8 @@ def _producers(inst: Instruction, df: WaitDataflow) -> list[Instruction]:
 
 
 class FifoView(dict):
-    """line -> {counter: [QueueView]}, converted lazily from the finalize snapshots."""
+    """line -> {counter: [QueueView]}, converted lazily from the finalize snapshots (each
+    made when its line is first asked for, see finalize.py)."""
 
     def __init__(self, df: WaitDataflow):
         super().__init__()
@@ -566,10 +568,7 @@ class FifoView(dict):
     @property
     def _by_line(self) -> dict[int, Instruction]:
         if self._index is None:  # built on first use (see ProducerView)
-            self._index = {}
-            for inst in self._df.snapshots:
-                if inst.span is not None:
-                    self._index.setdefault(inst.span.line, inst)
+            self._index = self._df.snapshot_lines()
         return self._index
 
     def __contains__(self, line: object) -> bool:
@@ -590,7 +589,7 @@ class FifoView(dict):
     def __getitem__(self, line: int):
         from ..results import QueuedOpView, QueueView
         inst = self._by_line[line]
-        snap = self._df.snapshots[inst]
+        snap = self._df.snapshot_at(inst)
         view: dict[str, list[QueueView]] = {}
         for c in self._df.cks:
             qs = [q for q in snap[c] if q.ops or q.sat]

@@ -28,6 +28,8 @@ export const SECTION = 'stinkywait';
 export const ANALYSIS_KEYS = ['numWaves', 'enableLoopCarriedTokenDeps', 'enableTensorDescriptorWar', 'optimize', 'arch', 'coalesceWindow', 'latencyModel'] as const;
 /** Settings that change how results are shown (the server re-renders; nothing restarts). */
 export const VIEW_KEYS = ['hints', 'severity'] as const;
+/** Settings of the server's memory (no effect on results). */
+export const MEMORY_KEYS = ['keepAnalyses'] as const;
 
 export function isKernelDocument(doc: vscode.TextDocument | undefined): doc is vscode.TextDocument {
   return !!doc && (LANGUAGES as readonly string[]).includes(doc.languageId);
@@ -36,7 +38,7 @@ export function isKernelDocument(doc: vscode.TextDocument | undefined): doc is v
 export function analysisSettings(): Record<string, unknown> {
   const config = vscode.workspace.getConfiguration(SECTION);
   const out: Record<string, unknown> = {};
-  for (const key of [...ANALYSIS_KEYS, ...VIEW_KEYS]) {
+  for (const key of [...ANALYSIS_KEYS, ...VIEW_KEYS, ...MEMORY_KEYS]) {
     const value = config.get(key);
     if (value !== undefined) {
       out[key] = value;
@@ -391,7 +393,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<{ mana
       if (e.affectsConfiguration(`${SECTION}.server`)) {
         await manager.restartIfServerConfigChanged('settings changed');
       }
-      if ([...ANALYSIS_KEYS, ...VIEW_KEYS].some((k) => e.affectsConfiguration(`${SECTION}.${k}`))) {
+      if ([...ANALYSIS_KEYS, ...VIEW_KEYS, ...MEMORY_KEYS].some((k) => e.affectsConfiguration(`${SECTION}.${k}`))) {
         refreshStatus(600);
         plan.refresh(600);
       }
