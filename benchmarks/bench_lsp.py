@@ -1,7 +1,8 @@
 """Language-server latency and memory, measured by driving the real server over stdio.
 
     .venv/bin/python benchmarks/bench_lsp.py [--iterations 15] [--big-blocks 3750] [--json]
-        [--skip-big] [--many-files N] [--server-log FILE] [--server-arg=--automatic-gc ...]
+        [--skip-big] [--many-files N [--kernels DIR] [--wait-others]] [--keep-analyses N]
+        [--server-log FILE] [--server-arg=--automatic-gc ...]
 
 Scenarios (targets from issue 5):
   * open -> first hints on the 3.2k-line gfx1250 GEMM of the shared corpus   (<= 500 ms)
@@ -103,6 +104,8 @@ class Scenario:
     #: diagnostics (--wait-others) or the edits were done
     others_rss_mb: float = 0.0
     others_peak_rss_mb: float = 0.0
+    #: --many-files: the server's document store then (open, holding an analysis, dropped)
+    others_documents: dict = field(default_factory=dict)
     hints: int = 0
     core_parse_ms: float = 0.0
     core_analyze_ms: float = 0.0
@@ -122,8 +125,10 @@ class Scenario:
 class Driver:
     """A minimal editor: opens, edits, asks for hints, waits for versioned diagnostics."""
 
-    def __init__(self, server_args: list[str]) -> None:
+    def __init__(self, server_args: list[str], settings: dict | None = None) -> None:
         self.server_args = server_args
+        #: the `stinkywait` settings sent as initializationOptions
+        self.settings = settings
         self.client = LanguageClient("stinkywait-bench", "0")
         self.published: dict[str, int | None] = {}
         self.waiters: list[tuple[str, int, asyncio.Future]] = []
@@ -143,7 +148,8 @@ class Driver:
         caps = T.ClientCapabilities(text_document=T.TextDocumentClientCapabilities(
             inlay_hint=T.InlayHintClientCapabilities(),
             publish_diagnostics=T.PublishDiagnosticsClientCapabilities(version_support=True)))
-        await self.client.initialize_async(T.InitializeParams(capabilities=caps, process_id=None))
+        await self.client.initialize_async(T.InitializeParams(capabilities=caps, process_id=None,
+                                                              initialization_options=self.settings))
         self.client.initialized(T.InitializedParams())
 
     @property
@@ -282,6 +288,7 @@ async def scenario(driver: Driver, name: str, uri: str, text: str, iterations: i
             await others_done
         others_done.cancel()
         sc.others_rss_mb, sc.others_peak_rss_mb = rss_mb(driver.pid)
+        sc.others_documents = (await driver.stats()).get("documents") or {}
         for ouri, _ in others:
             driver.client.text_document_did_close(T.DidCloseTextDocumentParams(
                 text_document=T.TextDocumentIdentifier(uri=ouri)))
@@ -347,7 +354,7 @@ def stage_table(s: dict) -> list[tuple[str, float | None, int]]:
 
 async def run(args: argparse.Namespace) -> dict:
     server_args = (["--log-file", args.server_log, "-v"] if args.server_log else []) + list(args.server_arg)
-    driver = Driver(server_args)
+    driver = Driver(server_args, None if args.keep_analyses is None else {"keepAnalyses": args.keep_analyses})
     await driver.start()
     results: list[Scenario] = []
     try:
@@ -395,6 +402,8 @@ def main() -> int:
                    help="--many-files: after the edits, wait until every other document has diagnostics")
     p.add_argument("--kernels", action="append", default=[], metavar="DIR",
                    help="--many-files: also open the *.s of DIR (repeatable), after the repository's kernels")
+    p.add_argument("--keep-analyses", type=int, metavar="N",
+                   help="the server's stinkywait.keepAnalyses (default: the server's own)")
     p.add_argument("--server-arg", action="append", default=[],
                    help="extra server flag, e.g. --server-arg=--automatic-gc (repeatable)")
     args = p.parse_args()
@@ -426,8 +435,11 @@ def main() -> int:
               f" {s['core_analyze_ms']:>6.0f}ms {s['core_review_ms']:>6.0f}ms")
     for s in out["scenarios"]:
         if s["other_lines"]:
+            docs = s["others_documents"]
             print(f"{s['name']}: server RSS {s['others_rss_mb']:.0f} MB (peak {s['others_peak_rss_mb']:.0f} MB) "
-                  "with every document open, before they were closed")
+                  "with every document open, before they were closed"
+                  + (f"; {docs['analysed']} of {docs['open']} documents held an analysis ({docs['dropped']} dropped "
+                     f"so far, keepAnalyses {docs['keep']})" if docs else ""))
         if s["other_lines"] and s["others_done_ms"]:
             print(f"{s['name']}: the other documents ({s['other_lines']} lines) all had diagnostics "
                   f"{s['others_done_ms'] / 1e3:.1f} s after they were opened")

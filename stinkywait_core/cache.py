@@ -89,6 +89,17 @@ class AnalysisCache:
         while len(table) > self.size:
             table.popitem(last=False)
 
+    def keep_only(self, options: Options) -> int:
+        """Drop every chain and parsed module made under other options (the review's
+        wait-stripped analysis keeps a second copy of every function: about as much memory
+        as the plan's own); returns how many entries went."""
+        n = 0
+        for table, at in ((self._d, 2), (self._modules, 1)):
+            for key in [k for k in table if k[at] != options]:
+                del table[key]
+                n += 1
+        return n
+
     def retain(self, path: str, options: Options, names: set[str]) -> None:
         """Drop the chains of functions the document no longer has (renamed or deleted
         kernels): a chain holds a whole function's plan."""

@@ -19,7 +19,7 @@ from collections.abc import Iterable
 
 #: documents (besides the one being worked on) whose analyses are kept by default: a few
 #: visible editors' worth; `stinkywait.keepAnalyses` changes it
-DEFAULT_KEEP = 4
+DEFAULT_KEEP = 2
 
 
 class Retention:

@@ -505,15 +505,29 @@ class Scheduler:
     def trim(self, protect: str | None = None) -> int:
         """Drop the analyses of documents beyond the retention budget (least recently used
         first) whose pipeline is done; never the focus, the document used last or
-        `protect`.  Returns how many were dropped."""
+        `protect`.  Of the other documents kept, the review's copies go.  Returns how many
+        analyses (or review copies) were dropped."""
         holders = [u for u, st in self.docs.items() if st.latest is not None]
         spared = {getattr(self.executor, "focus", None), protect}
         n = 0
-        for uri in self.retention.over_budget(holders, spared):
+        victims = self.retention.over_budget(holders, spared)
+        for uri in victims:
             st = self.docs[uri]
             if self._idle(st):
                 self._drop(st)
                 n += 1
+        last = self.retention.last()
+        for uri in holders:
+            st = self.docs[uri]
+            keep_only = getattr(st.cache, "keep_only", None)
+            if uri not in victims and uri not in spared and uri != last and keep_only is not None \
+                    and st.latest is not None and st.latest.job is not None and self._idle(st):
+                # kept, but not worked on: the review's own analyses go (a new review of it
+                # starts from the plan's)
+                if keep_only(st.latest.job.options):
+                    n += 1
+                    if self.collector is not None:
+                        self.collector.want_full()
         return n
 
     @staticmethod

@@ -24,7 +24,7 @@ from stinkywait_lsp.snapshot import Job, Snapshot
 
 from .conftest import DATA
 
-FILES = ["sample.s", "diamond.s", "join.s", "checked.s"]
+FILES = ["sample.s", "diamond.s", "checked.s", "join.s"]  # checked.s: a review that re-plans
 
 
 @dataclass
@@ -105,6 +105,8 @@ async def test_a_dropped_document_answers_as_before_and_is_released():
             module, cache = refs[uri]
             assert module() is None and cache() is None, f"the dropped analysis of {uri} is still alive"
         assert refs[uris[3]][0]() is not None
+        # kept but not in use: only the plan's own analyses stay in its cache (not the review's)
+        assert {k[2] for k in sched.docs[uris[2]].cache._d} == {Options()}
 
         # asked again: analysed again, the same answers, no second review or push
         ws.published.clear()
