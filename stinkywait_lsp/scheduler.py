@@ -125,6 +125,13 @@ class Scheduler:
     dropped: int = 0
     #: delay from dropping analyses to the collection that frees them
     collect_dropped_after_s: float = 0.5
+    #: documents in the background (not the focus) start a plan only while fewer than this
+    #: many documents are being planned or wait for their review: opening 40 kernels at
+    #: once otherwise plans all 40 before the first review (plans go first), and all 40
+    #: analyses are alive together (1.3 GB) because none can be dropped before its push
+    max_unfinished: int = 2
+    _planning: set = field(default_factory=set)
+    _slot_waiters: list = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if self.reviewer is None:
@@ -187,6 +194,7 @@ class Scheduler:
         for _, fut in st.waiters:
             if not fut.done():
                 fut.set_result(None)
+        self._wake()
 
     def shutdown(self) -> None:
         """Drop every document (pending requests get None) before the pool goes away."""
@@ -210,6 +218,7 @@ class Scheduler:
         if snap is not None:
             snap.valid = False
             st.graveyard.append(snap)
+            self._wake()
             task = snap.review_task
             if task is not None and not task.done():
                 task.cancel()
@@ -220,6 +229,47 @@ class Scheduler:
         """`uri` is the document the user works on: its work goes first (see `lanes`)."""
         if hasattr(self.executor, "submit_for"):
             self.executor.focus = uri  # type: ignore[attr-defined]
+            self._wake()
+
+    # -- admission (memory) ----------------------------------------------------------------
+
+    def _unfinished(self, but: str) -> int:
+        """Documents other than `but` being planned, or planned and waiting for their review
+        and push."""
+        n = 0
+        for uri, st in self.docs.items():
+            if uri == but:
+                continue
+            snap = st.latest
+            if uri in self._planning or (snap is not None and st.published != snap.key
+                                         and st.finisher is not None and not st.finisher.done()):
+                n += 1
+        return n
+
+    async def _admitted(self, st: DocState) -> bool:
+        """True at once for the focus (or without a `LaneExecutor`: no focus to tell); a
+        background document waits while `max_unfinished` others are unfinished (False:
+        it waited, the caller looks at the document again)."""
+        if not hasattr(self.executor, "submit_for") or getattr(self.executor, "focus", None) == st.uri \
+                or self._unfinished(st.uri) < self.max_unfinished:
+            return True
+        fut: asyncio.Future = asyncio.get_running_loop().create_future()
+        self._slot_waiters.append(fut)
+        try:
+            await asyncio.wait_for(fut, 1.0)  # (and a look every second, whatever happens)
+        except asyncio.TimeoutError:
+            pass
+        finally:
+            if fut in self._slot_waiters:
+                self._slot_waiters.remove(fut)
+        return False
+
+    def _wake(self) -> None:
+        """A pipeline ended (or the focus moved): waiting background documents look again."""
+        waiters, self._slot_waiters = self._slot_waiters, []
+        for fut in waiters:
+            if not fut.done():
+                fut.set_result(None)
 
     def _run(self, uri: str, rank: int, fn: Callable[..., Any], *args: Any) -> asyncio.Future:
         """`fn(*args)` on the executor as `uri`'s work at `rank` (any Executor works; only a
@@ -308,6 +358,8 @@ class Scheduler:
             key = self.current_key(st.uri)
             if key is None or (st.latest is not None and st.latest.key == key):
                 return
+            if not await self._admitted(st):
+                continue  # it waited: look again (the text may have moved on, or closed)
             async with st.core_lock:
                 if self.docs.get(st.uri) is not st:
                     return
@@ -318,6 +370,7 @@ class Scheduler:
                 self._supersede(st)
                 collector = self.collector if self.collector is not None and self.collector.due() else None
                 self.traces.of(st.uri, key)["submit"] = time.monotonic()
+                self._planning.add(st.uri)
                 try:
                     snap = await self._run(st.uri, PLAN, run_job, job, self.analyze, st.cache, collector)
                 except asyncio.CancelledError:
@@ -328,6 +381,9 @@ class Scheduler:
                         if not fut.done():
                             fut.set_result(None)
                     return
+                finally:
+                    self._planning.discard(st.uri)
+                    self._wake()
             rec = self.traces.of(st.uri, key)
             rec.update(snap.timings)
             rec["accepted"] = time.monotonic()
@@ -496,6 +552,7 @@ class Scheduler:
         except Exception:  # noqa: BLE001 - publishing must not stop the pipeline
             log.exception("publishing results for %s failed", st.uri)
         st.published = snap.key
+        self._wake()
         if self.trim(st.uri) and self.collector is not None:
             # free them soon (a full collection), not on the next keystroke's path
             asyncio.get_running_loop().call_later(self.collect_dropped_after_s, self._collect_dropped)

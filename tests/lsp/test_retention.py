@@ -130,6 +130,45 @@ async def test_a_dropped_document_answers_as_before_and_is_released():
         sched.shutdown()
 
 
+async def test_documents_opened_at_once_are_not_all_analysed_at_once():
+    """A user's kernel folder opened at once: background documents are admitted to planning
+    only while few are unfinished, so the dropped ones go before the next ones are made."""
+    from stinkywait_lsp.lanes import LaneExecutor
+
+    ws = Workspace()
+    uris = [f"file:///many{i}-{name}" for i, name in enumerate(FILES * 2)]
+    alive: list[int] = []
+    pool = LaneExecutor(2)
+    ready = asyncio.Event()
+    ready.set()
+    sched = Scheduler(executor=pool, analyze=ws.analyze, make_job=ws.make_job, current_key=ws.key,
+                      on_snapshot=ws.publish, ready=ready, new_cache=AnalysisCache, review_delay_s=0.0,
+                      cheap_review_delay_s=0.0, retention=Retention(keep=1), collect_dropped_after_s=0.0,
+                      max_unfinished=2)
+    analyze_one = ws.analyze
+
+    def counting(*args, **kw):  # (in the worker: how many documents hold an analysis now)
+        alive.append(sum(1 for st in list(sched.docs.values()) if st.latest is not None))
+        return analyze_one(*args, **kw)
+
+    ws.analyze = counting
+    sched.analyze = counting
+    try:
+        for uri, name in zip(uris, FILES * 2):
+            ws.texts[uri] = (DATA / name).read_text()
+            sched.opened(uri)
+        for uri in uris:
+            await _published(ws, uri)
+        assert sorted(ws.published) == sorted(uris) and len(ws.analysed) >= len(uris)
+        # never more than the budget (keep 1, the one used last) plus the unfinished ones
+        assert max(alive) <= 4, alive
+        await asyncio.sleep(0.05)
+        assert sched.memory_stats()["analysed"] <= 2
+    finally:
+        sched.shutdown()
+        pool.shutdown()
+
+
 def test_retention_order_and_budget():
     r = Retention(keep=2)
     for u in "abcde":
