@@ -178,7 +178,7 @@ class LdsFacts:
     def _verdict(self, a: Instruction, b: Instruction, same_trip: bool, say: bool = True) -> tuple[bool, str]:
         """(may overlap, why); `say=False`: the verdict alone, its sentence left empty (the
         pass asks only the verdict, for every pair it scans; the sentence is for the hover)."""
-        na, nb = _name(a), _name(b)
+        na, nb = (_name(a), _name(b)) if say else ("", "")
         aa, ab = self.access(a), self.access(b)
         if aa is None or ab is None:
             which = na if aa is None else nb
