@@ -65,15 +65,15 @@ def wall(cmd: list[str], repeat: int) -> float:
 _BREAKDOWN = """
 import sys, time, io, contextlib
 c0 = time.process_time()
+import gc
+gc.disable()  # as the `stinkywait` command (cli.main.console_main) runs, before the analysis imports
 from stinkywait_core.cli.main import main
-c1 = time.process_time()
 import stinkywait_core.api as api
+c1 = time.process_time()
 parse, spent = api.parse, []
 def timed(*a, **k):
     t = time.process_time(); m = parse(*a, **k); spent.append(time.process_time() - t); return m
 api.parse = timed
-import gc
-gc.disable()  # as the `stinkywait` command (cli.main.console_main) runs
 with contextlib.redirect_stdout(io.StringIO()):
     main(["plan", sys.argv[1]])
 c2 = time.process_time()
