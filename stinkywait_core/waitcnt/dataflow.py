@@ -351,7 +351,9 @@ class WaitDataflow(FunctionFacts, HazardCandidates, LdsQueries, Brackets, Requir
                     step = (bb, it, self.block_sig[bb], tuple([exit_state.get(p) for p in bb.preds]),
                             entry_state[bb] if frozen else None, exit_state.get(bb) if frozen else None)
                     rec = memo.find_block(step)
-                    if rec is not None and not self.queries_hold(rec.queries):
+                    if rec is not None and (not self.queries_hold(rec.queries)
+                                            # a skip (store_skip) holds from the same last walk
+                                            or rec.entry is None and rec.exit is not entry_state[bb]):
                         rec = None
                     if rec is not None:  # same block, same input objects: same outputs
                         self.work += rec.work
@@ -359,6 +361,9 @@ class WaitDataflow(FunctionFacts, HazardCandidates, LdsQueries, Brackets, Requir
                             self.exploded = True
                             if self.options.bounded:
                                 return False
+                        if rec.entry is None:  # the join gives its last walk's entry: left alone
+                            self._relog(rec.queries)
+                            continue
                         entry, work = rec.entry, rec.exit
                         self.emit_plan[bb] = rec.plan
                         self.block_sites[bb] = rec.sites
@@ -375,7 +380,12 @@ class WaitDataflow(FunctionFacts, HazardCandidates, LdsQueries, Brackets, Requir
                     if frozen:
                         self._restore_tensor(entry, self.entry_state[bb], keep)
                     if bb in walked and self._same_entry(bb, entry):
-                        if blog is not None:
+                        if step is not None:
+                            # remembered too: the next version, given the same inputs and the
+                            # same last-walk entry, skips the join as well (a loop's
+                            # confirming sweep is a whole sweep of joins)
+                            memo.store_skip(step, self.entry_state[bb], self.work - work_before, self.done(blog))
+                        elif blog is not None:
                             self.done(blog)
                         continue  # same entry as its last walk: same plan, same exit
                     walked.add(bb)
