@@ -280,10 +280,16 @@ def _analyze(text: str, path: str, options: Options, language: str | None,
         return an
     lines = physical_lines(text)
     has_tokens = "st.token" in text or "memtoken" in text
+    # a chain per function; a name the file repeats (a kernel pasted twice) gets one per
+    # occurrence, or every occurrence would be adopted into, and re-plan, the same chain
+    occurrences: dict[str, int] = {}
+    keys: set = set()
     for fi, func in enumerate(module.functions):
         chain = None
         if cache is not None:
-            ck = (path, func.name, options)
+            nth = occurrences[func.name] = occurrences.get(func.name, -1) + 1
+            ck = (path, func.name if nth == 0 else (func.name, nth), options)
+            keys.add(ck[1])
             chain = cache.get(ck)
             adopted = adopt(chain, func) if chain is not None else None
             if adopted is None:
@@ -347,7 +353,7 @@ def _analyze(text: str, path: str, options: Options, language: str | None,
             chain.analysed = [b.instrs for b in func.blocks]
             cache.put(ck, chain)
     if cache is not None:
-        cache.retain(path, options, {f.name for f in module.functions})
+        cache.retain(path, options, keys)
     if sites is not None:
         from .macro_sites import finish_spans, unknown_instructions
         finish_spans(module, sites)

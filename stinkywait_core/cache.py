@@ -89,9 +89,10 @@ class AnalysisCache:
         while len(table) > self.size:
             table.popitem(last=False)
 
-    def retain(self, path: str, options: Options, names: set[str]) -> None:
+    def retain(self, path: str, options: Options, names: set) -> None:
         """Drop the chains of functions the document no longer has (renamed or deleted
-        kernels): a chain holds a whole function's plan."""
+        kernels): a chain holds a whole function's plan.  `names`: the chains' keys (a
+        function's name, or (name, n) for its n-th repetition in the file)."""
         for key in [k for k in self._d if k[0] == path and k[2] == options and k[1] not in names]:
             del self._d[key]
 

@@ -135,3 +135,20 @@ def test_fold_follows_the_clock_of_the_block_above(moves: bool) -> None:
         assert _plan(api.analyze(t, "k.s", Options(), cache=cache)) == _plan(cold)
         counts.add(len(cold.waits()))
     assert counts == {1, 2}, "the versions should fold differently, or the test proves nothing"
+
+
+@needs_shared
+def test_a_kernel_pasted_twice_keeps_one_chain_each() -> None:
+    """The same kernel twice in one file (same name): each occurrence has its own chain, so
+    an edit of the second re-plans the second only, the first keeps its plan object."""
+    a = (ASM / "aiter_gfx1250_mxscale_gemm2_final_isa.s").read_text()
+    lines = (a + a).splitlines(keepends=True)
+    cache = api.AnalysisCache()
+    first = api.analyze("".join(lines), "twice.s", Options(), cache=cache)
+    assert len(first.outputs) == 2
+    n = len(lines) - 1 - next(i for i, ln in enumerate(reversed(lines)) if re.match(r"\s+v_\w+ v\d+,", ln))
+    lines[n] = re.sub(r"v(\d+),", lambda m: f"v{int(m.group(1)) ^ 1},", lines[n], count=1)
+    t = "".join(lines)
+    warm = api.analyze(t, "twice.s", Options(), cache=cache)
+    assert _plan(warm) == _plan(api.analyze(t, "twice.s", Options()))
+    assert warm.outputs[0] is first.outputs[0] and warm.outputs[1] is not first.outputs[1]
