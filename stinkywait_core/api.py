@@ -435,6 +435,7 @@ def _place_waits(po: PassOutput, module: Module, lines: list[str], lang: str) ->
     waits = po.result.waits
     n = 0
     i = 0
+    spelled: dict[tuple, list[str]] = {}  # (the kernel's waits repeat a few counts: spelled once each)
     while i < len(waits):
         w = waits[i]
         j = i + 1
@@ -444,7 +445,10 @@ def _place_waits(po: PassOutput, module: Module, lines: list[str], lang: str) ->
         n += 1
         group = waits[i:j]
         indent = w.insert_text[:len(w.insert_text) - len(w.insert_text.lstrip(" \t"))]
-        body = target.encode_waits({g.counter + "cnt": g.count for g in group})
+        values = tuple([(g.counter, g.count) for g in group])
+        body = spelled.get(values)
+        if body is None:
+            body = spelled[values] = target.encode_waits({c + "cnt": v for c, v in values})
         text = "".join(f"{indent}{ln}\n" for ln in body)
         for g in group:
             g.insert_text = text

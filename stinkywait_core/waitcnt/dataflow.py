@@ -351,7 +351,7 @@ class WaitDataflow(FunctionFacts, HazardCandidates, LdsQueries, Brackets, Requir
                     step = (bb, it, self.block_sig[bb], tuple([exit_state.get(p) for p in bb.preds]),
                             entry_state[bb] if frozen else None, exit_state.get(bb) if frozen else None)
                     rec = memo.find_block(step)
-                    if rec is not None and (not self.queries_hold(rec.queries)
+                    if rec is not None and (rec.queries and not self.queries_hold(rec.queries)
                                             # a skip (store_skip) holds from the same last walk
                                             or rec.entry is None and rec.exit is not entry_state[bb]):
                         rec = None
@@ -362,12 +362,14 @@ class WaitDataflow(FunctionFacts, HazardCandidates, LdsQueries, Brackets, Requir
                             if self.options.bounded:
                                 return False
                         if rec.entry is None:  # the join gives its last walk's entry: left alone
-                            self._relog(rec.queries)
+                            if rec.queries:
+                                self._relog(rec.queries)
                             continue
                         entry, work = rec.entry, rec.exit
                         self.emit_plan[bb] = rec.plan
                         self.block_sites[bb] = rec.sites
-                        self._relog(rec.queries)
+                        if rec.queries:
+                            self._relog(rec.queries)
                         walked.add(bb)
                         step = None
                 if step is not None or memo is None:
@@ -403,7 +405,8 @@ class WaitDataflow(FunctionFacts, HazardCandidates, LdsQueries, Brackets, Requir
                                                        self.done(blog))
                     elif blog is not None:
                         self.done(blog)
-                if work != self.exit_state.get(bb):
+                old_exit = exit_state.get(bb)
+                if work is not old_exit and work != old_exit:
                     self.exit_state[bb] = work
                     dirty.update(bb.succs)
                     changed = True
