@@ -94,7 +94,7 @@ class Collector:
     """
 
     def __init__(self, *, min_pending: int = 150_000, full_every: int = 20, full_growth_mb: float = 32.0,
-                 full_ratio: float = 0.15, manage: bool = True, history: int = 64):
+                 full_ratio: float = 0.15, full_after_drops: int = 3, manage: bool = True, history: int = 64):
         self.min_pending = min_pending
         self.full_every = full_every
         self.full_growth_mb = full_growth_mb
@@ -105,8 +105,11 @@ class Collector:
         self._trim = _malloc_trim()
         self._young = 0
         self._rss_full = 0.0
-        #: an analysis was dropped (frozen by now): the next collection is full
-        self._full_wanted = False
+        #: analyses dropped (frozen by now) since the last full collection: after
+        #: `full_after_drops` of them the next collection is full (each full one blocks the
+        #: server for 1-5 s with 40 kernels open, so not one per drop)
+        self.full_after_drops = full_after_drops
+        self._drops = 0
         if manage:
             self.manage()
 
@@ -142,16 +145,16 @@ class Collector:
         return self.managed and self.pending() >= self.min_pending
 
     def want_full(self) -> None:
-        """Make the next collection a full one (what was dropped is frozen: a young one
-        would not free it)."""
-        self._full_wanted = True
+        """An analysis was dropped: what it held is frozen, so only a full collection frees
+        it; the next collection is full once `full_after_drops` have piled up."""
+        self._drops += 1
 
     @property
     def full_wanted(self) -> bool:
-        return self._full_wanted
+        return self._drops >= self.full_after_drops
 
     def _full_due(self) -> bool:
-        if self._full_wanted or self._young >= self.full_every:
+        if self.full_wanted or self._young >= self.full_every:
             return True
         rss = status_mb()
         return rss - self._rss_full > max(self.full_growth_mb, self.full_ratio * self._rss_full)
@@ -172,7 +175,7 @@ class Collector:
                 gc.unfreeze()
                 freed = gc.collect()
                 self._young = 0
-                self._full_wanted = False
+                self._drops = 0
             else:
                 freed = gc.collect(1)
                 self._young += 1

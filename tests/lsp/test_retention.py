@@ -246,3 +246,16 @@ async def test_the_server_answers_a_dropped_document_as_before(keep_none):
     assert stats["documents"] == {"open": 2, "analysed": 1, "dropped": 2, "keep": 0}
     assert len([r for r in stats["versions"] if r["uri"] == a and "published" in r]) == pushes
     assert session.client.diagnostics[a] == diagnostics
+
+
+def test_dropped_analyses_are_collected_in_batches():
+    """A full collection (the only kind that frees what was frozen) after every third drop,
+    not after each: each blocks the server for seconds with many kernels open."""
+    from stinkywait_lsp.memory import Collector
+
+    c = Collector(manage=False, full_after_drops=3)
+    c.want_full()
+    c.want_full()
+    assert not c.full_wanted
+    c.want_full()
+    assert c.full_wanted
