@@ -199,7 +199,8 @@ class StinkyWaitServer(LanguageServer):
             self._settings_lock = asyncio.Lock()
             self._scheduler = Scheduler(executor=self.analysis_pool, analyze=self._analyze,
                                         make_job=self.make_job, current_key=self.current_key,
-                                        on_snapshot=self.publish, ready=self._ready,
+                                        on_snapshot=self.publish, on_plan=self.publish_plan,
+                                        ready=self._ready,
                                         new_cache=self._new_cache, debounce_s=self._debounce_s,
                                         reviewer=self.reviewer, collector=self.collector)
         return self._scheduler
@@ -274,11 +275,16 @@ class StinkyWaitServer(LanguageServer):
                 self.include_epoch[other] = self.include_epoch.get(other, 0) + 1
                 self.scheduler.changed(other)
 
-    def publish(self, snap: Snapshot) -> None:
-        """Push the snapshot's diagnostics (JSON built straight from the core's records)."""
+    def publish_plan(self, snap: Snapshot) -> None:
+        """Push the snapshot's plan tier (see `scheduler`: before its review)."""
+        self.publish(snap, review=False)
+
+    def publish(self, snap: Snapshot, review: bool = True) -> None:
+        """Push the snapshot's diagnostics (JSON built straight from the core's records):
+        the review tier (the full set), or with `review=False` the plan tier."""
         t0 = time.perf_counter()
         self.note_includes(snap)
-        diagnostics = snap.published()
+        diagnostics = snap.published(review)
         params = {"uri": snap.uri, "version": snap.version, "diagnostics": diagnostics}
         if isinstance(self.protocol, TimedProtocol):
             size = self.protocol.send_raw(T.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, params)
@@ -287,9 +293,10 @@ class StinkyWaitServer(LanguageServer):
             self.text_document_publish_diagnostics(self.protocol._converter.structure(
                 params, T.PublishDiagnosticsParams))
         rec = self.scheduler.traces.of(snap.uri, snap.key)
-        rec["publish_ms"] = 1e3 * (time.perf_counter() - t0)
-        rec["publish_bytes"] = size
-        rec["published"] = time.monotonic()
+        tier = "" if review else "plan_"
+        rec[f"{tier}publish_ms"] = 1e3 * (time.perf_counter() - t0)
+        rec[f"{tier}publish_bytes"] = size
+        rec[f"{tier}published"] = time.monotonic()
 
     async def answer(self, uri: str, render: Callable[[Snapshot], Awaitable[R] | R],
                      empty: Any = None) -> Any:
