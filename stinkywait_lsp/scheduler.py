@@ -411,8 +411,11 @@ class Scheduler:
     def _plan_only(snap: Snapshot, how: str) -> list[CoreDiagnostic]:
         """The review tier of a version whose review failed: the plan tier's findings (they
         stay shown) and a note saying the rest is missing."""
-        found = list(snap.plan_checks) if snap.plan_checks is not None else (
-            list(snap.plan_tier()) if snap.valid else [])
+        found: list[CoreDiagnostic] = []
+        try:
+            found = list(snap.plan_checks if snap.plan_checks is not None else snap.plan_tier())
+        except Exception:  # noqa: BLE001 - superseded meanwhile, or the core failed: the note alone
+            log.debug("no plan tier for %s v%d", snap.uri, snap.version, exc_info=True)
         return found + [CoreDiagnostic(
             severity="info", code="review-failed",
             message=f"the review of hand-written waits {how} on this file (see the server log); "
@@ -433,7 +436,13 @@ class Scheduler:
         async with st.core_lock:
             if st.latest is not snap or not snap.valid:
                 return
-            await self._run(st.uri, PLAN, snap.published, False)
+            try:
+                await self._run(st.uri, PLAN, snap.published, False)
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # noqa: BLE001 - the review tier still comes
+                log.exception("the plan tier of %s v%d failed", st.uri, snap.version)
+                return
         if st.latest is not snap or not snap.valid or snap.pushed or self.docs.get(st.uri) is not st:
             return
         self._push(snap, 1, self.on_plan)
