@@ -437,7 +437,7 @@ class Scheduler:
             if st.latest is not snap or not snap.valid:
                 return
             try:
-                await self._run(st.uri, PLAN, snap.published, False)
+                await self._run(st.uri, PLAN, snap.published_text, False)
             except asyncio.CancelledError:
                 raise
             except Exception:  # noqa: BLE001 - the review tier still comes
@@ -532,6 +532,16 @@ class Scheduler:
         for k in ("review_ms", "review_cpu_ms", "review_rss_mb"):
             if k in snap.timings:
                 rec[k] = snap.timings[k]
+        async with st.core_lock:  # the push's JSON, off the loop (as the plan tier's)
+            if st.latest is snap and snap.valid:
+                try:
+                    await self._run(st.uri, PLAN, snap.published_text, True)
+                except asyncio.CancelledError:
+                    raise
+                except Exception:  # noqa: BLE001 - the push builds it itself then
+                    log.exception("the diagnostics of %s v%d failed", st.uri, snap.version)
+        if st.latest is not snap or not snap.valid or self.docs.get(st.uri) is not st:
+            return
         if self.collector is not None and self.collector.worth_it():
             gc_rec = self.collector.collect("version done")
             if gc_rec is not None:
