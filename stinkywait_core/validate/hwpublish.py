@@ -60,6 +60,73 @@ class WaveView:
         self._spans: dict = {}
         self._cycle: dict[int, set[int]] = {}
         self.aligned = self.alone or (facts is not None and self._aligned())
+        #: not aligned: the barrier instances two waves meet at (validate/hwwaves.py), by
+        #: fence position (block index, instruction index); None: not known
+        self.pairs = None
+        if not self.aligned and facts is not None:
+            from .hwwaves import BarrierPairs
+            self.pairs = BarrierPairs(self.blocks, succs, fence_role, self.gfx12).partners
+        self._epochs: dict[tuple, list | None] = {}
+        #: the checker's own LDS kind ('r', 'w', 'rw') per instruction id, set by the checker
+        self.lds_of: dict[int, str] = {}
+
+    def epoch_of(self, pos: tuple) -> list | None:
+        """The LDS accesses a wave may run after the fence at `pos` before the wait of its next
+        barrier (a full barrier, or a wait after a signal), on any path; None: a call or
+        computed jump lies there."""
+        got = self._epochs.get(pos, False)
+        if got is not False:
+            return got
+        out: list = []
+        seen: set = set()
+        todo = [(pos[0], pos[1] + 1, False)]
+        bad = False
+        while todo and not bad:
+            bi, k, sig = todo.pop()
+            instrs = self.blocks[bi].instrs
+            ended = False
+            for j in range(k, len(instrs)):
+                inst = instrs[j]
+                role = fence_role(inst)
+                if role == "full" or (role == "wait" and sig):
+                    ended = True
+                    break
+                if role == "signal":
+                    sig = True
+                if inst.mnemonic.startswith(("s_call", "s_swappc", "s_setpc", "s_set_pc")):
+                    bad = True
+                    break
+                kind = self.lds_of.get(id(inst), "")
+                if kind and inst not in out:
+                    out.append((inst, kind))
+            if ended:
+                continue
+            for t in self.succs[bi]:
+                if (t, sig) not in seen:
+                    seen.add((t, sig))
+                    todo.append((t, 0, sig))
+        got = self._epochs[pos] = None if bad else out
+        return got
+
+    def others_meet(self, a: Instruction, writes: bool, pos: tuple) -> bool:
+        """Not aligned: may another wave, at a barrier it may meet as the instance of the fence
+        at `pos`, touch `a`'s LDS bytes (write them, when `a` reads) before the next barrier
+        (every trip compared)?"""
+        if self.pairs is None:
+            return True
+        met = self.pairs.get(pos)
+        if not met:
+            return True
+        for x in met:
+            if x is None:
+                continue
+            accs = self.epoch_of(x)
+            if accs is None:
+                return True
+            for q, kind in accs:
+                if (writes or "w" in kind) and self.other_wave_meets(a, q, False, x[0]):
+                    return True
+        return False
 
     # ---- alignment ----------------------------------------------------------------------------
     def _reach(self, i: int) -> set[int]:

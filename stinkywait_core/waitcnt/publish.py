@@ -313,7 +313,7 @@ class PublishCache:
     """What carries across versions: segments by (barrier, CFG signature) and answers by
     the facts they rest on (kept in the function's memo)."""
 
-    __slots__ = ("segments", "answers", "alignment", "edges", "old_segments", "old_answers")
+    __slots__ = ("segments", "answers", "alignment", "edges", "old_segments", "old_answers", "match")
 
     def __init__(self) -> None:
         self.edges: tuple | None = None
@@ -322,6 +322,7 @@ class PublishCache:
         self.old_segments: dict = {}
         self.old_answers: dict = {}
         self.alignment: tuple | None = None
+        self.match: tuple | None = None
 
 
 class Publish:
@@ -338,6 +339,7 @@ class Publish:
         self.cache.old_segments, self.cache.segments = self.cache.segments, {}
         self.waves = waves
         self._align: Alignment | None = None
+        self._match = None
         self._segs: dict[Instruction, Segment] = {}
         self._sig: tuple | None = None
         self._bytes: dict[Instruction, object] = {}
@@ -406,11 +408,26 @@ class Publish:
             got = self._bytes[inst] = self.facts.wave_footprint(inst)
         return got
 
+    def matched(self):
+        """The pairing of barriers between waves of a function that is not aligned
+        (waitcnt/wave_match.py), made once per version (kept with the alignment's key)."""
+        if self._match is None:
+            from .wave_match import WaveMatch
+            old = self.cache.match if self.persist else None
+            sig = self._signature() if self.persist else None
+            if old is not None and old[0] == sig:
+                self._match = old[1]
+            else:
+                self._match = WaveMatch(self.func, barrier_kind, self.facts.launch.arch)
+                if self.persist:
+                    self.cache.match = (sig, self._match)
+        return self._match
+
     def published(self, p: Instruction, barrier: Instruction, same_trip: bool) -> bool:
         """`p`, in flight at `barrier`, may stay in flight across it (no other wave touches
         its bytes before the next barrier)."""
         if not self.aligned():
-            return False
+            return self._published_specialised(p, barrier)
         seg = self.segment(barrier)
         if seg.opaque:
             return False
@@ -427,6 +444,30 @@ class Publish:
         ans = self._answer(p, barrier, seg, writes, same_trip)
         self.cache.answers[key] = (dep, ans)
         return ans
+
+    def _published_specialised(self, p: Instruction, barrier: Instruction) -> bool:
+        """Not aligned: another wave is after one of the barriers it may meet as the same
+        instance (`WaveMatch`), or has ended; none of their segments' accesses may touch
+        `p`'s bytes.  Compared across trips (the waves' loops are different loops)."""
+        met = self.matched().met
+        if met is None:
+            return False
+        others = met.get(barrier)
+        if not others:
+            return False  # not reached by the walk: nothing is known
+        writes = "w" in self.info[p].lds
+        for x in others:
+            if x is None:
+                continue  # that wave has ended
+            seg = self.segment(x)
+            if seg.opaque:
+                return False
+            for q in seg.accesses:
+                if not writes and "w" not in self.info[q].lds:
+                    continue
+                if self.facts.may_overlap_waves(p, q, False):
+                    return False
+        return True
 
     def _answer(self, p: Instruction, barrier: Instruction, seg: Segment, writes: bool, same_trip: bool) -> bool:
         if self._align.single:
