@@ -219,3 +219,23 @@ def test_fmha_bwd_pairings_agree_and_publish():
     assert a is not None and b is not None and set(a) == set(b)
     assert all(b[k] <= a[k] for k in a)
     assert b[1416] == {1416, 3846} and a[1416] >= {1416, 3846}
+
+
+def test_a_pairing_that_forgets_the_other_path_is_caught(monkeypatch):
+    """Mutation: the pass pairs each barrier only with itself (as if every wave ran it), so
+    a reader on the other path is never seen.  The checker, pairing on its own, reports the
+    barrier on the SPLIT kernel's mutated variant and on some random programs."""
+    import stinkywait_core.waitcnt.wave_match as wmod
+    real = wmod.WaveMatch._solve
+
+    def only_self(self):
+        real(self)
+        if self.met is not None:
+            self.met = {b: {b} for b in self.met}
+
+    monkeypatch.setattr(wmod.WaveMatch, "_solve", only_self)
+    text = kernel(SPLIT.replace("ds_load_b32 v8, v2", "ds_load_b32 v8, v1"))
+    assert 19 not in barrier_waits(text)  # the mutated pass lets the store run across
+    assert any(v.rule == "barrier" for v in checker(text))
+    caught = sum(1 for seed in range(40) if checker(_random_program(random.Random(seed))))
+    assert caught > 0

@@ -43,6 +43,9 @@ class BarrierPairs:
         self.blocks, self.succs, self.role, self.gfx12 = blocks, succs, fence_role, gfx12
         self.partners: dict[tuple, set] | None = None
         self._stop: dict[tuple, tuple] = {}
+        #: value names interned as small integers (compared and hashed often)
+        self._names: dict[tuple, int] = {}
+        self._op_names: dict[int, tuple] = {}
         if not blocks:
             self.partners = {}
             return
@@ -52,7 +55,23 @@ class BarrierPairs:
                     return
         self._walk()
 
+    def _id(self, name: tuple) -> int:
+        got = self._names.get(name)
+        if got is None:
+            got = self._names[name] = len(self._names)
+        return got
+
+    def _val(self, vals: dict, u: tuple) -> int:
+        got = vals.get(u)
+        return got if got is not None else self._id(("launch", u))
+
     def _name(self, inst: Instruction) -> tuple:
+        got = self._op_names.get(id(inst))
+        if got is None:
+            got = self._op_names[id(inst)] = self._op_name(inst)
+        return got
+
+    def _op_name(self, inst: Instruction) -> tuple:
         mods = tuple(sorted((k, getattr(m, "raw", None) or repr(getattr(m, "fields", m))) for k, m in inst.mods.items()))
         return (inst.mnemonic, tuple(repr(o) for o in inst.srcs if type(o) is not Reg), mods)
 
@@ -74,20 +93,20 @@ class BarrierPairs:
             if mn.startswith("s_and_b") and len(execs) == 1 and [r.kind for r in inst.dsts if type(r) is Reg
                                                                  and r.kind != "SCC"] == ["vcc"]:
                 rest = [r for r in regs if r.kind != "exec"]
-                name = ("uniform-and",) + tuple(vals.get(u, ("launch", u)) for r in rest for u in _units(r))
+                name = ("uniform-and",) + tuple(self._val(vals, u) for r in rest for u in _units(r))
                 for u in dsts:
-                    vals[u] = name + (u,)
-                vals[("SCC", 0)] = name + ("scc",)
+                    vals[u] = self._id(name + (u,))
+                vals[("SCC", 0)] = self._id(name + ("scc",))
                 return
             own = True
         if own:
             for u in dsts + ([("SCC", 0)] if scalar else []):
-                vals[u] = ("wave", side, id(inst), u)
+                vals[u] = self._id(("wave", side, id(inst), u))
             return
-        name = self._name(inst) + tuple(vals.get(u, ("launch", u)) for r in regs for u in _units(r))
+        name = self._name(inst) + tuple(self._val(vals, u) for r in regs for u in _units(r))
         for u in dsts:
-            vals[u] = name + (u,)
-        vals[("SCC", 0)] = name + ("scc",)
+            vals[u] = self._id(name + (u,))
+        vals[("SCC", 0)] = self._id(name + ("scc",))
 
     def _to_stop(self, pos: tuple) -> tuple:
         """(instructions before the next fence at or after `pos`, that fence's position or None)."""
@@ -98,17 +117,22 @@ class BarrierPairs:
             run = []
             stop = None
             for j in range(k, len(instrs)):
-                if self.role(instrs[j]):
+                inst = instrs[j]
+                if self.role(inst):
                     stop = (bi, j)
                     break
-                run.append(instrs[j])
+                mn = inst.mnemonic
+                if inst.is_label or inst.is_phi or mn.startswith(("s_cbranch", "s_branch")):
+                    continue
+                if mn.startswith("s_") or any(type(r) is Reg and r.kind not in ("v", "a") for r in inst.dsts):
+                    run.append(inst)  # only these change a scalar register's name
             got = self._stop[pos] = (run, stop)
         return got
 
     def _walk(self) -> None:
         start = ((0, 0), (0, 0))
-        init = ({("exec", 0): ("wave", 0, "exec"), ("m0", 0): ("wave", 0, "m0")},
-                {("exec", 0): ("wave", 1, "exec"), ("m0", 0): ("wave", 1, "m0")})
+        init = tuple({u: self._id(("wave", side, u)) for u in (("exec", 0), ("exec", 1), ("m0", 0))}
+                     for side in (0, 1))
         seen: dict[tuple, tuple] = {}
         partners: dict[tuple, set] = {}
         todo = [(start, init)]
@@ -129,19 +153,18 @@ class BarrierPairs:
             todo.extend(out)
         self.partners = partners
 
-    @staticmethod
-    def _join(pair: tuple, old: tuple, new: tuple) -> tuple:
+    def _join(self, pair: tuple, old: tuple, new: tuple) -> tuple:
         keys = set(old[0]) | set(old[1]) | set(new[0]) | set(new[1])
         a, b = dict(old[0]), dict(old[1])
         for u in keys:
-            oa, ob = old[0].get(u, ("launch", u)), old[1].get(u, ("launch", u))
-            na, nb = new[0].get(u, ("launch", u)), new[1].get(u, ("launch", u))
+            oa, ob = self._val(old[0], u), self._val(old[1], u)
+            na, nb = self._val(new[0], u), self._val(new[1], u)
             if oa == na and ob == nb:
                 continue
             if oa == ob and na == nb:
-                a[u] = b[u] = ("join", pair, u)
+                a[u] = b[u] = self._id(("join", pair, u))
             else:
-                a[u], b[u] = ("join", pair, u, 0), ("join", pair, u, 1)
+                a[u], b[u] = self._id(("join", pair, u, 0)), self._id(("join", pair, u, 1))
         return (a, b)
 
     def _advance(self, pair: tuple, vals: tuple, partners: dict) -> list | None:
@@ -193,7 +216,7 @@ class BarrierPairs:
         if mn.startswith("s_cbranch_scc"):
             key = [("SCC", 0)]
         elif mn.startswith("s_cbranch_vcc"):
-            key = [("vcc", 0), ("vcc_lo", 0), ("vcc_hi", 0)]
+            key = [("vcc", 0), ("vcc", 1)]
         else:
             return False
-        return all(va.get(u, ("launch", u)) == vb.get(u, ("launch", u)) for u in key)
+        return all(self._val(va, u) == self._val(vb, u) for u in key)

@@ -24,8 +24,9 @@ values are classified once per function, flow-insensitively (a register written 
 with a varying value is varying everywhere).  With one wave per workgroup (the launch's wave
 count) nothing varies.  Assumptions: SGPRs set up at launch and scalar loads from uniform
 addresses are the same in every wave of a workgroup (kernel arguments, workgroup ids).
-Kernels specialised by wave index with barriers on the specialised paths (aiter's f4gemm)
-are not aligned; their barriers keep the drain.
+Kernels specialised by wave index with barriers on the specialised paths are not aligned:
+their barrier instances are paired between two waves (waitcnt/wave_match.py) and an access
+needs no drain when no segment of a barrier paired with its own may touch its bytes.
 
 Same trip: the two waves are compared in the same trip of a loop only when that loop holds
 the barrier (an aligned loop with a barrier is run the same number of times by every wave),
@@ -501,11 +502,17 @@ def published_notes(pub: Publish | None) -> list[tuple[Instruction, str]]:
     """(first barrier, sentence) when the rule was asked in an aligned function with other
     waves: the assumption it rests on, said once at the function's first barrier
     (docs/decisions.md 45)."""
-    if pub is None or pub._align is None or not pub._align.aligned or pub._align.single:
+    if pub is None or pub._align is None or pub._align.single:
+        return []
+    paired = not pub._align.aligned and pub._match is not None and pub._match.met is not None
+    if not pub._align.aligned and not paired:
         return []
     first = next((i for b in pub.func.blocks for i in b.instrs if not i.is_label and barrier_kind(i)), None)
     if first is None:
         return []
     # short: VS Code shows it in the hover of the wait at this line, which must fit its box
+    if paired:
+        return [(first, "publish rule: LDS ops may cross barriers undrained; waves on different paths are paired "
+                        "barrier by barrier, assuming equal scalar loads (decisions.md 45)")]
     return [(first, "publish rule: LDS ops may cross barriers undrained, assuming every wave of the workgroup "
                     "runs the same barriers (decisions.md 45)")]

@@ -57,7 +57,7 @@ def _regkeys(ops) -> list[tuple]:
 
 
 def _vcc_keys() -> set:
-    return {("vcc", 0), ("vcc_lo", 0), ("vcc_hi", 0)}
+    return {("vcc", 0), ("vcc", 1)}
 
 
 class WaveMatch:
@@ -94,9 +94,14 @@ class WaveMatch:
         return out, None
 
     def _cached_run(self, pos: tuple) -> tuple:
+        """(instructions, fence or None, their texts, the registers they write) from `pos`."""
         got = self._runs.get(pos)
         if got is None:
-            got = self._runs[pos] = self._run(*pos)
+            insts, stop = self._run(*pos)
+            written: set = set()
+            for i in insts:
+                self._step_alone(i, written)
+            got = self._runs[pos] = (insts, stop, tuple(self._key(i) for i in insts), frozenset(written))
         return got
 
     def _key(self, inst: Instruction) -> str:
@@ -156,7 +161,7 @@ class WaveMatch:
                     return
         met: dict[Instruction, set] = {}
         entry = (blocks[0], 0)
-        init = {("exec", 0), ("exec_lo", 0), ("exec_hi", 0), ("m0", 0)}
+        init = {("exec", 0), ("exec", 1), ("m0", 0)}
         states: dict[tuple, frozenset] = {}
         work = [((entry, entry), frozenset(init))]
         while work:
@@ -182,15 +187,12 @@ class WaveMatch:
             return []
         ra = self._cached_run(pa) if pa != _DONE else None
         rb = self._cached_run(pb) if pb != _DONE else None
-        cur = set(neq)
-        if ra is not None and rb is not None and [self._key(i) for i in ra[0]] == [self._key(i) for i in rb[0]]:
+        if ra is not None and rb is not None and ra[2] == rb[2]:
+            cur = set(neq)
             for i in ra[0]:
                 self._step_same(i, cur)
         else:
-            for r in (ra, rb):
-                if r is not None:
-                    for i in r[0]:
-                        self._step_alone(i, cur)
+            cur = neq.union(*(r[3] for r in (ra, rb) if r is not None))
         ea = ra[1] if ra is not None else None
         eb = rb[1] if rb is not None else None
         if ea is not None and eb is not None:
