@@ -62,13 +62,19 @@ class WaveView:
         self.aligned = self.alone or (facts is not None and self._aligned())
         #: not aligned: the barrier instances two waves meet at (validate/hwwaves.py), by
         #: fence position (block index, instruction index); None: not known
-        self.pairs = None
-        if not self.aligned and facts is not None:
-            from .hwwaves import BarrierPairs
-            self.pairs = BarrierPairs(self.blocks, succs, fence_role, self.gfx12).partners
+        self._pairs: object = None if self.aligned or facts is None else False
         self._epochs: dict[tuple, list | None] = {}
         #: the checker's own LDS kind ('r', 'w', 'rw') per instruction id, set by the checker
         self.lds_of: dict[int, str] = {}
+
+    @property
+    def pairs(self) -> dict | None:
+        """Made on first use (a barrier with an unproven access in flight, a fill read by its
+        own wave): the pairing walks two waves over the whole function."""
+        if self._pairs is False:
+            from .hwwaves import BarrierPairs
+            self._pairs = BarrierPairs(self.blocks, self.succs, fence_role, self.gfx12).partners
+        return self._pairs  # type: ignore[return-value]
 
     def epoch_of(self, pos: tuple) -> list | None:
         """The LDS accesses a wave may run after the fence at `pos` before the wait of its next

@@ -186,7 +186,7 @@ def _lds(m: Machine, st: State, f: Facts, regions: LdsRegionModel, tensor_raw_re
             report("lds-war", s, detail, needs, proven)
     if f.fence and m.waves is not None and m.waves.aligned:
         fenced = _owe(m, st, f, fenced)
-    elif f.fence and m.waves is not None and m.waves.pairs is not None:
+    elif f.fence and fenced and m.waves is not None and m.waves.pairs is not None:
         fenced = _specialised(m, st, f, fenced)
     if fenced:
         _report_strictest("barrier", "", fenced, report)
