@@ -17,7 +17,7 @@ from stinkywait_core.results import Options
 from stinkywait_core.syntax.asm_parser import parse_asm
 from stinkywait_core.validate.hwcheck import check_module
 from stinkywait_core.validate.hwpublish import fence_role
-from stinkywait_core.validate.hwwaves import BarrierPairs
+from stinkywait_core.validate.hwwaves import barrier_pairs, skeleton
 from stinkywait_core.validate.paths import block_successors
 from stinkywait_core.waitcnt.publish import barrier_kind
 from stinkywait_core.waitcnt.wave_match import WaveMatch
@@ -78,11 +78,12 @@ def pairs_of(text: str) -> tuple[dict | None, dict | None]:
     mod = parse(text, "k.s")
     fn = mod.functions[0]
     wm = WaveMatch(fn, barrier_kind, mod.target or "gfx1250")
-    bp = BarrierPairs(list(fn.blocks), block_successors(fn.blocks), fence_role, True)
+    skel = skeleton(list(fn.blocks), block_successors(fn.blocks), fence_role, True)
+    bp = barrier_pairs(skel) if skel is not None else None
+    fences = [[i for i in blk.instrs if not i.is_label and fence_role(i)] for blk in fn.blocks]
     a = None if wm.met is None else {b.line: {x.line if x else 0 for x in xs} for b, xs in wm.met.items()}
-    b = None if bp.partners is None else {
-        fn.blocks[p[0]].instrs[p[1]].line: {fn.blocks[x[0]].instrs[x[1]].line if x else 0 for x in xs}
-        for p, xs in bp.partners.items()}
+    b = None if bp is None else {fences[p[0]][p[1]].line: {fences[x[0]][x[1]].line if x else 0 for x in xs}
+                                 for p, xs in bp.items()}
     return a, b
 
 

@@ -72,8 +72,16 @@ class WaveView:
         """Made on first use (a barrier with an unproven access in flight, a fill read by its
         own wave): the pairing walks two waves over the whole function."""
         if self._pairs is False:
-            from .hwwaves import BarrierPairs
-            self._pairs = BarrierPairs(self.blocks, self.succs, fence_role, self.gfx12).partners
+            from .hwwaves import barrier_pairs, skeleton
+            skel = skeleton(self.blocks, self.succs, fence_role, self.gfx12)
+            got = barrier_pairs(skel) if skel is not None else None
+            if got is not None:
+                # fences by (block, ordinal) -> by (block, instruction index)
+                at = [[j for j, i in enumerate(b.instrs) if not i.is_label and not i.is_phi and fence_role(i)]
+                      for b in self.blocks]
+                got = {(k[0], at[k[0]][k[1]]): {None if x is None else (x[0], at[x[0]][x[1]]) for x in xs}
+                       for k, xs in got.items()}
+            self._pairs = got
         return self._pairs  # type: ignore[return-value]
 
     def epoch_of(self, pos: tuple) -> list | None:

@@ -18,15 +18,23 @@ that barrier instance in both (`partners`); a wave at a barrier waits while the 
 two block ends a conditional branch on the same-named SCC/VCC, of the same kind, goes one way
 in both, every other pair of successors is walked.  A wave with no successor has ended
 (`None` partner: it touches no LDS).  Calls, two fence kinds met as one instance, or too many
-pairs of positions: `partners` is None.
+pairs of positions: no pairing (None).
+
+The walk reads a *skeleton* of the function (per block: its fences and the instructions that
+write a scalar register, its successors, its last mnemonic), a plain value: the review's
+checker runs, on versions of one function that differ in their waits only, share one walk
+(`barrier_pairs` keeps the last few).  Fences are named by block and ordinal in the block.
 """
 
 from __future__ import annotations
 
-from ..ir import Instruction, Reg
+from functools import lru_cache
+
+from ..ir import Reg
 
 _ONLY_ONE = ("s_getreg", "s_memtime", "s_memrealtime", "s_get_barrier_state", "s_sendmsg_rtn",
              "s_barrier_signal_isfirst", "s_atomic", "s_buffer_atomic", "s_get_pc", "s_sleep_var")
+_CALLS = ("s_call", "s_swappc", "s_setpc", "s_set_pc")
 _MAX_PAIRS = 40000
 _END = -1
 
@@ -35,25 +43,51 @@ def _units(r: Reg) -> list[tuple]:
     return [(r.kind, u) for u in range(r.lo, r.hi + 1)]
 
 
-class BarrierPairs:
-    """`partners[(block, index)]`: the fence positions another wave may be at as the same
-    barrier instance (None: ended).  `fence_role(inst)` names fences ('' otherwise)."""
+def skeleton(blocks: list, succs: list[list[int]], fence_role, gfx12: bool) -> tuple | None:
+    """What the walk reads of a function, as a hashable value (None: a call is in it)."""
+    out = []
+    for bi, b in enumerate(blocks):
+        items = []
+        last = ""
+        for inst in b.instrs:
+            if inst.is_label or inst.is_phi:
+                continue
+            mn = last = inst.mnemonic
+            if mn.startswith(_CALLS):
+                return None
+            role = fence_role(inst)
+            if role:
+                items.append(("fence", role))
+                continue
+            dsts = tuple(u for r in inst.dsts if type(r) is Reg and r.kind not in ("v", "a") for u in _units(r))
+            if not dsts:
+                continue  # writes no scalar register (waits, branches, vector results)
+            srcs = tuple((r.kind, r.lo, r.hi) for r in inst.srcs if type(r) is Reg)
+            extra = (tuple(repr(o) for o in inst.srcs if type(o) is not Reg),
+                     tuple(sorted((k, getattr(m, "raw", None) or repr(getattr(m, "fields", m)))
+                                  for k, m in inst.mods.items())))
+            items.append(("op", mn, extra, dsts, srcs))
+        out.append((tuple(items), tuple(succs[bi]), last))
+    return (tuple(out), gfx12)
 
-    def __init__(self, blocks: list, succs: list[list[int]], fence_role, gfx12: bool) -> None:
-        self.blocks, self.succs, self.role, self.gfx12 = blocks, succs, fence_role, gfx12
+
+@lru_cache(maxsize=8)
+def barrier_pairs(skel: tuple) -> dict | None:
+    """{(block, fence ordinal): {(block, fence ordinal) or None}} for a skeleton, or None."""
+    return _Walk(skel).partners
+
+
+class _Walk:
+    def __init__(self, skel: tuple) -> None:
+        self.blocks, self.gfx12 = skel
         self.partners: dict[tuple, set] | None = None
         self._stop: dict[tuple, tuple] = {}
         #: value names interned as small integers (compared and hashed often)
         self._names: dict[tuple, int] = {}
-        self._op_names: dict[int, tuple] = {}
-        if not blocks:
+        if self.blocks:
+            self._walk()
+        else:
             self.partners = {}
-            return
-        for b in blocks:
-            for i in b.instrs:
-                if i.mnemonic.startswith(("s_call", "s_swappc", "s_setpc", "s_set_pc")):
-                    return
-        self._walk()
 
     def _id(self, name: tuple) -> int:
         got = self._names.get(name)
@@ -65,67 +99,44 @@ class BarrierPairs:
         got = vals.get(u)
         return got if got is not None else self._id(("launch", u))
 
-    def _name(self, inst: Instruction) -> tuple:
-        got = self._op_names.get(id(inst))
-        if got is None:
-            got = self._op_names[id(inst)] = self._op_name(inst)
-        return got
-
-    def _op_name(self, inst: Instruction) -> tuple:
-        mods = tuple(sorted((k, getattr(m, "raw", None) or repr(getattr(m, "fields", m))) for k, m in inst.mods.items()))
-        return (inst.mnemonic, tuple(repr(o) for o in inst.srcs if type(o) is not Reg), mods)
-
-    def _exec(self, side: int, inst: Instruction, vals: dict) -> None:
-        mn = inst.mnemonic
-        if mn.startswith(("s_cbranch", "s_branch")) or inst.is_label or inst.is_phi:
-            return
-        dsts = [u for r in inst.dsts if type(r) is Reg and r.kind not in ("v", "a") for u in _units(r)]
-        scalar = mn.startswith("s_")
-        if not dsts and not scalar:
-            return
-        regs = [r for r in inst.srcs if type(r) is Reg]
-        own = not scalar or mn.startswith(_ONLY_ONE)
-        execs = [r for r in regs if r.kind == "exec"]
-        for r in regs:
-            if r.kind in ("v", "a", "m0") or (r.kind == "ttmp" and not (self.gfx12 and r.lo == r.hi and r.lo in (6, 7, 9))):
+    def _exec(self, side: int, where: tuple, item: tuple, vals: dict) -> None:
+        _, mn, extra, dsts, srcs = item
+        own = not mn.startswith("s_") or mn.startswith(_ONLY_ONE)
+        execs = 0
+        for kind, lo, hi in srcs:
+            if kind in ("v", "a", "m0") or (kind == "ttmp" and not (self.gfx12 and lo == hi and lo in (6, 7, 9))):
                 own = True
+            elif kind == "exec":
+                execs += 1
+        units = [(kind, u) for kind, lo, hi in srcs if kind != "exec" for u in range(lo, hi + 1)]
         if not own and execs:
-            if mn.startswith("s_and_b") and len(execs) == 1 and [r.kind for r in inst.dsts if type(r) is Reg
-                                                                 and r.kind != "SCC"] == ["vcc"]:
-                rest = [r for r in regs if r.kind != "exec"]
-                name = ("uniform-and",) + tuple(self._val(vals, u) for r in rest for u in _units(r))
+            if mn.startswith("s_and_b") and execs == 1 and [u[0] for u in dsts if u[0] != "SCC"] in (["vcc"], ["vcc", "vcc"]):
+                name = ("uniform-and",) + tuple(self._val(vals, u) for u in units)
                 for u in dsts:
                     vals[u] = self._id(name + (u,))
-                vals[("SCC", 0)] = self._id(name + ("scc",))
                 return
             own = True
         if own:
-            for u in dsts + ([("SCC", 0)] if scalar else []):
-                vals[u] = self._id(("wave", side, id(inst), u))
+            for u in dsts:
+                vals[u] = self._id(("wave", side, where, u))
             return
-        name = self._name(inst) + tuple(self._val(vals, u) for r in regs for u in _units(r))
+        name = (mn, extra) + tuple(self._val(vals, u) for u in units)
         for u in dsts:
             vals[u] = self._id(name + (u,))
-        vals[("SCC", 0)] = self._id(name + ("scc",))
 
     def _to_stop(self, pos: tuple) -> tuple:
-        """(instructions before the next fence at or after `pos`, that fence's position or None)."""
+        """(items before the next fence at or after item `pos`, that fence's position or None)."""
         got = self._stop.get(pos)
         if got is None:
             bi, k = pos
-            instrs = self.blocks[bi].instrs
+            items = self.blocks[bi][0]
             run = []
             stop = None
-            for j in range(k, len(instrs)):
-                inst = instrs[j]
-                if self.role(inst):
+            for j in range(k, len(items)):
+                if items[j][0] == "fence":
                     stop = (bi, j)
                     break
-                mn = inst.mnemonic
-                if inst.is_label or inst.is_phi or mn.startswith(("s_cbranch", "s_branch")):
-                    continue
-                if mn.startswith("s_") or any(type(r) is Reg and r.kind not in ("v", "a") for r in inst.dsts):
-                    run.append(inst)  # only these change a scalar register's name
+                run.append(((bi, j), items[j]))
             got = self._stop[pos] = (run, stop)
         return got
 
@@ -133,25 +144,35 @@ class BarrierPairs:
         start = ((0, 0), (0, 0))
         init = tuple({u: self._id(("wave", side, u)) for u in (("exec", 0), ("exec", 1), ("m0", 0))}
                      for side in (0, 1))
-        seen: dict[tuple, tuple] = {}
+        seen: dict[tuple, tuple] = {start: init}
         partners: dict[tuple, set] = {}
-        todo = [(start, init)]
+        todo = [start]
+        queued = {start}
         while todo:
-            pair, vals = todo.pop()
-            old = seen.get(pair)
-            if old is not None:
-                joined = self._join(pair, old, vals)
-                if joined == old:
-                    continue
-                vals = joined
-            seen[pair] = vals
-            if len(seen) > _MAX_PAIRS:
-                return
-            out = self._advance(pair, vals, partners)
+            pair = todo.pop()
+            queued.discard(pair)
+            out = self._advance(pair, seen[pair], partners)
             if out is None:
                 return
-            todo.extend(out)
-        self.partners = partners
+            for nxt, vals in out:
+                old = seen.get(nxt)
+                if old is not None:
+                    vals = self._join(nxt, old, vals)
+                    if vals == old:
+                        continue
+                seen[nxt] = vals
+                if len(seen) > _MAX_PAIRS:
+                    return
+                if nxt not in queued:
+                    queued.add(nxt)
+                    todo.append(nxt)
+        # fences by ordinal in their block
+        self.partners = {self._ordinal(k): {None if x is None else self._ordinal(x) for x in xs}
+                         for k, xs in partners.items()}
+
+    def _ordinal(self, pos: tuple) -> tuple:
+        bi, j = pos
+        return (bi, sum(1 for it in self.blocks[bi][0][:j] if it[0] == "fence"))
 
     def _join(self, pair: tuple, old: tuple, new: tuple) -> tuple:
         keys = set(old[0]) | set(old[1]) | set(new[0]) | set(new[1])
@@ -175,15 +196,14 @@ class BarrierPairs:
                 stops.append(None)
                 continue
             run, stop = self._to_stop(pos)
-            for inst in run:
-                self._exec(side, inst, v)
+            for where, item in run:
+                self._exec(side, where, item, v)
             stops.append(stop)
         fa, fb = stops
         nv = (va, vb)
         if fa is not None and fb is not None:
-            ia, ib = self.blocks[fa[0]].instrs[fa[1]], self.blocks[fb[0]].instrs[fb[1]]
-            if self.role(ia) != self.role(ib):
-                return None
+            if self.blocks[fa[0]][0][fa[1]] != self.blocks[fb[0]][0][fb[1]]:
+                return None  # two kinds of fence as one instance
             partners.setdefault(fa, set()).add(fb)
             partners.setdefault(fb, set()).add(fa)
             return [(((fa[0], fa[1] + 1), (fb[0], fb[1] + 1)), nv)]
@@ -205,17 +225,15 @@ class BarrierPairs:
         return [((x, y), nv) for x in na for y in nb]
 
     def _next_blocks(self, bi: int) -> list:
-        return [(s, 0) for s in self.succs[bi]] or [_END]
+        return [(s, 0) for s in self.blocks[bi][1]] or [_END]
 
     def _one_way(self, ba: int, bb: int, va: dict, vb: dict) -> bool:
-        ta = [i for i in self.blocks[ba].instrs if not i.is_label]
-        tb = [i for i in self.blocks[bb].instrs if not i.is_label]
-        if not ta or not tb or ta[-1].mnemonic != tb[-1].mnemonic:
+        ma, mb = self.blocks[ba][2], self.blocks[bb][2]
+        if ma != mb:
             return False
-        mn = ta[-1].mnemonic
-        if mn.startswith("s_cbranch_scc"):
+        if ma.startswith("s_cbranch_scc"):
             key = [("SCC", 0)]
-        elif mn.startswith("s_cbranch_vcc"):
+        elif ma.startswith("s_cbranch_vcc"):
             key = [("vcc", 0), ("vcc", 1)]
         else:
             return False

@@ -77,20 +77,18 @@ class WaveMatch:
 
     # ---- one side's run ---------------------------------------------------------------------
     def _run(self, b: Block, k: int) -> tuple[list[Instruction], Instruction | None]:
-        """The instructions that may write a scalar register (SCC too), from position k of b
-        up to the next fence (returned) or the block's end.  Branches write none; vector
-        instructions that write no SGPR do not matter to the two waves' scalar values."""
+        """The instructions that write a scalar register (SCC too: the IR lists it among the
+        results), from position k of b up to the next fence (returned) or the block's end.
+        Waits, branches and vector instructions that write no SGPR do not matter to the two
+        waves' scalar values."""
         out = []
         for inst in b.instrs[k:]:
             if inst.is_label or inst.is_phi:
                 continue
             if self.kind(inst):
                 return out, inst
-            mn = inst.mnemonic
-            if mn.startswith(("s_cbranch", "s_branch")):
-                continue
-            if mn.startswith("s_") or any(type(r) is Reg and r.kind not in ("v", "a") for r in inst.dsts):
-                out.append(inst)
+            if any(type(r) is Reg and r.kind not in ("v", "a") for r in inst.dsts):
+                out.append(inst)  # the IR names every scalar result, SCC included
         return out, None
 
     def _cached_run(self, pos: tuple) -> tuple:
@@ -136,8 +134,6 @@ class WaveMatch:
                 neq.add(u)
             else:
                 neq.discard(u)
-        if differ and mn.startswith("s_"):
-            neq.add(("SCC", 0))  # a scalar op may set SCC without naming it
 
     def _group_ttmp(self, r: Reg) -> bool:
         return self.gfx12 and r.lo == r.hi and r.lo in (6, 7, 9)
@@ -145,8 +141,6 @@ class WaveMatch:
     @staticmethod
     def _step_alone(inst: Instruction, neq: set) -> None:
         neq.update(_regkeys(inst.dsts))
-        if inst.mnemonic.startswith("s_"):
-            neq.add(("SCC", 0))
 
     # ---- the walk ---------------------------------------------------------------------------
     def _solve(self) -> None:
@@ -162,23 +156,28 @@ class WaveMatch:
         met: dict[Instruction, set] = {}
         entry = (blocks[0], 0)
         init = {("exec", 0), ("exec", 1), ("m0", 0)}
-        states: dict[tuple, frozenset] = {}
-        work = [((entry, entry), frozenset(init))]
+        start = (entry, entry)
+        states: dict[tuple, frozenset] = {start: frozenset(init)}
+        work = [start]
+        queued = {start}
         while work:
-            key, neq = work.pop()
-            old = states.get(key)
-            if old is not None:
-                if neq <= old:
-                    continue
-                neq = old | neq
-            states[key] = neq
-            if len(states) > _LIMIT:
-                self.why = f"more than {_LIMIT} pairs of positions in two waves"
-                return
-            for nxt, nneq in self._next(key, neq, met):
+            key = work.pop()
+            queued.discard(key)
+            for nxt, nneq in self._next(key, states[key], met):
                 if nxt is None:
                     return
-                work.append((nxt, frozenset(nneq)))
+                old = states.get(nxt)
+                if old is not None:
+                    if nneq <= old:
+                        continue
+                    nneq = old | nneq
+                states[nxt] = frozenset(nneq)
+                if len(states) > _LIMIT:
+                    self.why = f"more than {_LIMIT} pairs of positions in two waves"
+                    return
+                if nxt not in queued:
+                    queued.add(nxt)
+                    work.append(nxt)
         self.met = met
 
     def _next(self, key: tuple, neq: frozenset, met: dict) -> list:
