@@ -240,3 +240,24 @@ def test_a_pairing_that_forgets_the_other_path_is_caught(monkeypatch):
     assert any(v.rule == "barrier" for v in checker(text))
     caught = sum(1 for seed in range(40) if checker(_random_program(random.Random(seed))))
     assert caught > 0
+
+
+def test_an_edit_of_vector_code_reuses_the_pairing(monkeypatch):
+    """The pairing is kept with the alignment's key (the CFG and the scalar instructions with
+    their reaching definitions): an edit of a vector instruction walks no pair again, and the
+    plan equals a fresh one; an edit of the branch's condition walks again."""
+    from stinkywait_core.api import AnalysisCache
+    import stinkywait_core.waitcnt.wave_match as wmod
+    text = kernel(SPLIT)
+    cache = AnalysisCache()
+    analyze(text, "k.s", Options(), cache=cache)
+    walks = []
+    real = wmod.WaveMatch._solve
+    monkeypatch.setattr(wmod.WaveMatch, "_solve", lambda self: walks.append(1) or real(self))
+    edited = text.replace("v_add_nc_u32 v6, v4, v4", "v_add_nc_u32 v9, v4, v4")
+    inc = analyze(edited, "k.s", Options(), cache=cache)
+    assert walks == []
+    assert inc.inserted_text() == analyze(edited, "k.s", Options()).inserted_text()
+    walks.clear()
+    analyze(text.replace("s_cmp_eq_u32 s2, 0", "s_cmp_eq_u32 s2, 1"), "k.s", Options(), cache=cache)
+    assert walks

@@ -415,7 +415,7 @@ class Publish:
         if self._match is None:
             from .wave_match import WaveMatch
             old = self.cache.match if self.persist else None
-            sig = self._signature() if self.persist else None
+            sig = self._match_signature() if self.persist else None
             if old is not None and old[0] == sig:
                 self._match = old[1]
             else:
@@ -423,6 +423,17 @@ class Publish:
                 if self.persist:
                     self.cache.match = (sig, self._match)
         return self._match
+
+    def _match_signature(self) -> tuple:
+        """What the pairing reads: the CFG and, per block, its fences, calls and the
+        instructions that write a scalar register (by identity: an edit makes a new one),
+        and its terminator; not PHIs or reaching definitions (rebuilt on every version)."""
+        def reads(i: Instruction) -> bool:
+            return (barrier_kind(i) is not None or _is_call(i)
+                    or any(type(r) is Reg and r.kind not in ("v", "a") for r in i.dsts))
+        return (self._signature()[0], self.facts.launch.arch,
+                tuple((tuple(i for i in b.instrs if not i.is_label and not i.is_phi and reads(i)), b.terminator())
+                      for b in self.cfg.rpo))
 
     def published(self, p: Instruction, barrier: Instruction, same_trip: bool) -> bool:
         """`p`, in flight at `barrier`, may stay in flight across it (no other wave touches

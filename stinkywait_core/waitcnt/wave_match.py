@@ -65,7 +65,7 @@ class WaveMatch:
     has ended); `why` says why no pairing was made (then `met` is None)."""
 
     def __init__(self, func: Function, barrier_kind, arch: str) -> None:
-        self.func = func
+        self.func: Function | None = func
         self.kind = barrier_kind
         self.gfx12 = arch.startswith("gfx12")
         self.why = ""
@@ -74,6 +74,9 @@ class WaveMatch:
         self._pos: dict[Instruction, int] = {}
         self._runs: dict[tuple, tuple] = {}
         self._solve()
+        # kept across versions (publish.py's cache): hold the answer, not this version's IR
+        self._text, self._pos, self._runs = {}, {}, {}
+        self.func = None
 
     # ---- one side's run ---------------------------------------------------------------------
     def _run(self, b: Block, k: int) -> tuple[list[Instruction], Instruction | None]:
@@ -144,6 +147,7 @@ class WaveMatch:
 
     # ---- the walk ---------------------------------------------------------------------------
     def _solve(self) -> None:
+        assert self.func is not None
         blocks = self.func.blocks
         if not blocks:
             self.met = {}
