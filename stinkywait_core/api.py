@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 from .analysis.implicit_deps import build_implicit_dependencies
 from .cache import AnalysisCache, Chain, adopt
 from .diagnostics import ERROR, Diagnostic
+from .findings import rule_reason
 from .ir import Instruction, Module, bulk_construction
 from .results import FunctionResult, Options, PlannedWait
 from .syntax import language_for, parse
@@ -162,7 +163,7 @@ class Analysis:
 
 
 def _wait_json(w: PlannedWait, names: Any, stall: PointStall | None = None) -> dict[str, Any]:
-    reason = f"{w.rule}: {w.reason}"
+    reason = rule_reason(w.rule, w.reason)
     if w.shaped_by:
         reason += f" [{', '.join(w.shaped_by)}]"
     out = {"line": w.line, "column": w.column, "block": w.block, "where": names.block(w.function, w.block),

@@ -121,6 +121,19 @@ def subrule(reason: str) -> str | None:
     return None
 
 
+def rule_reason(rule: str, reason: str) -> str:
+    """A wait's rule and reason in one phrase, the rule said once: "RAW: s_load_b64 (line 17)
+    still in flight" (the core's reason starts with its specific rule, "raw: ...", which only
+    repeats the class), "fallback (fallback-lds): ..." when the specific rule says more."""
+    sub = subrule(reason)
+    if sub is None:
+        return f"{rule}: {reason}"
+    rest = reason[len(sub) + 2:]
+    if sub == rule.lower():
+        return f"{rule}: {rest}"
+    return f"{rule} ({sub}): {rest}"
+
+
 def unproven_advice(w: PlannedWait) -> str:
     """How to make an unproven wait unnecessary (one sentence)."""
     # short: VS Code shows it in the hover, which must fit its box (README: "Annotations")

@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 
 from .diagnostics import ERROR, WARNING, Diagnostic
+from .findings import rule_reason
 from .ir import Module, Span
 from .lazy_regex import LazyPattern
 from .results import DepInfo, PlannedWait
@@ -177,7 +178,7 @@ def place_at_call_sites(po: "PassOutput", sites: CallSites) -> list[Diagnostic]:
                 ERROR, "wait-inside-macro",
                 f"{w.instruction} is needed before {inst.mnemonic} {where}, {cause}: a wait before this line "
                 f"cannot cover it; write it in the macro body "
-                f"({w.rule}: {w.reason})", w.line, c0, w.line, sites.cols(w.line)[1], [],
+                f"({rule_reason(w.rule, w.reason)})", w.line, c0, w.line, sites.cols(w.line)[1], [],
                 {"instruction": w.instruction, "steps": [list(s) for s in steps]}, w.function))
             continue
         slot = hoisted.setdefault(id(first), {})

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 
 from .cache import AnalysisCache
 from .diagnostics import ERROR, HINT, WARNING, Diagnostic, Related
+from .findings import rule_reason
 from .interrupt import checkpoint
 from .review_proof import Change, edited_text, proven_safe
 from .textlines import physical_lines
@@ -47,7 +48,7 @@ def review(an: Analysis, analyze: Analyze) -> list[Diagnostic]:
         related = [Related(d.line, d.column, f"producer {d.mnemonic} (countFrom {d.count_from})")
                    for d in w.deps if d.line]
         diag = Diagnostic(
-            ERROR, "missing-wait", f"missing {w.instruction} ({w.rule}: {w.reason})",
+            ERROR, "missing-wait", f"missing {w.instruction} ({rule_reason(w.rule, w.reason)})",
             w.line, w.column, w.line, max(w.column, width + 1), related,
             {"insert_line": w.insert_line, "insert_text": w.insert_text, "instruction": w.instruction,
              "counter": w.counter, "count": w.count}, w.function)

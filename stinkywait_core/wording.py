@@ -11,7 +11,7 @@ by several paths is one producer, not one per path.
 
 from __future__ import annotations
 
-from .findings import binding_dep
+from .findings import binding_dep, rule_reason
 from .targets.model import TIMELINE_NAMES
 
 TYPE_CHECKING = False  # `typing` is not imported at run time: start-up cost of every CLI run
@@ -96,7 +96,7 @@ def comment_text(w: PlannedWait, names: BlockNames, target: Any = None) -> str:
     the count, the path, and how many more producers it drains."""
     b = binding_dep(w.deps)
     if b is None:
-        return f"stinkywait: {w.rule}: {w.reason}"
+        return f"stinkywait: {rule_reason(w.rule, w.reason)}"
     text = f"stinkywait: {w.rule}: {producer_text(b, target)}"
     path = path_text(w, b, names)
     if path:

@@ -316,3 +316,32 @@ def test_fail_on_decides_what_blocks():
     assert run(str(DATA / "sample.s"), "--fail-on", "warning").returncode == 1
     assert run(str(DATA / "sample.s"), "--fail-on", "never").returncode == 0
     assert run(str(DATA / "sample.s"), "--fail-on", "bogus").returncode == 2
+
+
+CALLS_EXTERNAL = """.amdgcn_target "amdgcn-amd-amdhsa--gfx942"
+.text
+.globl k
+.type k,@function
+k:
+  s_load_dwordx2 s[0:1], s[4:5], 0x0
+  s_getpc_b64 s[30:31]
+  s_add_u32 s30, s30, ext_fn@rel32@lo+4
+  s_addc_u32 s31, s31, ext_fn@rel32@hi+12
+  s_swappc_b64 s[30:31], s[30:31]
+  s_endpgm
+"""
+
+
+def test_check_says_the_assumptions_it_made(tmp_path):
+    """A call to a callee not in the file rests on the calling convention: `check` says so at
+    the call (an info: it fails nothing, not even with --fail-on warning), in text and JSON."""
+    k = tmp_path / "calls.s"
+    k.write_text(CALLS_EXTERNAL)
+    r = run(str(k))
+    assert r.returncode == 0, r.stderr
+    assert re.search(rf"{re.escape(str(k))}:10:3: info: call 'ext_fn': the callee is not in this file; "
+                     r"assumes the calling convention", r.stderr), r.stderr
+    assert run("--fail-on", "warning", str(k)).returncode == 0
+    doc = json.loads(run("--format", "json", str(k)).stdout)
+    (f,) = doc["files"]
+    assert [(d["severity"], d["line"]) for d in f["diagnostics"] if "ext_fn" in d["message"]] == [("info", 10)]

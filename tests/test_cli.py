@@ -67,11 +67,28 @@ def test_plan_json_shape(diamond):
                           "reason", "deps"}
         assert w["where"] == f"^{w['block']}"  # STIR names its blocks: the label is the name
     assert [w["counter"] for w in waits] == ["load", "load", "x"]
-    assert waits[2]["reason"].startswith("WAR: war-xcnt: buffer_load_b128 (line 9)")
+    assert waits[2]["reason"].startswith("WAR (war-xcnt): buffer_load_b128 (line 9)")
     merge = waits[1]
     assert merge["line"] == 15 and merge["column"] == 3
     assert [(d["line"], d["mnemonic"], d["block"], d["pred"], d["countFrom"], d["path"]) for d in merge["deps"]] == [
         (3, "buffer_load_b128", "entry", "p_deep", 4, "^p_deep")]
+
+
+def test_reasons_say_their_rule_once():
+    """The rule class is said once: "RAW: ..." or "WAR (war-xcnt): ...", never "RAW: raw: ..."
+    (plan --json's reasons and check's missing-wait messages, which the editor shows)."""
+    ex = os.path.join(os.path.dirname(__file__), "..", "examples", "gemm_loop.s")
+    r = run("plan", "--json", ex)
+    reasons = [w["reason"] for fn in json.loads(r.stdout)["functions"] for w in fn["waits"]]
+    from stinkywait_core.api import analyze
+    with open(ex) as f:
+        an = analyze(f.read(), ex)
+    messages = [d.message for d in an.check_diagnostics() if d.code == "missing-wait"]
+    assert reasons and messages
+    repeated = re.compile(r"(^|\()([A-Za-z-]+)(?: \([a-z-]+\))?: \2: ", re.I)
+    for text in reasons + messages:
+        assert not repeated.search(text), text
+    assert any(t.startswith("RAW: ") for t in reasons)
 
 
 def test_plan_text_lists_every_wait(asm):

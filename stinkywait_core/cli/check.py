@@ -251,7 +251,7 @@ def check_file(path: str, explicit: bool, options: Options, language: str | None
         rep.lines = len(physical)
         rep.last_len = len(physical[-1]) if physical else 0
         rep.ends_with_newline = not text or text.endswith(("\n", "\r"))
-        rep.diagnostics = [_diag_dict(d) for d in an.diagnostics if _LEVEL_RANK.get(d.severity, 3) <= 1]
+        rep.diagnostics = [_diag_dict(d) for d in an.diagnostics if _LEVEL_RANK.get(d.severity, 3) <= 2]
         # what the analysis could not see (a missing include, an undefined macro or symbol)
         # fails the check as an error does: its results are not a proof
         rep.has_errors = an.has_errors() or bool(an.incomplete)
