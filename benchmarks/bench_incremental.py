@@ -1,6 +1,6 @@
 """Incremental re-planning in the core: one-line edits analysed with an AnalysisCache.
 
-    .venv/bin/python benchmarks/bench_incremental.py [--edits 15] [--big-blocks 3750] [--json]
+    .venv/bin/python benchmarks/bench_incremental.py [--edits 15] [--big-blocks 3750] [--gemm-copies 10] [--json]
 
 For each input, the script analyses the text once (cold, no cache), then applies `--edits`
 random one-line semantic edits (a VALU destination or source register renamed, so the
@@ -11,8 +11,10 @@ and max of wall and process CPU time of `api.analyze`, with the share of memoise
 scratch and compared (waits with their reasons and producers, diagnostics), so the figures
 are only printed for results that are exactly the from-scratch ones.
 
-Inputs: the 3.2k-line gfx1250 GEMM of the shared corpus (skipped when ../shared is absent)
-and the 30k-line synthetic kernel of benchmarks/bench_lsp.py (3,750 self-loop blocks).
+Inputs: the 3.2k-line gfx1250 GEMM of the shared corpus (skipped when ../shared is absent),
+the same GEMM pasted `--gemm-copies` times into one file (10: 31k lines, ten kernels of one
+name; an edit should re-plan one of them; 0: not run) and the 30k-line synthetic kernel of
+benchmarks/bench_lsp.py (3,750 self-loop blocks).
 """
 
 from __future__ import annotations
@@ -89,12 +91,15 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--edits", type=int, default=15)
     ap.add_argument("--big-blocks", type=int, default=3750)
+    ap.add_argument("--gemm-copies", type=int, default=10)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     rows = []
     if GEMM.is_file():
         rows.append(run("gemm1.s", GEMM.read_text(), args.edits, args.seed))
+        if args.gemm_copies > 1:
+            rows.append(run(f"gemm1 x{args.gemm_copies}", GEMM.read_text() * args.gemm_copies, args.edits, args.seed))
     rows.append(run("synthetic-30k.s", synthetic_kernel(args.big_blocks), args.edits, args.seed))
     if args.json:
         print(json.dumps(rows, indent=2))

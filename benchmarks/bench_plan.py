@@ -1,6 +1,6 @@
 """Plan speed: cold `stinkywait plan` vs `llvm-mc-22` on the same kernel, and linear scaling.
 
-Usage: .venv/bin/python benchmarks/bench_plan.py [--repeat N] [--base DIR] [--quick] [KERNEL.s]
+Usage: .venv/bin/python benchmarks/bench_plan.py [--repeat N] [--base DIR] [--quick] [--json] [KERNEL.s]
 
 Prints, side by side in one run:
 * the median wall and CPU (user+system) time of a whole `stinkywait plan KERNEL` process
@@ -15,7 +15,8 @@ Prints, side by side in one run:
 `--base DIR`: a checkout of an earlier version (its `stinkywait_core` is imported with
 PYTHONPATH=DIR, compiled first); its cold plan is run interleaved with this tree's and
 llvm-mc's, so that the before/after pair sees the same load.  `--quick`: the side-by-side
-figures only (no breakdown, no scaling).
+figures only (no breakdown, no scaling).  `--json`: `plan --json` (the issue's figure: it
+prints the predicted stall, so the stall walk runs) instead of `plan`.
 """
 
 from __future__ import annotations
@@ -64,15 +65,15 @@ def wall(cmd: list[str], repeat: int) -> float:
 _BREAKDOWN = """
 import sys, time, io, contextlib
 c0 = time.process_time()
+import gc
+gc.disable()  # as the `stinkywait` command (cli.main.console_main) runs, before the analysis imports
 from stinkywait_core.cli.main import main
-c1 = time.process_time()
 import stinkywait_core.api as api
+c1 = time.process_time()
 parse, spent = api.parse, []
 def timed(*a, **k):
     t = time.process_time(); m = parse(*a, **k); spent.append(time.process_time() - t); return m
 api.parse = timed
-import gc
-gc.disable()  # as the `stinkywait` command (cli.main.console_main) runs
 with contextlib.redirect_stdout(io.StringIO()):
     main(["plan", sys.argv[1]])
 c2 = time.process_time()
@@ -138,13 +139,19 @@ def main() -> int:
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--base", help="an earlier checkout to run interleaved (before/after)")
     ap.add_argument("--quick", action="store_true", help="side-by-side figures only")
+    ap.add_argument("--json", action="store_true", help="time `plan --json` (it prints the predicted stall: "
+                    "the stall walk runs) instead of `plan`")
     ns = ap.parse_args()
+    # (both trees' bytecode compiled first: with PYTHONDONTWRITEBYTECODE set, every run would
+    # compile the modules again)
+    subprocess.run([sys.executable, "-m", "compileall", "-q", os.path.join(ROOT, "stinkywait_core")], check=True)
+    plan_args = ["plan", "--json"] if ns.json else ["plan"]
     text = open(ns.kernel, encoding="utf-8").read()
     exe = os.path.join(os.path.dirname(sys.executable), "stinkywait")
     mc = shutil.which("llvm-mc-22")
     print(f"kernel: {os.path.relpath(ns.kernel)} ({text.count(chr(10))} lines), repeat {ns.repeat}")
     print(f"load average at start: {os.getloadavg()[0]:.2f}")
-    cmds = [[exe, "plan", ns.kernel]]
+    cmds = [[exe, *plan_args, ns.kernel]]
     if mc:
         m = re.search(r'amdgcn-amd-amdhsa--(gfx[0-9a-f]+)', text)
         cpu = m.group(1) if m else "gfx1250"
@@ -153,7 +160,7 @@ def main() -> int:
     if ns.base:
         base = os.path.abspath(ns.base)
         subprocess.run([sys.executable, "-m", "compileall", "-q", os.path.join(base, "stinkywait_core")], check=True)
-        cmds.append([{"PYTHONPATH": base}, exe, "plan", ns.kernel])
+        cmds.append([{"PYTHONPATH": base}, exe, *plan_args, ns.kernel])
     timings = side_by_side(cmds, ns.repeat)
     plan, plan_cpu = timings[0]
     print(f"cold `stinkywait plan` (whole process):          {plan * 1e3:8.1f} ms wall {plan_cpu * 1e3:8.1f} ms CPU")

@@ -281,10 +281,16 @@ def _analyze(text: str, path: str, options: Options, language: str | None,
         return an
     lines = physical_lines(text)
     has_tokens = "st.token" in text or "memtoken" in text
+    # a chain per function; a name the file repeats (a kernel pasted twice) gets one per
+    # occurrence, or every occurrence would be adopted into, and re-plan, the same chain
+    occurrences: dict[str, int] = {}
+    keys: set = set()
     for fi, func in enumerate(module.functions):
         chain = None
         if cache is not None:
-            ck = (path, func.name, options)
+            nth = occurrences[func.name] = occurrences.get(func.name, -1) + 1
+            ck = (path, func.name if nth == 0 else (func.name, nth), options)
+            keys.add(ck[1])
             chain = cache.get(ck)
             adopted = adopt(chain, func) if chain is not None else None
             if adopted is None:
@@ -348,7 +354,7 @@ def _analyze(text: str, path: str, options: Options, language: str | None,
             chain.analysed = [b.instrs for b in func.blocks]
             cache.put(ck, chain)
     if cache is not None:
-        cache.retain(path, options, {f.name for f in module.functions})
+        cache.retain(path, options, keys)
     if sites is not None:
         from .macro_sites import finish_spans, unknown_instructions
         finish_spans(module, sites)
@@ -430,6 +436,7 @@ def _place_waits(po: PassOutput, module: Module, lines: list[str], lang: str) ->
     waits = po.result.waits
     n = 0
     i = 0
+    spelled: dict[tuple, list[str]] = {}  # (the kernel's waits repeat a few counts: spelled once each)
     while i < len(waits):
         w = waits[i]
         j = i + 1
@@ -439,7 +446,10 @@ def _place_waits(po: PassOutput, module: Module, lines: list[str], lang: str) ->
         n += 1
         group = waits[i:j]
         indent = w.insert_text[:len(w.insert_text) - len(w.insert_text.lstrip(" \t"))]
-        body = target.encode_waits({g.counter + "cnt": g.count for g in group})
+        values = tuple([(g.counter, g.count) for g in group])
+        body = spelled.get(values)
+        if body is None:
+            body = spelled[values] = target.encode_waits({c + "cnt": v for c, v in values})
         text = "".join(f"{indent}{ln}\n" for ln in body)
         for g in group:
             g.insert_text = text

@@ -10,6 +10,8 @@ a `Chain`: the function's own IR, into which every new version's parse is *adopt
 from __future__ import annotations
 
 from collections import OrderedDict
+from itertools import repeat
+from operator import attrgetter
 TYPE_CHECKING = False  # (no `typing` import on a cold command's path)
 if TYPE_CHECKING:
     from typing import Any
@@ -20,6 +22,8 @@ if TYPE_CHECKING:
 from .ir import Function, Instruction, Module
 from .waitcnt.incremental import FunctionMemo
 
+_SPAN = attrgetter("span")
+
 
 class Chain:
     """One function's analyses over the versions of a document (incremental re-planning).
@@ -29,7 +33,7 @@ class Chain:
     compared by instruction identity, stay valid from one version to the next.
     """
 
-    __slots__ = ("func", "raw", "analysed", "po", "removed", "memo", "spans")
+    __slots__ = ("func", "raw", "analysed", "po", "removed", "memo", "spans", "block_spans")
 
     def __init__(self, func: Function, memo: FunctionMemo):
         self.func = func
@@ -40,8 +44,10 @@ class Chain:
         self.po: PassOutput | None = None
         self.removed: list[int] = []
         self.memo = memo
-        #: every instruction's span when last analysed (to tell which ones moved)
+        #: every instruction's span when last analysed (to tell which ones moved), and the
+        #: same per block, aligned with `raw` (an unchanged block is checked in one compare)
         self.spans: dict = {inst: inst.span for b in func.blocks for inst in b.instrs}
+        self.block_spans: list[list] = [list(map(_SPAN, b.instrs)) for b in func.blocks]
 
 
 class AnalysisCache:
@@ -89,9 +95,10 @@ class AnalysisCache:
         while len(table) > self.size:
             table.popitem(last=False)
 
-    def retain(self, path: str, options: Options, names: set[str]) -> None:
+    def retain(self, path: str, options: Options, names: set) -> None:
         """Drop the chains of functions the document no longer has (renamed or deleted
-        kernels): a chain holds a whole function's plan."""
+        kernels): a chain holds a whole function's plan.  `names`: the chains' keys (a
+        function's name, or (name, n) for its n-th repetition in the file)."""
         for key in [k for k in self._d if k[0] == path and k[2] == options and k[1] not in names]:
             del self._d[key]
 
@@ -143,50 +150,73 @@ def adopt(chain: Chain, new: Function) -> _Adoption | None:
     if func.name != new.name or len(func.blocks) != len(new.blocks) or _shape(func) != _shape(new):
         return None
     raw: list[list[Instruction]] = []
+    block_spans: list[list] = []
     res = _Adoption(func)
-    old_spans = chain.spans
-    spans: dict[Instruction, Any] = {}
-    for ob, nb, olds in zip(func.blocks, new.blocks, chain.raw):
+    spans = chain.spans  # (updated in place: only the changed and moved blocks' entries)
+    for ob, nb, olds, ospans in zip(func.blocks, new.blocks, chain.raw, chain.block_spans):
         news = nb.instrs
         if news == olds:  # the front end already reused every instruction (identity)
             merged = news
-        else:
-            n = min(len(olds), len(news))
-            i = 0
-            while i < n and _same_instruction(olds[i], news[i]):
-                i += 1
-            j = 0
-            while j < n - i and _same_instruction(olds[-1 - j], news[-1 - j]):
-                j += 1
-            merged = list(news)
-            if len(news) + len(olds) - 2 * (i + j):  # added and removed
-                res.fresh += len(news) + len(olds) - 2 * (i + j)
-                res.changed_blocks.add(ob)
-                res.dropped.extend(olds[i:len(olds) - j])
-            for k in range(i):
-                merged[k] = _move(olds[k], news[k])
-            for k in range(1, j + 1):
-                merged[-k] = _move(olds[-k], news[-k])
+            # (one C-level pass each: their block, their spans against last time's)
+            any(map(setattr, merged, repeat("block"), repeat(ob)))
+            now = list(map(_SPAN, merged))
+            if now != ospans:
+                for inst, sp, before in zip(merged, now, ospans):
+                    if sp != before:
+                        res.moved += 1
+                        spans[inst] = sp
+            ob.instrs = merged
+            block_spans.append(now)
+            _adopt_block_span(res, ob, nb)
+            raw.append(list(merged))
+            continue
+        n = min(len(olds), len(news))
+        i = 0
+        while i < n and _same_instruction(olds[i], news[i]):
+            i += 1
+        j = 0
+        while j < n - i and _same_instruction(olds[-1 - j], news[-1 - j]):
+            j += 1
+        merged = list(news)
+        if len(news) + len(olds) - 2 * (i + j):  # added and removed
+            res.fresh += len(news) + len(olds) - 2 * (i + j)
+            res.changed_blocks.add(ob)
+            res.dropped.extend(olds[i:len(olds) - j])
+        for k in range(i):
+            merged[k] = _move(olds[k], news[k])
+        for k in range(1, j + 1):
+            merged[-k] = _move(olds[-k], news[-k])
         # a kept instruction moved if its span differs from the one it had last time (the
         # front end may already have repositioned it in place)
         for inst in merged:
             inst.block = ob
-            sp = spans[inst] = inst.span
-            before = old_spans.get(inst)
+            sp = inst.span
+            before = spans.get(inst)
             if before is not None and before != sp:
                 res.moved += 1
+            spans[inst] = sp
         ob.instrs = merged
-        if ob.span != nb.span or ob.succ_span != nb.succ_span:
-            res.moved += 1
-            ob.span, ob.succ_span = nb.span, nb.succ_span
+        block_spans.append(list(map(_SPAN, merged)))
+        _adopt_block_span(res, ob, nb)
         raw.append(list(merged))
+    if res.dropped:  # (an instruction may leave one block for another: still in some block)
+        for inst in res.dropped:
+            if inst.block is None or inst not in inst.block.instrs:
+                spans.pop(inst, None)
     if func.span != new.span or func.name_span != new.name_span:
         res.moved += 1
         func.span, func.name_span = new.span, new.name_span
     chain.raw = raw
-    chain.spans = spans
+    chain.block_spans = block_spans
     res.fresh += res.moved
     return res
+
+
+def _adopt_block_span(res: _Adoption, ob, nb) -> None:
+    """The block takes the new parse's position (a move counts as one)."""
+    if ob.span != nb.span or ob.succ_span != nb.succ_span:
+        res.moved += 1
+        ob.span, ob.succ_span = nb.span, nb.succ_span
 
 
 def _move(old: Instruction, new: Instruction) -> Instruction:

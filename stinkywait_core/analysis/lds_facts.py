@@ -132,7 +132,7 @@ class LdsFacts:
         """Might `a` and `b` touch a common LDS byte (same wave)?  Instructions that touch no
         LDS memory overlap nothing; an instruction that is not an access we understand
         overlaps everything."""
-        return self._verdict(a, b, same_trip)[0]
+        return self._verdict(a, b, same_trip, False)[0]
 
     def why_not_proven(self, a: Instruction, b: Instruction, same_trip: bool = False) -> str:
         """Why `may_overlap` is True (a sentence naming both instructions), or why it is not."""
@@ -175,8 +175,10 @@ class LdsFacts:
                 out.append(acc.trusted)
         return out
 
-    def _verdict(self, a: Instruction, b: Instruction, same_trip: bool) -> tuple[bool, str]:
-        na, nb = _name(a), _name(b)
+    def _verdict(self, a: Instruction, b: Instruction, same_trip: bool, say: bool = True) -> tuple[bool, str]:
+        """(may overlap, why); `say=False`: the verdict alone, its sentence left empty (the
+        pass asks only the verdict, for every pair it scans; the sentence is for the hover)."""
+        na, nb = (_name(a), _name(b)) if say else ("", "")
         aa, ab = self.access(a), self.access(b)
         if aa is None or ab is None:
             which = na if aa is None else nb
@@ -190,9 +192,13 @@ class LdsFacts:
         for pa in aa.pieces:
             for pb in ab.pieces:
                 if _pieces_meet(pa, pb, same_trip):
+                    if not say:
+                        return True, ""
                     msg = (f"{na} touches {_bytes(aa)} and {nb} touches {_bytes(ab)}: "
                            f"these may overlap{_trip_note(pa, pb, same_trip)}")
                     return True, msg
+        if not say:
+            return False, ""
         trust = self.trusted_by(a, b)
         basis = "; ".join(f"trusted from the declaration of {r.describe()}" for r in trust)
         if self.declared_size is not None:

@@ -15,19 +15,22 @@ import os
 import sys
 from types import SimpleNamespace
 
-from ..api import Analysis, analyze, atomic_write
-from ..diagnostics import ERROR, WARNING
-from ..results import Options
-
 TYPE_CHECKING = False  # `typing` is not imported at run time: start-up cost of every CLI run
 if TYPE_CHECKING:
     import argparse
     from typing import Any, Callable
 
+    from ..api import Analysis
+    from ..results import Options
+
+# (the analysis modules are imported where they are used, not here: `console_main` pauses the
+# cyclic collector before importing them, whose module objects it would otherwise scan)
+
 
 def _options(ns: argparse.Namespace) -> Options:
     """The analysis options of a command line.  Loop-carried tensor state is on unless
     `--no-loop-carried-token-deps` (or `--upstream`, upstream's whole set of choices)."""
+    from ..results import Options
     kw = dict(num_waves=ns.num_waves, arch=ns.arch,
               enable_loop_carried_token_deps=ns.loop_carried_token_deps or not (
                   ns.no_loop_carried_token_deps or ns.upstream),
@@ -77,7 +80,7 @@ def _read(path: str) -> str | None:
         return None
 
 
-def _print_diags(an: Analysis, min_severity: str = WARNING) -> None:
+def _print_diags(an: Analysis, min_severity: str = "warning") -> None:
     order = {"error": 0, "warning": 1, "info": 2, "hint": 3}
     for d in an.diagnostics:
         if order.get(d.severity, 3) <= order[min_severity]:
@@ -88,6 +91,7 @@ def _load(ns: argparse.Namespace, opts: Options) -> Analysis | None:
     text = _read(ns.file)
     if text is None:
         return None
+    from ..api import analyze
     return analyze(text, ns.file if ns.file != "-" else "<stdin>", opts, ns.language)
 
 
@@ -116,6 +120,8 @@ def cmd_plan(ns: argparse.Namespace) -> int:
 
 
 def cmd_insert(ns: argparse.Namespace) -> int:
+    from ..api import atomic_write
+    from ..diagnostics import ERROR
     an = _load(ns, _options(ns))
     if an is None:
         return 2
@@ -153,6 +159,7 @@ def cmd_insert(ns: argparse.Namespace) -> int:
 
 def cmd_check(ns: argparse.Namespace) -> int:
     """Review the hand-written waits of every kernel under the paths (see `cli/check.py`)."""
+    from ..api import atomic_write
     from . import check, report
     severity, problem = check.parse_severity(ns.severity)
     if problem:
@@ -395,8 +402,9 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def console_main() -> None:
-    """The `stinkywait` command: `main()` without the cyclic garbage collector, then exit
-    without tearing the interpreter down.
+    """The `stinkywait` command: `main()` without the cyclic garbage collector (paused before
+    the analysis modules are imported: ~5 M machine instructions of a cold run went to
+    scanning their new objects), then exit without tearing the interpreter down.
 
     One process reads one file and ends: everything it allocates is released at exit, and
     the parse and the pass already pause the collector (`ir.bulk_construction`).  Left on, it

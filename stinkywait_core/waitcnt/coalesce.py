@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from ..ir import Instruction
 from .dataflow import WaitDataflow
+from ..targets.model import CK_DS
 from .stall import Wave, ready_at
 from .state import WaitInsertionPlan
 
@@ -39,34 +40,156 @@ Coalesced = dict[Instruction, dict[int, list[tuple[Instruction, int]]]]
 
 
 def coalesce_waits(plan: WaitInsertionPlan, df: WaitDataflow, window: int, model=None,
-                   facts: dict | None = None) -> Coalesced:
+                   facts: dict | None = None, folds: dict | None = None) -> Coalesced:
     """Merge close waits of one counter in place where `model` (a `LatencyModel`; None: every
     exact fold) says it pays; returns what each kept anchor took over.  `facts`: the
-    incremental memo's per-instruction costs, reused across versions (pruned to this one)."""
+    incremental memo's per-instruction costs, reused across versions (pruned to this one).
+    `folds`: the memo's per-block records of the last version (`BlockFold`), replaced by this
+    version's: a block with the same instructions, the same planned waits and the same wave
+    state at its start (relative to the clock) folds as it did, so after an edit only the
+    blocks from the edit up to where the wave's state is the old one again are walked."""
     merged: Coalesced = {}
     if window <= 0 or not plan.anchor_waits:
         return merged
     anchors = plan.anchor_waits
-    info = df.info
     groups = _counters(df)
     if not groups:
         return merged
-    target = df.target
-    wave = Wave(target, model, facts) if model is not None else None
-    wait_cost = model.issue["wait"] if model is not None else 0
-    by_name = {name: tuple(ck for ck in target.timelines if target.counter_of[ck] == name)
-               for name in target.counter_names}
-    blocks = {inst.block for inst in anchors if inst.block is not None}
-    for b in df.func.blocks:  # (layout order: the clock runs through the function as the wave does)
-        if b not in blocks and wave is None:
+    wave = Wave(df.target, model, facts) if model is not None else None
+    by_block: dict = {}
+    for inst, spec in anchors.items():
+        if inst.block is not None:
+            by_block.setdefault(inst.block, []).append((inst, spec))
+    fold = _BlockFolder(df, window, groups, anchors, wave, merged)
+    prev = None
+    if folds is not None and wave is not None and _integral(model):
+        prev = dict(folds)
+        folds.clear()
+    if prev is None:
+        for b in df.func.blocks:  # (layout order: the clock runs through the function as the wave does)
+            mine = by_block.get(b)
+            if mine is not None or wave is not None:
+                fold.block(b, mine is not None)
+    else:
+        _fold_with_memo(fold, df.func.blocks, by_block, prev, folds)
+    if facts:
+        live = sum(len(b.instrs) for b in df.func.blocks)
+        if len(facts) > live + live // 4 + 64:  # (an edit leaves its old instructions' facts)
+            keep = {inst for b in df.func.blocks for inst in b.instrs}
+            for inst in [i for i in facts if i not in keep]:
+                del facts[inst]
+    return merged
+
+
+class BlockFold:
+    """One block's CoalesceWaits walk, by its inputs (its instructions, its planned waits and
+    the wave's state at its start, relative to the clock: `wave_key`) and outputs (its waits
+    after folding, None where a wait went; what each kept anchor took over; the wave's state
+    at its end and how far the clock moved)."""
+
+    __slots__ = ("instrs", "specs", "entry", "exit", "dt", "out", "merged")
+
+    def __init__(self, instrs: list, specs: dict, entry: tuple, exit_: tuple, dt: float, out: dict,
+                 merged: dict) -> None:
+        self.instrs, self.specs, self.entry, self.exit, self.dt = instrs, specs, entry, exit_, dt
+        self.out, self.merged = out, merged
+
+
+def _integral(model) -> bool:
+    """Every cost of the model is a whole number of cycles: the wave's clock then only adds
+    and compares whole numbers (exact in floating point), so a walk shifted in time is the
+    same walk, and a block's record holds wherever the clock stands."""
+    vals = list(model.issue.values()) + list(model.latency.values()) + [n for _, n in model.matrix_passes] \
+        + [model.matrix_pass_cycles, model.lds_queue_depth, model.barrier_cycles]
+    return all(isinstance(v, int) for v in vals)
+
+
+def _fold_with_memo(fold: "_BlockFolder", blocks: list, by_block: dict, prev: dict, folds: dict) -> None:
+    """`coalesce_waits` over the blocks with the last version's records: while they hold, the
+    wave is not walked at all (its state is carried as a key and a clock)."""
+    wave = fold.wave
+    anchors = fold.anchors
+    in_order_ds = fold.in_order_ds
+    key, t = wave_key(wave, in_order_ds), wave.t
+    live = True  # the Wave object holds the state (else `key` and `t` do)
+    for b in blocks:
+        mine = by_block.get(b) or ()
+        specs = {inst: tuple(spec) for inst, spec in mine}
+        rec = prev.get(b)
+        if live:
+            key, t = wave_key(wave, in_order_ds), wave.t
+        if rec is not None and rec.entry == key and rec.specs == specs and rec.instrs == b.instrs:
+            for inst, sp in rec.out.items():
+                if sp is None:
+                    del anchors[inst]
+                else:
+                    anchors[inst] = list(sp)
+            fold.merged.update(rec.merged)
+            key, t = rec.exit, t + rec.dt
+            live = False
+            folds[b] = rec
             continue
+        if not live:
+            set_wave(wave, key, t)
+            live = True
+        before = set(fold.merged)
+        fold.block(b, bool(mine))
+        out = {inst: (tuple(anchors[inst]) if inst in anchors else None) for inst, _ in mine}
+        exit_key = wave_key(wave, in_order_ds)
+        folds[b] = BlockFold(list(b.instrs), specs, key, exit_key, wave.t - t, out,
+                             {a: m for a, m in fold.merged.items() if a not in before})
+
+
+def wave_key(wave: Wave, in_order_ds: bool) -> tuple:
+    """The wave's state relative to its clock, without what can no longer matter: ops already
+    complete (an in-order timeline's completions are sorted, so a complete one is never the
+    LDS queue's depth-th youngest either; out of order, the LDS list is kept whole), a last
+    in-order completion or a matrix pipe already past."""
+    t = wave.t
+    fl = []
+    for ck, lst in wave.inflight.items():
+        rel = tuple([c - t for c in lst]) if ck == CK_DS and not in_order_ds else tuple([c - t for c in lst if c > t])
+        if rel:
+            fl.append((ck, rel))
+    fl.sort()
+    ld = sorted((ck, v - t) for ck, v in wave.last_done.items() if v > t)
+    return (tuple(fl), tuple(ld), wave.xdl_free - t if wave.xdl_free > t else None)
+
+
+def set_wave(wave: Wave, key: tuple, t: float) -> None:
+    """Give `wave` the state `key` (wave_key) with its clock at `t`."""
+    fl, ld, xdl = key
+    wave.t = t
+    wave.inflight = {ck: [t + r for r in rel] for ck, rel in fl}
+    wave.last_done = {ck: t + r for ck, r in ld}
+    wave.xdl_free = t + xdl if xdl is not None else t
+
+
+class _BlockFolder:
+    """The walk of one block (`block`): folds its waits, moving the wave through it."""
+
+    __slots__ = ("window", "groups", "anchors", "wave", "merged", "info", "wait_cost", "by_name", "in_order_ds")
+
+    def __init__(self, df: WaitDataflow, window: int, groups: list, anchors: dict, wave: Wave | None,
+                 merged: Coalesced) -> None:
+        target = df.target
+        self.window, self.groups, self.anchors, self.wave, self.merged = window, groups, anchors, wave, merged
+        self.info = df.info
+        self.wait_cost = wave.model.issue["wait"] if wave is not None else 0
+        self.by_name = {name: tuple(ck for ck in target.timelines if target.counter_of[ck] == name)
+                        for name in target.counter_names}
+        self.in_order_ds = target.in_order.get(CK_DS, True)
+
+    def block(self, b, has_anchors: bool) -> None:
+        anchors, wave, groups, window, merged = self.anchors, self.wave, self.groups, self.window, self.merged
+        wait_cost, by_name, info = self.wait_cost, self.by_name, self.info
         # counter (its timelines) -> [anchor, ops pushed on the counter since it, instructions
         # since it, pending completions at it, the cycle its waiting ends]
         last: dict[tuple[int, ...], list] = {}
         for inst in b.instrs:
             if inst.is_phi or inst.is_label:
                 continue
-            spec = anchors.get(inst) if b in blocks else None
+            spec = anchors.get(inst) if has_anchors else None
             if spec is not None:
                 # (the finalized plan's lists may be the incremental memo's own: copied first)
                 spec = anchors[inst] = list(spec)
@@ -129,11 +252,6 @@ def coalesce_waits(plan: WaitInsertionPlan, df: WaitDataflow, window: int, model
                     if c in pushes:
                         st[1] += 1  # (one instruction pushing two timelines of a counter counts twice)
                 st[2] += 1
-    if facts:
-        live = {inst for b in df.func.blocks for inst in b.instrs}
-        for inst in [i for i in facts if i not in live]:
-            del facts[inst]
-    return merged
 
 
 def _counters(df: WaitDataflow) -> list[tuple[int, ...]]:

@@ -351,7 +351,9 @@ class WaitDataflow(FunctionFacts, HazardCandidates, LdsQueries, Brackets, Requir
                     step = (bb, it, self.block_sig[bb], tuple([exit_state.get(p) for p in bb.preds]),
                             entry_state[bb] if frozen else None, exit_state.get(bb) if frozen else None)
                     rec = memo.find_block(step)
-                    if rec is not None and not self.queries_hold(rec.queries):
+                    if rec is not None and (rec.queries and not self.queries_hold(rec.queries)
+                                            # a skip (store_skip) holds from the same last walk
+                                            or rec.entry is None and rec.exit is not entry_state[bb]):
                         rec = None
                     if rec is not None:  # same block, same input objects: same outputs
                         self.work += rec.work
@@ -359,10 +361,15 @@ class WaitDataflow(FunctionFacts, HazardCandidates, LdsQueries, Brackets, Requir
                             self.exploded = True
                             if self.options.bounded:
                                 return False
+                        if rec.entry is None:  # the join gives its last walk's entry: left alone
+                            if rec.queries:
+                                self._relog(rec.queries)
+                            continue
                         entry, work = rec.entry, rec.exit
                         self.emit_plan[bb] = rec.plan
                         self.block_sites[bb] = rec.sites
-                        self._relog(rec.queries)
+                        if rec.queries:
+                            self._relog(rec.queries)
                         walked.add(bb)
                         step = None
                 if step is not None or memo is None:
@@ -375,7 +382,12 @@ class WaitDataflow(FunctionFacts, HazardCandidates, LdsQueries, Brackets, Requir
                     if frozen:
                         self._restore_tensor(entry, self.entry_state[bb], keep)
                     if bb in walked and self._same_entry(bb, entry):
-                        if blog is not None:
+                        if step is not None:
+                            # remembered too: the next version, given the same inputs and the
+                            # same last-walk entry, skips the join as well (a loop's
+                            # confirming sweep is a whole sweep of joins)
+                            memo.store_skip(step, self.entry_state[bb], self.work - work_before, self.done(blog))
+                        elif blog is not None:
                             self.done(blog)
                         continue  # same entry as its last walk: same plan, same exit
                     walked.add(bb)
@@ -393,7 +405,8 @@ class WaitDataflow(FunctionFacts, HazardCandidates, LdsQueries, Brackets, Requir
                                                        self.done(blog))
                     elif blog is not None:
                         self.done(blog)
-                if work != self.exit_state.get(bb):
+                old_exit = exit_state.get(bb)
+                if work is not old_exit and work != old_exit:
                     self.exit_state[bb] = work
                     dirty.update(bb.succs)
                     changed = True

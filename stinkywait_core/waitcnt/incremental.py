@@ -141,6 +141,8 @@ class FunctionMemo:
         self.infos: dict[Instruction, Any] = {}
         #: CoalesceWaits' latency-model costs (waitcnt.stall.Wave.fact) by instruction object
         self.stall_facts: dict[Instruction, tuple] = {}
+        #: CoalesceWaits' walk of each block by its inputs (waitcnt.coalesce.BlockFold)
+        self.folds: dict[Block, Any] = {}
         #: the def-use chains, re-solved only for the register units an edit touches
         self.ssa = UseDefChains()
         self.solve: dict[Chunk, list[WalkRecord]] = {}
@@ -244,6 +246,15 @@ class FunctionMemo:
         self.blocks[(bb, it)] = BlockRecord(sig, preds, prev_entry, prev_exit, entry, exit_, plan, sites, work,
                                             queries)
         return entry, exit_
+
+    def store_skip(self, step: tuple, last_entry: Any, work: int, queries: tuple = ()) -> None:
+        """Record that this block's join, in this sweep, gave `last_entry`, the entry of its
+        last walk (so the solve left the block alone): an entry of None, `last_entry` kept as
+        the exit.  Given the same inputs next time and the same last-walk entry object, the
+        join would give that entry again, and the solve skips the block without joining."""
+        bb, it, sig, preds, prev_entry, prev_exit = step
+        self.blocks[(bb, it)] = BlockRecord(sig, preds, prev_entry, prev_exit, None, last_entry, [], {}, work,
+                                            queries)
 
     @staticmethod
     def _records(new: dict, old: dict, chunk: Chunk) -> list[WalkRecord]:

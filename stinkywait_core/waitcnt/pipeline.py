@@ -224,7 +224,8 @@ def plan_function(func: Function, options: Options, memo: FunctionMemo | None = 
     df.finalize_plan(plan, unchanged=not relaxed)
     window = options.coalesce_for(assembly)
     coalesced = coalesce_waits(plan, df, window, options.latency_model,
-                               memo.stall_facts if memo is not None else None) if options.optimize and window else {}
+                               memo.stall_facts if memo is not None else None,
+                               memo.folds if memo is not None else None) if options.optimize and window else {}
     if end_is_return and df.hw:
         _end_of_function_drains(df, plan)
     if memo is not None:

@@ -32,13 +32,19 @@ class ShallowPredPromotion:
         memo = df.memo if not (df.widening or df.by_producer) else None
         known = memo.promotion if memo is not None else {}
         decided: dict[Instruction, tuple] = {}
+        exits = df.exit_state
+        info = df.info
+        joined: dict[Block, tuple] = {}  # block -> its predecessors' exits (shared by its anchors)
         for consumer, spec in plan.anchor_waits.items():
             bb = consumer.block
             if bb is None or len(bb.preds) < 2:
                 continue
-            key = (tuple(spec), df.info[consumer], tuple(df.exit_state.get(p) for p in bb.preds))
+            pe = joined.get(bb)
+            if pe is None:
+                pe = joined[bb] = tuple([exits.get(p) for p in bb.preds])
+            key = (tuple(spec), info[consumer], pe)
             old = known.get(consumer)
-            if old is not None and old[0] == key and df.queries_hold(old[2]):
+            if old is not None and old[0] == key and (not old[2] or df.queries_hold(old[2])):
                 decision, queries = old[1], old[2]
             else:
                 log = df.recording()

@@ -85,7 +85,7 @@ class Wave:
     Shared by the stall simulation and CoalesceWaits (which prices a fold on a block-local
     walk), so both read the same costs the same way."""
 
-    __slots__ = ("target", "model", "t", "xdl_free", "inflight", "last_done", "_facts")
+    __slots__ = ("target", "model", "t", "xdl_free", "inflight", "last_done", "_facts", "_by_sem")
 
     def __init__(self, target, model: LatencyModel, facts: dict | None = None) -> None:
         """`facts`: a cache of `fact` by instruction object to reuse (the incremental memo's:
@@ -96,27 +96,41 @@ class Wave:
         self.inflight: dict[int, list[float]] = {}
         self.last_done: dict[int, float] = {}
         self._facts: dict[Instruction, tuple] = {} if facts is None else facts
+        #: (mnemonic, id(semantics)) -> (semantics, fact): an instruction that is neither a
+        #: wait nor an `s_nop` has the fact of its mnemonic and semantics, whatever its operands
+        self._by_sem: dict[tuple[str, int], tuple] = {}
 
     def fact(self, inst: Instruction) -> tuple:
         """(issue cycles, hand-written wait values, pushes (timeline, latency, in order),
         matrix passes, control kind) of one instruction."""
         f = self._facts.get(inst)
         if f is None:
-            target, model = self.target, self.model
-            sem = target.sem(inst)
-            cls = model.issue_class(inst.mnemonic, sem)
-            cost = model.issue[cls]
-            if cls == "nop":
-                lit = inst.first_literal()
-                cost *= 1 + (lit if isinstance(lit, int) and 0 <= lit < 16 else 0)
-            elif cls == "barrier":
-                cost += model.barrier_cycles
-            waits = target.decode_wait(inst) if sem.wait else {}
-            pushes = tuple((ck, model.op_latency(sem, ck), target.in_order.get(ck, True))
-                           for ck in sem.pushes if ck in target.counter_of)
-            passes = model.passes(inst.mnemonic) if cls == "matrix" else 0
-            f = self._facts[inst] = (cost, waits, pushes, passes, sem.control)
+            sem = self.target.sem(inst)
+            if sem.wait or inst.mnemonic == "s_nop":
+                f = self._facts[inst] = self._fact_of(inst, sem)
+            else:
+                key = (inst.mnemonic, id(sem))
+                got = self._by_sem.get(key)
+                if got is None or got[0] is not sem:
+                    got = self._by_sem[key] = (sem, self._fact_of(inst, sem))
+                f = self._facts[inst] = got[1]
         return f
+
+    def _fact_of(self, inst: Instruction, sem) -> tuple:
+        """`fact` computed from the instruction and its semantics."""
+        target, model = self.target, self.model
+        cls = model.issue_class(inst.mnemonic, sem)
+        cost = model.issue[cls]
+        if cls == "nop":
+            lit = inst.first_literal()
+            cost *= 1 + (lit if isinstance(lit, int) and 0 <= lit < 16 else 0)
+        elif cls == "barrier":
+            cost += model.barrier_cycles
+        waits = target.decode_wait(inst) if sem.wait else {}
+        pushes = tuple((ck, model.op_latency(sem, ck), target.in_order.get(ck, True))
+                       for ck in sem.pushes if ck in target.counter_of)
+        passes = model.passes(inst.mnemonic) if cls == "matrix" else 0
+        return (cost, waits, pushes, passes, sem.control)
 
     def pending(self, cks) -> list[float]:
         """Completion cycles of the ops still in flight on timelines `cks`."""
