@@ -105,8 +105,14 @@ class LdsQueries:
         """A memoised walk's disjointness answers are still this version's."""
         if not queries:
             return True
-        for a, b, same_trip, ans, *publish in queries:
-            if ans != (self._published(a, b, same_trip) if publish else self._disjoint(a, b, same_trip)):
+        pairs = self._pairs
+        for q in queries:
+            if len(q) == 4:  # (a disjointness answer: this version's, when already asked, inline)
+                a, b, same_trip, ans = q
+                got = pairs.get((a, b, same_trip))
+                if (got if got is not None else self._disjoint(a, b, same_trip)) != ans:
+                    return False
+            elif q[3] != self._published(q[0], q[1], q[2]):
                 return False
         return True
 
