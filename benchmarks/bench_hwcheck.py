@@ -153,13 +153,24 @@ def kernels_run() -> None:
         print(f"  {path.name}: " + "; ".join(parts))
 
 
+def _paired(mod) -> int:
+    """1 when the program has two wave-index paths with barriers (pubproggen's `specialised`)
+    and its barriers pair between waves (waitcnt/wave_match.py)."""
+    from stinkywait_core.waitcnt.publish import barrier_kind
+    from stinkywait_core.waitcnt.wave_match import WaveMatch
+    fn = mod.functions[0]
+    if not any(i.mnemonic == "s_cmp_lt_u32" for i in fn.instructions()):
+        return 0
+    return int(WaveMatch(fn, barrier_kind, "gfx1250").met is not None)
+
+
 def publish_run(n: int) -> None:
     """Random gfx1250 kernels with barriers, stores, loads and tensor fills at constant and
     wave-indexed addresses (tests/pubproggen.py) through the pass (publish rule on), then the
     checker with the LDS address analysis (its own barrier rule, validate/hwpublish.py)."""
     from pubproggen import random_publish_program
     import stinkywait_core.waitcnt.publish as publish
-    unsafe = fewer = 0
+    unsafe = fewer = paired = 0
     rules: Counter = Counter()
     waits = waits_off = 0
     t_pass = t_check = 0.0
@@ -184,9 +195,11 @@ def publish_run(n: int) -> None:
         waits += len(an.waits())
         waits_off += off
         fewer += len(an.waits()) < off
+        paired += _paired(parse(text, "p.s"))
     print(f"publish: {n} programs with barriers and fills, unsafe {unsafe} (violations by rule "
           f"{dict(rules) or '{}'}); {fewer} programs lose a barrier drain; waits {waits} "
-          f"(every publish answer 'no': {waits_off}); pass {1000 * t_pass / max(1, n):.0f} ms, "
+          f"(every publish answer 'no': {waits_off}); {paired} not aligned with paired barriers "
+          f"(wave-specialised); pass {1000 * t_pass / max(1, n):.0f} ms, "
           f"checker {1000 * t_check / max(1, n):.0f} ms per program")
 
 

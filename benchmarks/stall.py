@@ -1,7 +1,7 @@
 """Predicted stall of our waits against the authors', per real kernel (issue 22's goal).
 
 Usage: .venv/bin/python benchmarks/stall.py [--tree DIR] [--coalesce N] [--latency-model FILE]
-           [--hwcheck] KERNEL.s[.gz] ...
+           [--hwcheck] [--arch ARCH] KERNEL.s[.gz] ...
 
 For each kernel: the authors' waits as written, and ours (`stinkywait insert --replace-waits`
 on the kernel, run by the tree at `--tree`, default this one: give an export of an older
@@ -12,6 +12,9 @@ hot-path walk, loops `loop_trips` times), its ratio ours/authors, rebuildable wa
 their ratio, `check`'s unproven-disjointness findings on the kernel as written, and with
 `--hwcheck` the unsafe count of `check --exhaustive` on our output.  Then the geometric mean of
 the stall ratios and the kernels above 1.25x.  Figures only: no timing is asserted.
+
+A kernel's own folder is searched for its `.include` files (MIOpen's macro-written kernels,
+`tests/data/miopen`: give `--arch` for those that name no target, e.g. gfx1030, gfx908).
 """
 
 from __future__ import annotations
@@ -35,9 +38,11 @@ sys.path.insert(0, str(Path(__file__).parent))
 from wait_counts import waits  # noqa: E402  (the same count of rebuildable waits)
 
 
-def predicted(text: str, name: str, overrides: tuple) -> tuple[int, int]:
+def predicted(text: str, name: str, overrides: tuple, arch: str | None = None,
+              includes: tuple = ()) -> tuple[int, int]:
     """(stall cycles, walk cycles) of a text with its waits as written (no wait planned)."""
-    an = analyze(text, name, Options(coalesce_window=0, latency_overrides=overrides))
+    extra = {"arch": arch} if arch else {}
+    an = analyze(text, name, Options(coalesce_window=0, latency_overrides=overrides, include_paths=includes, **extra))
     stall = cycles = 0
     model = an.options.latency_model
     for po in an.outputs:
@@ -47,7 +52,8 @@ def predicted(text: str, name: str, overrides: tuple) -> tuple[int, int]:
     return stall, cycles
 
 
-def ours(path: Path, tree: str | None, coalesce: int, latency: str | None, tmp: str) -> tuple[str, int]:
+def ours(path: Path, tree: str | None, coalesce: int, latency: str | None, tmp: str,
+         arch: str | None = None) -> tuple[str, int]:
     """Our output for `path`, and the unproven-wait findings of `check` on it as written, from
     the tree at `tree`."""
     env = dict(os.environ)
@@ -59,6 +65,7 @@ def ours(path: Path, tree: str | None, coalesce: int, latency: str | None, tmp: 
         f.write(text)
     out = src + ".ours.s"
     extra = ["--coalesce", str(coalesce)] if coalesce >= 0 else []
+    extra += ["-I", str(path.resolve().parent)] + (["--arch", arch] if arch else [])
     if latency and not tree:
         extra += ["--latency-model", latency]
     cmd = [sys.executable, "-m", "stinkywait_core.cli.main"]
@@ -73,10 +80,10 @@ def ours(path: Path, tree: str | None, coalesce: int, latency: str | None, tmp: 
     return open(out).read(), r.stdout.count('"unproven-wait"')
 
 
-def hw_unsafe(path: str) -> int:
+def hw_unsafe(path: str, extra: list[str]) -> int:
     """Violations the hardware checker (`check --exhaustive`) finds in our output (-1: it failed)."""
     r = subprocess.run([sys.executable, "-m", "stinkywait_core.cli.main", "check", "--exhaustive", "--format", "json",
-                        path], capture_output=True, text=True, cwd=os.path.dirname(path))
+                        *extra, path], capture_output=True, text=True, cwd=os.path.dirname(path))
     try:
         data = json.loads(r.stdout)
     except json.JSONDecodeError:
@@ -96,6 +103,7 @@ def main() -> None:
     ap.add_argument("--coalesce", type=int, default=-1)
     ap.add_argument("--latency-model", help="latency-model overrides for the pricing (and ours)")
     ap.add_argument("--hwcheck", action="store_true", help="also count unsafe waits by check --exhaustive")
+    ap.add_argument("--arch", help="target of kernels that name none (MIOpen's)")
     ap.add_argument("kernels", nargs="+")
     ns = ap.parse_args()
     overrides = load_overrides(ns.latency_model) if ns.latency_model else ()
@@ -105,9 +113,10 @@ def main() -> None:
         for k in ns.kernels:
             p = Path(k)
             text = gzip.open(p, "rt").read() if p.suffix == ".gz" else p.read_text()
-            mine, unproven = ours(p, ns.tree, ns.coalesce, ns.latency_model, tmp)
-            a_stall, a_cyc = predicted(text, p.name, overrides)
-            o_stall, o_cyc = predicted(mine, p.name, overrides)
+            mine, unproven = ours(p, ns.tree, ns.coalesce, ns.latency_model, tmp, ns.arch)
+            inc = (str(p.resolve().parent),)
+            a_stall, a_cyc = predicted(text, p.name, overrides, ns.arch, inc)
+            o_stall, o_cyc = predicted(mine, p.name, overrides, ns.arch, inc)
             # a kernel whose waits never stall on the model: compare the walks instead of 0/0
             ratio = (o_stall + 1) / (a_stall + 1) if a_stall or o_stall else 1.0
             ratios.append(ratio)
@@ -122,7 +131,7 @@ def main() -> None:
                 out = os.path.join(tmp, p.name + ".ours.s")
                 with open(out, "w") as f:
                     f.write(mine)
-                line += f"  unsafe {hw_unsafe(out)}"
+                line += f"  unsafe {hw_unsafe(out, ['-I', str(p.resolve().parent)] + (['--arch', ns.arch] if ns.arch else []))}"
             print(line, flush=True)
     gm = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
     cg = math.exp(sum(math.log(max(r, 1e-9)) for r in cratios) / len(cratios))

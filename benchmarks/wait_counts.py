@@ -4,7 +4,7 @@ Usage: .venv/bin/python benchmarks/wait_counts.py [--coalesce N] KERNEL.s[.gz] .
 
 Counts the rebuildable wait instructions (targets.table.REBUILDABLE_WAITS) of the text as
 written and of our output with those stripped and re-inserted (hardware model), and the rules
-behind ours.  `--coalesce N`: the CoalesceWaits window (default: the core's, 32 on assembly).
+behind ours.  `--coalesce N`: the CoalesceWaits window (default: the core's, 128 on assembly).
 """
 
 from __future__ import annotations

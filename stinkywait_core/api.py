@@ -43,7 +43,7 @@ class Analysis:
     """
 
     __slots__ = ("path", "language", "options", "module", "diagnostics", "functions", "removed_lines",
-                 "outputs", "_check", "cache", "incomplete", "read", "call_sites", "_stall", "stop_review")
+                 "outputs", "_check", "_missing", "cache", "incomplete", "read", "call_sites", "_stall", "stop_review")
 
     def __init__(self, path: str, language: str, options: Options, module: Module,
                  cache: AnalysisCache | None = None):
@@ -53,6 +53,7 @@ class Analysis:
         self.removed_lines: list[int] = []
         self.outputs: list[PassOutput] = []
         self._check: list[Diagnostic] | None = None
+        self._missing: list[Diagnostic] | None = None
         self.cache = cache
         #: while a review runs: asked between its steps whether to stop (interrupt.py)
         self.stop_review: Callable[[], bool] | None = None
@@ -146,6 +147,15 @@ class Analysis:
         if run is not None:  # (assembly: STIR regions have no machine timing)
             out["stall"] = _run_json(run)
         return out
+
+    def missing_diagnostics(self) -> list[Diagnostic]:
+        """The review's missing-wait errors, from the plan alone (no re-plan, no proof):
+        what `check_diagnostics` returns first, computed once."""
+        if self._missing is None:
+            from .review import missing_waits
+            with bulk_construction():  # GC paused: 1.9 s -> 0.11 s for the 7.5k of a 30k-line kernel
+                self._missing = missing_waits(self)
+        return self._missing
 
     def check_diagnostics(self, stop: Callable[[], bool] | None = None) -> list[Diagnostic]:
         """Review of the hand-written waits: missing (error), redundant (warning), stricter (hint).

@@ -69,6 +69,8 @@ class AnalysisCache:
         self._modules: OrderedDict[tuple, Module] = OrderedDict()
         #: id(PlannedWait) -> (wait, anchor line length, its insertion, missing-wait diagnostic)
         self.review_memo: dict[int, tuple] = {}
+        #: function name -> the last review's verdict on its offered changes (review_reuse.py)
+        self.review_verdicts: dict[str, Any] = {}
 
     def module(self, path: str, options: Options) -> Module | None:
         return self._modules.get((path, options))

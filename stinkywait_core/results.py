@@ -55,8 +55,11 @@ class Options(FrozenRecord):
     predict stall, never what is safe.
     """
 
-    #: the CoalesceWaits window on assembly under the hardware model (docs/decisions.md 41)
-    COALESCE_WINDOW = 32
+    #: the CoalesceWaits window on assembly under the hardware model (docs/decisions.md 42):
+    #: the latency model decides each fold; 128 instructions reach the waits a WMMA/MFMA run
+    #: spaces out (32 kept 1.4-1.8x the authors' wait count at the same predicted stall),
+    #: while the model's walk, blind to a loop's previous trip, still prices them
+    COALESCE_WINDOW = 128
 
     __slots__ = ("num_waves", "arch", "enable_loop_carried_token_deps", "enable_tensor_descriptor_war", "optimize",
                  "replace_waits", "bounded", "count_from_instance", "represent_empty_paths", "model",

@@ -28,8 +28,11 @@ from .waitcnt.remove import should_remove
 from .waitcnt.stall import cost_phrase, planned_points, relax_saving
 
 
-def review(an: Analysis, analyze: Analyze) -> list[Diagnostic]:
-    """Hand-written waits against the plan: what is missing, redundant or stricter than needed."""
+def missing_waits(an: Analysis) -> list[Diagnostic]:
+    """The review's first part, from the plan alone: an error per planned wait (the wait the
+    file as written lacks).  The language server pushes these with the version's hints, before
+    the rest of the review (`review` returns the same records first, so the later push only
+    adds to them); call it through `Analysis.missing_diagnostics` (computed once)."""
     out: list[Diagnostic] = []
     lines = physical_lines(an.module.text)
     # a planned wait reused from the previous version (same object, same anchor line length)
@@ -56,6 +59,13 @@ def review(an: Analysis, analyze: Analyze) -> list[Diagnostic]:
         out.append(diag)
     if an.cache is not None:
         an.cache.review_memo = memo
+    return out
+
+
+def review(an: Analysis, analyze: Analyze) -> list[Diagnostic]:
+    """Hand-written waits against the plan: what is missing (`missing_waits`, first), then
+    what is redundant or stricter than needed (each offered change proven first)."""
+    out = list(an.missing_diagnostics())
     if an.options.replace_waits:
         return out
     # hand-written (rebuildable) waits: what each counter of each wait drains here (the FIFO
@@ -199,10 +209,18 @@ def _verified(an: Analysis, proposals: list[tuple[Diagnostic, int, str | None]],
         usable.append(Change(diag, line, indent + (new or "") + lines[line - 1][len(body):],
                              blocks.get((diag.function, line))))
         taken.add(line)
+    reuse = reused = None
+    if an.cache is not None and an.call_sites is None:
+        from .review_reuse import ReviewReuse
+        reuse = ReviewReuse(an, lines)
+        reused, usable = reuse.take(usable)
     planned = _plan_verified(an, lines, usable, analyze)
     if an.options.model == "hw":
         planned = proven_safe(an, lines, planned)
-    return [c.diag for c in planned]
+    if reuse is None:
+        return [c.diag for c in planned]
+    reuse.store(planned, usable)
+    return sorted(reused + [c.diag for c in planned], key=lambda d: (d.line, d.col))
 
 
 def _plan_verified(an: Analysis, lines: list[str], usable: list[Change], analyze: Analyze) -> list[Change]:

@@ -21,10 +21,20 @@ between re-checks).  Per document, every in-process use of the core (plan, fix-a
 an in-process review) holds the document's `core_lock`, so two never overlap.
 
 Two stages per version: the plan (what hints, hovers and go-to need; waiters are released
-as soon as it is accepted) and the review of hand-written waits (diagnostics and quick
-fixes), which starts after a quiet period, runs in a child process (`review`), is killed when
-a newer version arrives, and ends the version's pipeline: a garbage collection (`memory`),
-then the diagnostics push.
+as soon as it is accepted) and the review of hand-written waits (redundant and stricter
+waits, quick fixes), which starts after a quiet period, runs in-process on the analysis
+executor or in a child process (`review`), is stopped when a newer version arrives, and ends
+the version's pipeline: a garbage collection (`memory`), then the diagnostics push.
+
+Diagnostics come in two tiers per version, as rust-analyzer pushes its native diagnostics
+before flycheck's: right after the plan (no quiet period, no collection) the *plan tier*
+(`on_plan`): the parse and pass diagnostics and the review's missing-wait errors, which come
+from the plan alone (`Analysis.missing_diagnostics`); after the review the *review tier*
+(`on_snapshot`): the full set, which starts with exactly those records (the review returns
+them first and never drops one: a failed review keeps them too), so nothing the plan tier
+showed is withdrawn for the same version.  A version superseded before its review gets only
+the plan tier; a version whose review was already in when the plan tier was due (a crash
+snapshot, a review a quick-fix request forced) gets only the review tier.
 
 Many documents open: the executor is normally a `lanes.LaneExecutor`, and the scheduler
 tells it which document is the *focus* (the one last edited, or asked about while its answer
@@ -93,6 +103,8 @@ class Scheduler:
     current_key: Callable[[str], Key | None]
     on_snapshot: Callable[[Snapshot], None]
     ready: asyncio.Event
+    #: pushes a version's plan tier (None: diagnostics only after the review)
+    on_plan: Callable[[Snapshot], None] | None = None
     #: makes a per-document plan cache for the core (None: analyse from scratch each time)
     new_cache: Callable[[], Any] | None = None
     debounce_s: float = 0.0
@@ -375,10 +387,7 @@ class Scheduler:
                         log.error("review worker never answered: reviewing in-process")
                         self.review_in_process()
                     else:
-                        snap.checks = [CoreDiagnostic(
-                            severity="info", code="review-failed",
-                            message="the review of hand-written waits stopped on this file "
-                                    "(see the server log); only the plan's diagnostics are shown")]
+                        snap.checks = self._plan_only(snap, "stopped")
                         return snap
         if isinstance(self.reviewer, ThreadReviewer):
             # in-process: it reads this snapshot's IR, so no newer plan may run meanwhile
@@ -390,11 +399,66 @@ class Scheduler:
         assert result is not None
         if result.error:
             log.error("wait review of %s v%d failed:\n%s", snap.uri, snap.version, result.error)
+            snap.checks = self._plan_only(snap, "failed")
+            return snap
         snap.checks = list(result.diagnostics)
         wall = time.perf_counter() - t0
         snap.timings.update(review_ms=1e3 * wall, review_cpu_ms=result.cpu_ms, review_rss_mb=result.rss_mb)
         st.review_cost = wall
         return snap
+
+    @staticmethod
+    def _plan_only(snap: Snapshot, how: str) -> list[CoreDiagnostic]:
+        """The review tier of a version whose review failed: the plan tier's findings (they
+        stay shown) and a note saying the rest is missing."""
+        found: list[CoreDiagnostic] = []
+        try:
+            found = list(snap.plan_checks if snap.plan_checks is not None else snap.plan_tier())
+        except Exception:  # noqa: BLE001 - superseded meanwhile, or the core failed: the note alone
+            log.debug("no plan tier for %s v%d", snap.uri, snap.version, exc_info=True)
+        return found + [CoreDiagnostic(
+            severity="info", code="review-failed",
+            message=f"the review of hand-written waits {how} on this file (see the server log); "
+                    "only the plan's diagnostics are shown")]
+
+    async def _push_plan(self, st: DocState, snap: Snapshot) -> None:
+        """The plan tier of `snap`, pushed as soon as it is built (see the module docstring).
+
+        Built off the loop (the missing-wait records and their JSON: ~0.2 s for the 7.5k
+        waits of a 30k-line kernel, nothing on the GEMM as written) under the document's core
+        lock, in the document's plan lane; no collection before it (the version-end
+        collection stays before the review tier, `_finish`)."""
+        if self.on_plan is None or snap.pushed:
+            return
+        if snap.checks is not None:  # the review is in already: one push, the full set
+            self._publish(st, snap)
+            return
+        async with st.core_lock:
+            if st.latest is not snap or not snap.valid:
+                return
+            try:
+                await self._run(st.uri, PLAN, snap.published_text, False)
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # noqa: BLE001 - the review tier still comes
+                log.exception("the plan tier of %s v%d failed", st.uri, snap.version)
+                return
+        if st.latest is not snap or not snap.valid or snap.pushed or self.docs.get(st.uri) is not st:
+            return
+        self._push(snap, 1, self.on_plan)
+
+    def _publish(self, st: DocState, snap: Snapshot) -> None:
+        """Push the review tier of `snap` (once)."""
+        if snap.pushed < 2:
+            self._push(snap, 2, self.on_snapshot)
+
+    @staticmethod
+    def _push(snap: Snapshot, tier: int, push: Callable[[Snapshot], None]) -> None:
+        snap.pushed = tier
+        try:
+            push(snap)
+        except Exception:  # noqa: BLE001 - publishing must not stop the pipeline
+            log.exception("publishing tier %d of %s v%d failed", tier, snap.uri, snap.version)
 
     def quiet_period(self, st: DocState) -> float:
         """Seconds from a version's plan to the start of its review: short when the last
@@ -404,18 +468,24 @@ class Scheduler:
         return max(self.review_delay_s, min(st.review_cost, self.max_review_delay_s))
 
     async def _finish(self, st: DocState, snap: Snapshot) -> None:
-        """After a quiet period: the review, a collection (while a child process reviews, or
-        after an in-process review), then the diagnostics push.
+        """The plan tier's push at once; after a quiet period, the review, a collection
+        (while a child process reviews, or after an in-process review), then the review
+        tier's push.
 
-        The collection stays before the push: after it, it would land on the next edit of a
-        user who types once the diagnostics show (tried: a GEMM edit -> hints of 10.6 s, as
-        long as that run's longest full collection; BENCHMARKS.md "Many files open").
+        The collection stays before the review tier's push: after it, it would land on the
+        next edit of a user who types once the diagnostics show (tried: a GEMM edit -> hints
+        of 10.6 s, as long as that run's longest full collection; BENCHMARKS.md "Many files
+        open").  The plan tier's push goes before any collection: it is what the user waits
+        for right after the hints, and a collection there would delay it by its whole length.
 
         While the user keeps typing, a review of a version about to be replaced is wasted
         work (and the core's GC-paused runs make garbage faster than it is freed), so the
         quiet period grows with what the last review cost (capped), and is short only when
         that was cheap (`quiet_period`).
         """
+        await self._push_plan(st, snap)
+        if snap.pushed >= 2 or st.latest is not snap or not snap.valid:
+            return
         delay = self.quiet_period(st)
         warm = min(delay, 0.05)
         await asyncio.sleep(warm)
@@ -456,20 +526,27 @@ class Scheduler:
             return
         except Exception:  # noqa: BLE001 - a broken review must not stop the pipeline
             log.exception("review of %s v%d failed", st.uri, snap.version)
-            snap.checks = []
+            snap.checks = self._plan_only(snap, "failed")
         if st.latest is not snap or not snap.valid or self.docs.get(st.uri) is not st:
             return
         for k in ("review_ms", "review_cpu_ms", "review_rss_mb"):
             if k in snap.timings:
                 rec[k] = snap.timings[k]
+        async with st.core_lock:  # the push's JSON, off the loop (as the plan tier's)
+            if st.latest is snap and snap.valid:
+                try:
+                    await self._run(st.uri, PLAN, snap.published_text, True)
+                except asyncio.CancelledError:
+                    raise
+                except Exception:  # noqa: BLE001 - the push builds it itself then
+                    log.exception("the diagnostics of %s v%d failed", st.uri, snap.version)
+        if st.latest is not snap or not snap.valid or self.docs.get(st.uri) is not st:
+            return
         if self.collector is not None and self.collector.worth_it():
             gc_rec = self.collector.collect("version done")
             if gc_rec is not None:
                 rec["gc_ms"] = rec.get("gc_ms", 0.0) + gc_rec.ms
-        try:
-            self.on_snapshot(snap)
-        except Exception:  # noqa: BLE001 - publishing must not stop the pipeline
-            log.exception("publishing results for %s failed", st.uri)
+        self._publish(st, snap)
 
     @staticmethod
     def _resolve(st: DocState, snap: Snapshot) -> None:

@@ -139,26 +139,37 @@ class TimedProtocol(LanguageServerProtocol):
             rec["hint_sent"] = time.monotonic()
 
     def _send_raw_response(self, msg_id: Any, result: str) -> None:
+        self._write_raw(('{"jsonrpc": "2.0", "id": ' + json.dumps(msg_id) + ', "result": ').encode(),
+                        result.encode("utf-8"), b"}")
+
+    def _write_raw(self, head: bytes, body: bytes, tail: bytes) -> None:
+        """One message of `head + body + tail` (JSON text), with its header."""
         if self.writer is None:
             return
-        head = ('{"jsonrpc": "2.0", "id": ' + json.dumps(msg_id) + ', "result": ').encode()
-        body = result.encode("utf-8")
         if not getattr(self, "_include_headers", True):  # one message per write (websockets)
-            res = self.writer.write(head + body + b"}")
+            res = self.writer.write(head + body + tail)
             if inspect.isawaitable(res):
                 asyncio.ensure_future(res)
             return
-        size = len(head) + len(body) + 1
+        size = len(head) + len(body) + len(tail)
         self.writer.write(f"Content-Length: {size}\r\nContent-Type: {self.CONTENT_TYPE}; "
                           f"charset={self.CHARSET}\r\n\r\n".encode() + head)
         self.writer.write(body)
-        self.writer.write(b"}")
+        self.writer.write(tail)
 
-    def send_raw(self, method: str, params: dict[str, Any]) -> int:
+    def send_raw(self, method: str, params: dict[str, Any], raw_key: str | None = None,
+                 raw: str | None = None) -> int:
         """Send a notification whose params are already JSON-ready (no cattrs pass over
-        1000 diagnostics); returns the bytes written."""
+        1000 diagnostics); `raw`, when given, is the JSON text of the params' last field
+        `raw_key` (serialised off the loop).  Returns the bytes written."""
         b0 = self.bytes_out
-        self._send_data({"jsonrpc": "2.0", "method": method, "params": params})
+        if raw is None or raw_key is None:
+            self._send_data({"jsonrpc": "2.0", "method": method, "params": params})
+        else:
+            head = json.dumps({"jsonrpc": "2.0", "method": method, "params": params})
+            # `..."params": {...}}` -> `..."params": {..., "raw_key": ` + raw + `}}`
+            head = head[:-2] + (", " if params else "") + json.dumps(raw_key) + ": "
+            self._write_raw(head.encode(), raw.encode("utf-8"), b"}}")
         return self.bytes_out - b0
 
 
@@ -199,7 +210,8 @@ class StinkyWaitServer(LanguageServer):
             self._settings_lock = asyncio.Lock()
             self._scheduler = Scheduler(executor=self.analysis_pool, analyze=self._analyze,
                                         make_job=self.make_job, current_key=self.current_key,
-                                        on_snapshot=self.publish, ready=self._ready,
+                                        on_snapshot=self.publish, on_plan=self.publish_plan,
+                                        ready=self._ready,
                                         new_cache=self._new_cache, debounce_s=self._debounce_s,
                                         reviewer=self.reviewer, collector=self.collector)
         return self._scheduler
@@ -274,22 +286,30 @@ class StinkyWaitServer(LanguageServer):
                 self.include_epoch[other] = self.include_epoch.get(other, 0) + 1
                 self.scheduler.changed(other)
 
-    def publish(self, snap: Snapshot) -> None:
-        """Push the snapshot's diagnostics (JSON built straight from the core's records)."""
+    def publish_plan(self, snap: Snapshot) -> None:
+        """Push the snapshot's plan tier (see `scheduler`: before its review)."""
+        self.publish(snap, review=False)
+
+    def publish(self, snap: Snapshot, review: bool = True) -> None:
+        """Push the snapshot's diagnostics (JSON built straight from the core's records):
+        the review tier (the full set), or with `review=False` the plan tier."""
         t0 = time.perf_counter()
         self.note_includes(snap)
-        diagnostics = snap.published()
-        params = {"uri": snap.uri, "version": snap.version, "diagnostics": diagnostics}
         if isinstance(self.protocol, TimedProtocol):
-            size = self.protocol.send_raw(T.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, params)
+            # (the diagnostics' JSON text is normally built already, off the loop: `scheduler`)
+            size = self.protocol.send_raw(T.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS,
+                                          {"uri": snap.uri, "version": snap.version},
+                                          "diagnostics", snap.published_text(review))
         else:  # pragma: no cover - a protocol without the raw path
             size = 0
+            params = {"uri": snap.uri, "version": snap.version, "diagnostics": snap.published(review)}
             self.text_document_publish_diagnostics(self.protocol._converter.structure(
                 params, T.PublishDiagnosticsParams))
         rec = self.scheduler.traces.of(snap.uri, snap.key)
-        rec["publish_ms"] = 1e3 * (time.perf_counter() - t0)
-        rec["publish_bytes"] = size
-        rec["published"] = time.monotonic()
+        tier = "" if review else "plan_"
+        rec[f"{tier}publish_ms"] = 1e3 * (time.perf_counter() - t0)
+        rec[f"{tier}publish_bytes"] = size
+        rec[f"{tier}published"] = time.monotonic()
 
     async def answer(self, uri: str, render: Callable[[Snapshot], Awaitable[R] | R],
                      empty: Any = None) -> Any:

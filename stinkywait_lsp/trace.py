@@ -13,11 +13,13 @@ a client on the same machine can line them up with its own clock) and durations 
   accepted        the loop took the result and released the waiting requests
   hint_recv       the first inlay-hint request answered from this version arrived
   hint_render_ms  rendering it; hint_send_ms / hint_bytes: JSON + write; hint_sent: written
+  plan_publish_ms, plan_publish_bytes, plan_published    the plan tier's push (parse and
+                  pass diagnostics, missing waits: right after the plan, before the review)
   review_start    the quiet period is over (the review starts or is joined)
   review_wait_ms  quiet period before the review; review_ms / review_cpu_ms: the review
                   (child process); publish_ms / publish_bytes: JSON + write of the push;
                   gc_ms: the collection at the end of the version's pipeline;
-                  published: the push was written
+                  published: the review tier's push (the full set) was written
   free_old_ms     freeing the superseded snapshots, after this version was answered
 
 `stinkywait/stats` (a custom request) returns them; `benchmarks/bench_lsp.py` reads them.

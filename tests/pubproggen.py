@@ -1,6 +1,8 @@
 """Random gfx1250 assembly kernels for the publish rule: LDS stores, loads and tensor fills
 around split barriers, at constant and wave-indexed addresses, with ping-pong buffers in a
-loop, branches on the wave index and on a kernel argument, and hand-written waits stripped
+loop, branches on the wave index and on a kernel argument, two paths by wave index with
+barriers on both (wave-specialised, sometimes with loops of equal trip counts), and
+hand-written waits stripped
 (the pass inserts them).  Used by tests/test_publish_props.py and
 benchmarks/bench_hwcheck.py (`--publish N`).
 
@@ -92,6 +94,35 @@ class _Gen:
         self.emit("s_barrier_signal -1")
         self.emit("s_barrier_wait 0xffff")
 
+    def specialised(self) -> None:
+        """Two paths by wave index, each with barriers (often as many as the other's) and
+        sometimes a loop on a uniform trip count (s11), as aiter's fmha bwd: the barrier
+        instances are then paired between waves (waitcnt/wave_match.py)."""
+        r = self.r
+        other, join = self.label(), self.label()
+        self.emit(f"s_cmp_lt_u32 s2, {r.randint(1, 3)}")
+        self.emit(f"s_cbranch_scc1 {other}")
+        bars = r.randint(0, 2)
+        loop = r.random() < 0.5
+        trips = r.randint(1, 3)
+        for side in (0, 1):
+            if side:
+                self.emit(f"s_branch {join}")
+                self.emit(f"{other}:")
+            if loop:
+                self.emit(f"s_mov_b32 s11, {trips if side == 0 or r.random() < 0.8 else trips + 1}")
+                top = self.label()
+                self.emit(f"{top}:")
+            for _ in range(bars if r.random() < 0.8 else bars + 1):
+                self.items(r.randint(0, 2))
+                self.barrier()
+            self.items(r.randint(0, 2))
+            if loop:
+                self.emit("s_sub_co_u32 s11, s11, 1")
+                self.emit("s_cmp_lg_u32 s11, 0")
+                self.emit(f"s_cbranch_scc1 {top}")
+        self.emit(f"{join}:")
+
     def items(self, n: int, ring: bool = False) -> None:
         for _ in range(n):
             k = self.r.random()
@@ -130,6 +161,8 @@ def random_publish_program(seed: int) -> str:
         g.emit(f"s_cbranch_scc1 {skip}")
         g.items(r.randint(1, 3))
         g.emit(f"{skip}:")
+    if r.random() < 0.5:
+        g.specialised()
     g.items(r.randint(1, 4))
     g.emit("v_add_nc_u32 v31, v30, v20")
     g.emit("s_endpgm")

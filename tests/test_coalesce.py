@@ -59,11 +59,17 @@ def test_not_across_blocks():
     assert plan(body) == [(8, "ds", 3), (11, "ds", 2)]
 
 
+def _spaced(n: int) -> str:
+    filler = "".join(f"\tv_add_f32 v{40 + i % 100}, v1, v2\n" for i in range(n))
+    return LOADS + "\tv_mov_b32 v20, v10\n" + filler + "\tv_mov_b32 v21, v11\n"
+
+
 def test_window_bounds_the_distance():
-    filler = "".join(f"\tv_add_f32 v{40 + i}, v1, v2\n" for i in range(40))
-    body = LOADS + "\tv_mov_b32 v20, v10\n" + filler + "\tv_mov_b32 v21, v11\n"
-    assert plan(body) == [(8, "ds", 3), (49, "ds", 2)]
-    assert plan(body, window=48) == [(8, "ds", 2)]
+    assert plan(_spaced(40), window=32) == [(8, "ds", 3), (49, "ds", 2)]
+    assert plan(_spaced(40), window=48) == [(8, "ds", 2)]
+    # the default on assembly (128): 40 apart fold, 140 apart do not
+    assert plan(_spaced(40)) == [(8, "ds", 2)]
+    assert plan(_spaced(140)) == [(8, "ds", 3), (149, "ds", 2)]
 
 
 def test_a_counter_shared_by_several_timelines_folds_as_a_whole():

@@ -6,7 +6,7 @@ The suite runs a few hundred programs; `benchmarks/bench_hwcheck.py` runs 2,000 
 over-drain (waits the checker shows unnecessary) as a figure.
 
 Each program is planned twice: as the spec places waits (one right before each first
-consumer) and with CoalesceWaits on (window 32, docs/decisions.md 42, what assembly gets).
+consumer) and with CoalesceWaits on (window 128, docs/decisions.md 42, what assembly gets).
 """
 
 from __future__ import annotations

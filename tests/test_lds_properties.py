@@ -27,6 +27,15 @@ from stinkywait_core.syntax.asm_parser import parse_asm
 
 M = 0xFFFFFFFF
 LANES = 32
+
+
+def _sext(v: int, width: int) -> int:
+    """The 32-bit register value of a `width`-bit field sign-extended (``*_bfe_i32``)."""
+    if width and v >> (width - 1) & 1:
+        v -= 1 << width
+    return v & M
+
+
 WAVES = 4
 LAUNCH = LaunchInfo("gfx1250", 32, 0, LANES * WAVES, (LANES * WAVES, 1, 1))
 CONSTS = [0, 1, 2, 3, 4, 5, 8, 15, 16, 31, 32, 63, 0x7f, 0xff, 0x100, 0x110, 0x1f0, 0x200, 0x3ff, 0x400,
@@ -110,7 +119,8 @@ class Gen:
         elif k == 6:
             a = self.draw(st.sampled_from(self.sdef + ["ttmp8"]))
             off, w = self.draw(st.integers(0, 31)), self.draw(st.integers(0, 12))
-            self.emit(f"s_bfe_u32 {self.s_dst()}, {a}, {hex(off | w << 16)}")
+            mn = self.draw(st.sampled_from(["s_bfe_u32", "s_bfe_i32"]))
+            self.emit(f"{mn} {self.s_dst()}, {a}, {hex(off | w << 16)}")
         elif k == 7:
             a, b = self.draw(st.sampled_from(self.sdef)), self.s_src()
             self.emit(f"s_cmp_lt_u32 {a}, {b}")
@@ -138,7 +148,8 @@ class Gen:
             self.emit(f"v_mul_u32_u24 {self.v_dst()}, {a}, {b}")
         elif k == 15:
             b = self.v_src()
-            self.emit(f"v_bfe_u32 {self.v_dst()}, {b}, {self.draw(st.integers(0, 31))}, {self.draw(st.integers(0, 12))}")
+            mn = self.draw(st.sampled_from(["v_bfe_u32", "v_bfe_i32"]))
+            self.emit(f"{mn} {self.v_dst()}, {b}, {self.draw(st.integers(0, 31))}, {self.draw(st.integers(0, 12))}")
         elif k == 16:
             a, sh, c = self.v_src(), self.draw(st.sampled_from(SHIFTS)), self.any_src()
             mn = self.draw(st.sampled_from(["v_lshl_or_b32", "v_lshl_add_u32"]))
@@ -443,10 +454,12 @@ class Wave:
             self.scc = int(self.s[d] != 0)
         elif mn == "s_mul_i32":
             self.s[d] = (s(ops[1]) * s(ops[2])) & M
-        elif mn == "s_bfe_u32":
+        elif mn in ("s_bfe_u32", "s_bfe_i32"):
             spec = s(ops[2])
             o, w = spec & 31, spec >> 16 & 0x7F
             self.s[d] = (s(ops[1]) >> o) & ((1 << w) - 1 if w < 32 else M)
+            if mn == "s_bfe_i32":
+                self.s[d] = _sext(self.s[d], min(w, 32))
             self.scc = int(self.s[d] != 0)
         elif mn == "s_cmp_lt_u32":
             self.scc = int(s(ops[0]) < s(ops[1]))
@@ -489,6 +502,9 @@ class Wave:
         elif mn == "v_bfe_u32":
             self.setv(d, lambda i: (self.lane(ops[1], i) >> (self.lane(ops[2], i) & 31))
                       & ((1 << (self.lane(ops[3], i) & 31)) - 1))
+        elif mn == "v_bfe_i32":
+            self.setv(d, lambda i: _sext((self.lane(ops[1], i) >> (self.lane(ops[2], i) & 31))
+                                         & ((1 << (self.lane(ops[3], i) & 31)) - 1), self.lane(ops[3], i) & 31))
         elif mn == "v_lshl_or_b32":
             self.setv(d, lambda i: (self.lane(ops[1], i) << (self.lane(ops[2], i) & 31)) | self.lane(ops[3], i))
         elif mn == "v_lshl_add_u32":

@@ -275,6 +275,9 @@ def and_(a: SI, b: SI) -> SI:
     ma, mb = may_one(a), may_one(b)
     if ma & mb == 0:
         return (0, 0, 0)
+    for x, y in ((a, b), (b, a)):
+        if y[2] == 0 and len(x) == 3 and x[2] == x[1] - x[0] > 0 and x[0] >= 0:
+            return join(const(x[0] & y[0]), const(x[1] & y[0]))  # two members: both exactly
     if b[2] == 0 and ma & ~b[0] & MASK32 == 0:
         return a
     if a[2] == 0 and mb & ~a[0] & MASK32 == 0:

@@ -22,6 +22,11 @@ created where a value is defined (an instruction, or a join of differing values)
 reads of it on a path that crosses no RPO back edge see the same instance; across trips every
 atom defined in a loop is treated as a fresh instance (`Atom.variant`).
 
+Subroutines of the function (`calls.py`): a unit that no call of a subroutine writes reaches
+its entry as the join of the callers' values just before their calls (the CFG's edges from
+the calls), context-insensitively; the return address a call writes is the callers' opaque
+state (`CalleeEntry`), and code of the subroutine defines fresh symbols at every execution.
+
 Writes under a partial EXEC mask keep the old value in the inactive lanes, so a VALU
 definition that may run with some lanes off is joined with the register's previous value.
 EXEC is tracked as "the launch mask" or "maybe partial" (saves by ``s_*_saveexec`` and their
@@ -53,6 +58,11 @@ Key = tuple
 
 #: reaching definition "the value the register had when the function started"
 ENTRY = object()
+
+
+def _low_mask(n: int) -> int:
+    """The bits a value in [0, n] may set."""
+    return (1 << n.bit_length()) - 1
 
 
 class CalleeEntry:
@@ -622,7 +632,7 @@ class ValueFlow:
             d = memo.get((cur, key))
             if d is not None:
                 break
-            if self.calls is not None and cur in self.calls.entries:
+            if self.calls is not None and cur in self.calls.entries and self._entry_opaque(cur, key):
                 d = CalleeEntry(cur)
                 break
             preds = self._preds(cur)
@@ -659,6 +669,21 @@ class ValueFlow:
         for c in chain:
             memo[(c, key)] = d
         return d
+
+    def _entry_opaque(self, entry: Block, key: Key) -> bool:
+        """Is `key` at subroutine `entry` only "its callers' state"?  Not when every call of
+        it reaches it by a CFG edge and none writes `key`: the value is then the join of the
+        callers' values just before their calls (the CFG's predecessors there), as at any
+        join; aiter's f4gemm keeps tensor descriptor words in SGPRs across `s_call_i64`.
+        A register a call writes (its return address) stays opaque (`_return_address`)."""
+        preds = set(entry.preds)
+        for c in self.calls.entries[entry]:
+            if c.block not in preds:
+                return True
+            for op in c.dsts:
+                if type(op) is Reg and op.kind == key[0] and op.lo <= key[1] <= op.hi:
+                    return True
+        return False
 
     def _single_source(self, phi: Any) -> Any:
         """The one definition every operand of a web of joins comes from (a register no path
@@ -997,8 +1022,12 @@ class ValueFlow:
         if la.packed_ids and la.workitem_id >= 1:
             y = (r[1] if r else la.max_flat) - 1
             z = (r[2] if r else la.max_flat) - 1 if la.workitem_id >= 2 else 0
+            # x in bits 9:0, y in 19:10, z in 29:20: each field stays below its own bound, so
+            # the bits above each field's bound are known zeros (`v_and_b32 v0, 0x3ff, v0`
+            # then gives x's range, not 0..1023)
             hi = x | (y << 10) | (z << 20)
-            return si_val(I.make(0, (1 << hi.bit_length()) - 1, 1), False)
+            may = _low_mask(x) | (_low_mask(y) << 10) | (_low_mask(z) << 20)
+            return si_val(I.bits(0, (1 << hi.bit_length()) - 1, 1, ~may & I.MASK32, 0), False)
         return si_val(I.make(0, x, 1), False)
 
     # --- joins and loops -----------------------------------------------------------------------

@@ -19,8 +19,8 @@ from __future__ import annotations
 import re
 
 from . import intervals as I
-from .values import (Val, const_val, join_vals, top_val, v_add, v_and, v_bfe, v_concrete_op, v_lshr, v_mul,
-                     v_mul_const, v_or, v_shl, v_sub, v_xor)
+from .values import (Lin, Val, const_val, join_vals, lift, lin_const, lin_neg, top_val, v_add, v_and, v_bfe,
+                     v_concrete_op, v_lshr, v_mul, v_mul_const, v_or, v_shl, v_sub, v_xor)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -162,6 +162,13 @@ def _select(ops):
         flag = _flag(ops.src(2)) if ops.nsrc > 2 else None
         d = v_sub(a, b).const()
         if flag is not None and d is not None:
+            if d & I.MASK32 >= 1 << 31:
+                # a below b: a + (b - a) * (1 - SCC), so no step goes below 0 (an interval
+                # flag times a negative difference would wrap to every address)
+                # (an unnamed flag is any of {0, 1}: 1 - SCC is the same set, and subtracting
+                # a plain interval would wrap it)
+                other = v_sub(const_val(1), flag) if any(x[0] for x in flag.lins) else flag
+                return _one(ops, v_add(a, v_mul_const(other, (-d) & I.MASK32)))
             return _one(ops, v_add(b, v_mul_const(flag, d)))  # b + (a - b) * SCC, SCC in {0, 1}
     v = join_vals([a, b])
     if ops.mnemonic.startswith("v_") and a != b:
@@ -533,10 +540,25 @@ def _vbfe(ops):
 
 
 def _signed_field(ops, v: Val, width: int) -> dict:
-    """A sign-extending extract equals the unsigned one while the field's top bit is clear."""
-    if width and v.concrete()[1] < 1 << (width - 1):
+    """A sign-extending extract equals the unsigned one while the field's top bit is clear.
+    A one-bit field f (0 or 1) extends to 0 or 0xffffffff, i.e. -f (compilers mask it next:
+    ``v_bfe_i32 v6, v0, 3, 1; v_and_b32 v6, 0x440, v6`` selects 0 or 0x440)."""
+    c = v.concrete()
+    if width and c[1] < 1 << (width - 1):
         return _one(ops, v)
+    if width == 1 and c[0] >= 0 and c[1] <= 1:
+        return _one(ops, lift(_negate_bit, v))
     return {}
+
+
+def _negate_bit(x: Lin) -> Lin:
+    """-x for a form taking 0 or 1; a plain interval stays one ({0, 0xffffffff})."""
+    if x[0]:
+        return lin_neg(x)
+    s = x[1]
+    if s[2] == 0:
+        return lin_const(-s[0])
+    return ((), (0, I.MASK32, I.MASK32))
 
 
 @_op("s_bfe_i32")

@@ -474,6 +474,11 @@ def _lin_and_const(x: Lin, m: int) -> Lin:
     c = lin_concrete(x)
     if I.may_one(c) & ~m & I.MASK32 == 0:
         return x  # the mask keeps every bit that can be set
+    if len(x[0]) == 1 and x[1] == (0, 0, 0) and 0 <= x[0][0][0].range[0] and x[0][0][0].range[1] <= 1:
+        # k*f with f 0 or 1 (a sign-extended bit is -f): 0, or k & m
+        (a, k), = x[0]
+        km = k & I.MASK32 & m
+        return (((a, _coeff(km)),), (0, 0, 0)) if km else lin_const(0)
     got = _bitwise_const(x, m, "and")
     if got is not None:
         return got

@@ -221,7 +221,7 @@ COMMON_OPTIONS: list[tuple[tuple[str, ...], dict[str, Any]]] = [
     (("--no-optimize",), dict(action="store_true", help="disable ShallowPredPromotion")),
     (("--coalesce",), dict(type=int, default=-1, metavar="N",
                            help="CoalesceWaits: fold a wait into an earlier one of the same counter up to N "
-                                "instructions before it (0: one wait per first consumer; default: 32 on "
+                                "instructions before it (0: one wait per first consumer; default: 128 on "
                                 "assembly, 0 on STIR; docs/decisions.md 42)")),
     (("-I", "--include-dir"), dict(action="append", default=None, metavar="DIR", dest="include_dirs",
                                    help="search DIR for .include files (after the including file's folder; "

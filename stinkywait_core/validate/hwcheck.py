@@ -116,6 +116,7 @@ class _Walker:
             from .hwpublish import WaveView
             waves = 1 if num_waves == 1 else lds.launch.waves_per_group
             self.m.waves = WaveView(func, self.succs, lds, waves)
+            self.m.waves.lds_of = {id(f.inst): f.lds for f in facts if f.lds}
         self.tensor_raw_required = tensor_raw_required
         self.max_trips, self.max_paths, self.max_steps = max_trips, max_paths, max_steps
         #: asked once per path state: true ends the search early (`bounded`: nothing proved)

@@ -60,6 +60,87 @@ class WaveView:
         self._spans: dict = {}
         self._cycle: dict[int, set[int]] = {}
         self.aligned = self.alone or (facts is not None and self._aligned())
+        #: not aligned: the barrier instances two waves meet at (validate/hwwaves.py), by
+        #: fence position (block index, instruction index); None: not known
+        self._pairs: object = None if self.aligned or facts is None else False
+        self._epochs: dict[tuple, list | None] = {}
+        #: the checker's own LDS kind ('r', 'w', 'rw') per instruction id, set by the checker
+        self.lds_of: dict[int, str] = {}
+
+    @property
+    def pairs(self) -> dict | None:
+        """Made on first use (a barrier with an unproven access in flight, a fill read by its
+        own wave): the pairing walks two waves over the whole function."""
+        if self._pairs is False:
+            from .hwwaves import barrier_pairs, skeleton
+            skel = skeleton(self.blocks, self.succs, fence_role, self.gfx12)
+            got = barrier_pairs(skel) if skel is not None else None
+            if got is not None:
+                # fences by (block, ordinal) -> by (block, instruction index)
+                at = [[j for j, i in enumerate(b.instrs) if not i.is_label and not i.is_phi and fence_role(i)]
+                      for b in self.blocks]
+                got = {(k[0], at[k[0]][k[1]]): {None if x is None else (x[0], at[x[0]][x[1]]) for x in xs}
+                       for k, xs in got.items()}
+            self._pairs = got
+        return self._pairs  # type: ignore[return-value]
+
+    def epoch_of(self, pos: tuple) -> list | None:
+        """The LDS accesses a wave may run after the fence at `pos` before the wait of its next
+        barrier (a full barrier, or a wait after a signal), on any path; None: a call or
+        computed jump lies there."""
+        got = self._epochs.get(pos, False)
+        if got is not False:
+            return got
+        out: list = []
+        seen: set = set()
+        todo = [(pos[0], pos[1] + 1, False)]
+        bad = False
+        while todo and not bad:
+            bi, k, sig = todo.pop()
+            instrs = self.blocks[bi].instrs
+            ended = False
+            for j in range(k, len(instrs)):
+                inst = instrs[j]
+                role = fence_role(inst)
+                if role == "full" or (role == "wait" and sig):
+                    ended = True
+                    break
+                if role == "signal":
+                    sig = True
+                if inst.mnemonic.startswith(("s_call", "s_swappc", "s_setpc", "s_set_pc")):
+                    bad = True
+                    break
+                kind = self.lds_of.get(id(inst), "")
+                if kind and inst not in out:
+                    out.append((inst, kind))
+            if ended:
+                continue
+            for t in self.succs[bi]:
+                if (t, sig) not in seen:
+                    seen.add((t, sig))
+                    todo.append((t, 0, sig))
+        got = self._epochs[pos] = None if bad else out
+        return got
+
+    def others_meet(self, a: Instruction, writes: bool, pos: tuple) -> bool:
+        """Not aligned: may another wave, at a barrier it may meet as the instance of the fence
+        at `pos`, touch `a`'s LDS bytes (write them, when `a` reads) before the next barrier
+        (every trip compared)?"""
+        if self.pairs is None:
+            return True
+        met = self.pairs.get(pos)
+        if not met:
+            return True
+        for x in met:
+            if x is None:
+                continue
+            accs = self.epoch_of(x)
+            if accs is None:
+                return True
+            for q, kind in accs:
+                if (writes or "w" in kind) and self.other_wave_meets(a, q, False, x[0]):
+                    return True
+        return False
 
     # ---- alignment ----------------------------------------------------------------------------
     def _reach(self, i: int) -> set[int]:

@@ -175,7 +175,7 @@ def _lds(m: Machine, st: State, f: Facts, regions: LdsRegionModel, tensor_raw_re
             report("lds-waw", s, detail, needs, proven)
         elif pw:
             if (pf.engine == ENG_TENSOR and not tensor_raw_required and s in st.fenced
-                    and not (m.waves is not None and m.waves.aligned)):
+                    and not (m.waves is not None and (m.waves.aligned or m.waves.pairs is not None))):
                 # NumWaves policy, for a fill a barrier has published.  In an aligned function
                 # the publish rule lets an unproven fill run across the barrier undrained (an
                 # obligation, not a report), so a fill still in flight at its own wave's read
@@ -186,6 +186,8 @@ def _lds(m: Machine, st: State, f: Facts, regions: LdsRegionModel, tensor_raw_re
             report("lds-war", s, detail, needs, proven)
     if f.fence and m.waves is not None and m.waves.aligned:
         fenced = _owe(m, st, f, fenced)
+    elif f.fence and fenced and m.waves is not None and m.waves.pairs is not None:
+        fenced = _specialised(m, st, f, fenced)
     if fenced:
         _report_strictest("barrier", "", fenced, report)
     if f.fence:
@@ -209,6 +211,22 @@ def _owe(m: Machine, st: State, f: Facts, fenced: list) -> list:
             continue
         kept.append((m.facts[st.sid[s]].sid, f.sid, tuple(sorted(needs.items())), s not in st.crossed, False))
     st.owed = tuple(kept)
+    return rest
+
+
+def _specialised(m: Machine, st: State, f: Facts, fenced: list) -> list:
+    """At an LDS-fence barrier of a function that is not aligned but whose barrier instances
+    are paired (validate/hwwaves.py): an unproven in-flight access needs no drain when no
+    other wave, after any barrier it may meet as this instance, may touch its bytes before its
+    next barrier (validate/hwpublish.py `others_meet`)."""
+    view = m.waves
+    inst = f.inst
+    pos = (view.blocks.index(inst.block), inst.block.instrs.index(inst))
+    rest = []
+    for s, needs, proven, detail in fenced:
+        pf = m.facts[st.sid[s]]
+        if proven or view.others_meet(pf.inst, "w" in pf.lds, pos):
+            rest.append((s, needs, proven, detail))
     return rest
 
 

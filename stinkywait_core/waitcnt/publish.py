@@ -24,8 +24,9 @@ values are classified once per function, flow-insensitively (a register written 
 with a varying value is varying everywhere).  With one wave per workgroup (the launch's wave
 count) nothing varies.  Assumptions: SGPRs set up at launch and scalar loads from uniform
 addresses are the same in every wave of a workgroup (kernel arguments, workgroup ids).
-Kernels specialised by wave index with barriers on the specialised paths (aiter's f4gemm)
-are not aligned; their barriers keep the drain.
+Kernels specialised by wave index with barriers on the specialised paths are not aligned:
+their barrier instances are paired between two waves (waitcnt/wave_match.py) and an access
+needs no drain when no segment of a barrier paired with its own may touch its bytes.
 
 Same trip: the two waves are compared in the same trip of a loop only when that loop holds
 the barrier (an aligned loop with a barrier is run the same number of times by every wave),
@@ -313,7 +314,7 @@ class PublishCache:
     """What carries across versions: segments by (barrier, CFG signature) and answers by
     the facts they rest on (kept in the function's memo)."""
 
-    __slots__ = ("segments", "answers", "alignment", "edges", "old_segments", "old_answers")
+    __slots__ = ("segments", "answers", "alignment", "edges", "old_segments", "old_answers", "match")
 
     def __init__(self) -> None:
         self.edges: tuple | None = None
@@ -322,6 +323,7 @@ class PublishCache:
         self.old_segments: dict = {}
         self.old_answers: dict = {}
         self.alignment: tuple | None = None
+        self.match: tuple | None = None
 
 
 class Publish:
@@ -338,6 +340,7 @@ class Publish:
         self.cache.old_segments, self.cache.segments = self.cache.segments, {}
         self.waves = waves
         self._align: Alignment | None = None
+        self._match = None
         self._segs: dict[Instruction, Segment] = {}
         self._sig: tuple | None = None
         self._bytes: dict[Instruction, object] = {}
@@ -406,11 +409,37 @@ class Publish:
             got = self._bytes[inst] = self.facts.wave_footprint(inst)
         return got
 
+    def matched(self):
+        """The pairing of barriers between waves of a function that is not aligned
+        (waitcnt/wave_match.py), made once per version (kept with the alignment's key)."""
+        if self._match is None:
+            from .wave_match import WaveMatch
+            old = self.cache.match if self.persist else None
+            sig = self._match_signature() if self.persist else None
+            if old is not None and old[0] == sig:
+                self._match = old[1]
+            else:
+                self._match = WaveMatch(self.func, barrier_kind, self.facts.launch.arch)
+                if self.persist:
+                    self.cache.match = (sig, self._match)
+        return self._match
+
+    def _match_signature(self) -> tuple:
+        """What the pairing reads: the CFG and, per block, its fences, calls and the
+        instructions that write a scalar register (by identity: an edit makes a new one),
+        and its terminator; not PHIs or reaching definitions (rebuilt on every version)."""
+        def reads(i: Instruction) -> bool:
+            return (barrier_kind(i) is not None or _is_call(i)
+                    or any(type(r) is Reg and r.kind not in ("v", "a") for r in i.dsts))
+        return (self._signature()[0], self.facts.launch.arch,
+                tuple((tuple(i for i in b.instrs if not i.is_label and not i.is_phi and reads(i)), b.terminator())
+                      for b in self.cfg.rpo))
+
     def published(self, p: Instruction, barrier: Instruction, same_trip: bool) -> bool:
         """`p`, in flight at `barrier`, may stay in flight across it (no other wave touches
         its bytes before the next barrier)."""
         if not self.aligned():
-            return False
+            return self._published_specialised(p, barrier)
         seg = self.segment(barrier)
         if seg.opaque:
             return False
@@ -427,6 +456,30 @@ class Publish:
         ans = self._answer(p, barrier, seg, writes, same_trip)
         self.cache.answers[key] = (dep, ans)
         return ans
+
+    def _published_specialised(self, p: Instruction, barrier: Instruction) -> bool:
+        """Not aligned: another wave is after one of the barriers it may meet as the same
+        instance (`WaveMatch`), or has ended; none of their segments' accesses may touch
+        `p`'s bytes.  Compared across trips (the waves' loops are different loops)."""
+        met = self.matched().met
+        if met is None:
+            return False
+        others = met.get(barrier)
+        if not others:
+            return False  # not reached by the walk: nothing is known
+        writes = "w" in self.info[p].lds
+        for x in others:
+            if x is None:
+                continue  # that wave has ended
+            seg = self.segment(x)
+            if seg.opaque:
+                return False
+            for q in seg.accesses:
+                if not writes and "w" not in self.info[q].lds:
+                    continue
+                if self.facts.may_overlap_waves(p, q, False):
+                    return False
+        return True
 
     def _answer(self, p: Instruction, barrier: Instruction, seg: Segment, writes: bool, same_trip: bool) -> bool:
         if self._align.single:
@@ -460,11 +513,17 @@ def published_notes(pub: Publish | None) -> list[tuple[Instruction, str]]:
     """(first barrier, sentence) when the rule was asked in an aligned function with other
     waves: the assumption it rests on, said once at the function's first barrier
     (docs/decisions.md 45)."""
-    if pub is None or pub._align is None or not pub._align.aligned or pub._align.single:
+    if pub is None or pub._align is None or pub._align.single:
+        return []
+    paired = not pub._align.aligned and pub._match is not None and pub._match.met is not None
+    if not pub._align.aligned and not paired:
         return []
     first = next((i for b in pub.func.blocks for i in b.instrs if not i.is_label and barrier_kind(i)), None)
     if first is None:
         return []
     # short: VS Code shows it in the hover of the wait at this line, which must fit its box
+    if paired:
+        return [(first, "publish rule: LDS ops may cross barriers undrained; waves on different paths are paired "
+                        "barrier by barrier, assuming equal scalar loads (decisions.md 45)")]
     return [(first, "publish rule: LDS ops may cross barriers undrained, assuming every wave of the workgroup "
                     "runs the same barriers (decisions.md 45)")]

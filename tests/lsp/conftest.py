@@ -54,6 +54,7 @@ def vscode_with_hints() -> T.ClientCapabilities:
 def _record_diagnostics(client: LanguageClient, params: T.PublishDiagnosticsParams) -> None:
     client.diagnostics[params.uri] = params.diagnostics
     client.published_versions[params.uri] = params.version
+    client.pushes.append((params.uri, params.version, list(params.diagnostics)))
 
 
 def _count_refresh(client: LanguageClient, params: None) -> None:
@@ -70,6 +71,8 @@ def make_client(features: dict[str, Any] | None = None) -> LanguageClient:
     has no handler for them); `features` replaces handlers by method."""
     client = LanguageClient(converter_factory=default_converter)
     client.published_versions = {}
+    #: every diagnostics push in arrival order: (uri, version, diagnostics)
+    client.pushes = []
     client.inlay_refreshes = 0
     client.registrations = []
     register_lsp_features(client, {**DEFAULT_CLIENT_FEATURES,
@@ -129,17 +132,45 @@ class Session:
     # -- requests --------------------------------------------------------------------------
 
     async def diagnostics(self, uri: str, version: int | None = None) -> list[T.Diagnostic]:
-        """Wait until diagnostics for `version` (default: the current one) are published."""
+        """Wait until the review tier of `version` (default: the current one) is published:
+        the full set (the server first pushes the plan tier, `plan_diagnostics`).  Which
+        push that is comes from the server's own record (`stinkywait/stats`: `published`),
+        asked after a push of the version arrived: a push written before the answer to a
+        later request reached us before it."""
         want = self.docs[uri][1] if version is None else version
 
         async def wait() -> list[T.Diagnostic]:
             while True:
                 published = self.client.diagnostics.get(uri)
                 if published is not None and self.client.published_versions.get(uri) == want:
-                    return published
+                    if "published" in await self.record(uri, want):
+                        return self.client.diagnostics[uri]
                 await self.client.wait_for_notification(T.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
 
         return await asyncio.wait_for(wait(), TIMEOUT)
+
+    async def plan_diagnostics(self, uri: str, version: int | None = None) -> list[T.Diagnostic]:
+        """The first push of `version` (the plan tier), once it arrived."""
+        want = self.docs[uri][1] if version is None else version
+
+        async def wait() -> list[T.Diagnostic]:
+            while True:
+                for u, v, diags in self.client.pushes:
+                    if u == uri and v == want:
+                        return diags
+                await self.client.wait_for_notification(T.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+
+        return await asyncio.wait_for(wait(), TIMEOUT)
+
+    def pushes_of(self, uri: str, version: int) -> list[list[T.Diagnostic]]:
+        """The pushes of `version` so far, in arrival order."""
+        return [diags for u, v, diags in self.client.pushes if u == uri and v == version]
+
+    async def record(self, uri: str, version: int) -> dict[str, Any]:
+        """The server's stage record of `version` (`stinkywait/stats`; {} when it has none)."""
+        stats = bench.plain(await asyncio.wait_for(
+            self.client.protocol.send_request_async("stinkywait/stats", None), TIMEOUT))
+        return next((r for r in stats["versions"] if r["uri"] == uri and r["version"] == version), {})
 
     @property
     def refreshes(self) -> int:

@@ -374,7 +374,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<{ mana
     }),
     vscode.window.onDidChangeVisibleTextEditors(() => recheckVisibility()),
     vscode.workspace.onDidCloseTextDocument(() => recheckVisibility()),
-    // The server publishes diagnostics once per analysed version: the right moment to recount.
+    // The server publishes diagnostics twice per analysed version (the plan's findings with the
+    // hints, then the full set after the review): each is the right moment to recount.
     vscode.languages.onDidChangeDiagnostics((e) => {
       const doc = vscode.window.activeTextEditor?.document;
       if (doc && e.uris.some((u) => u.toString() === doc.uri.toString())) {

@@ -1,0 +1,240 @@
+"""The checker's own pairing of barrier instances between two waves of a wave-specialised function.
+
+Written for the checker alone (the pass's waitcnt/wave_match.py shares nothing with it).  Two
+waves, A and B, are executed together over the function's blocks with *value numbers*: every
+scalar register of each wave names a symbolic value (a tuple).  At the entry an SGPR holds
+the launch's value, the same name in both waves; EXEC, M0, trap temporaries (gfx12's
+workgroup-id TTMP6/7/9 excepted) and anything a vector instruction, a hardware-register read
+or an atomic writes are names of one wave only.  Any other scalar instruction's result is
+named by its operation (mnemonic, non-register operands, modifiers) and its sources' names,
+so two waves computing the same thing from the same values hold the same name (a scalar
+load from equal addresses too: the publish rule's assumption); `s_and vcc, exec, s` is named
+by `s` alone (LLVM's uniform-branch idiom).  Where two executions of a pair of positions meet,
+a register whose names differ becomes a join name of that pair, shared by both waves when it
+was shared in both executions and per wave otherwise (so the walk ends).
+
+Each wave runs to its next LDS-fence barrier or its block's end; two waves at a barrier are
+that barrier instance in both (`partners`); a wave at a barrier waits while the other runs; at
+two block ends a conditional branch on the same-named SCC/VCC, of the same kind, goes one way
+in both, every other pair of successors is walked.  A wave with no successor has ended
+(`None` partner: it touches no LDS).  Calls, two fence kinds met as one instance, or too many
+pairs of positions: no pairing (None).
+
+The walk reads a *skeleton* of the function (per block: its fences and the instructions that
+write a scalar register, its successors, its last mnemonic), a plain value: the review's
+checker runs, on versions of one function that differ in their waits only, share one walk
+(`barrier_pairs` keeps the last few).  Fences are named by block and ordinal in the block.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from ..ir import Reg
+
+_ONLY_ONE = ("s_getreg", "s_memtime", "s_memrealtime", "s_get_barrier_state", "s_sendmsg_rtn",
+             "s_barrier_signal_isfirst", "s_atomic", "s_buffer_atomic", "s_get_pc", "s_sleep_var")
+_CALLS = ("s_call", "s_swappc", "s_setpc", "s_set_pc")
+_MAX_PAIRS = 40000
+_END = -1
+
+
+def _units(r: Reg) -> list[tuple]:
+    return [(r.kind, u) for u in range(r.lo, r.hi + 1)]
+
+
+def skeleton(blocks: list, succs: list[list[int]], fence_role, gfx12: bool) -> tuple | None:
+    """What the walk reads of a function, as a hashable value (None: a call is in it)."""
+    out = []
+    for bi, b in enumerate(blocks):
+        items = []
+        last = ""
+        for inst in b.instrs:
+            if inst.is_label or inst.is_phi:
+                continue
+            mn = last = inst.mnemonic
+            if mn.startswith(_CALLS):
+                return None
+            role = fence_role(inst)
+            if role:
+                items.append(("fence", role))
+                continue
+            dsts = tuple(u for r in inst.dsts if type(r) is Reg and r.kind not in ("v", "a") for u in _units(r))
+            if not dsts:
+                continue  # writes no scalar register (waits, branches, vector results)
+            srcs = tuple((r.kind, r.lo, r.hi) for r in inst.srcs if type(r) is Reg)
+            extra = (tuple(repr(o) for o in inst.srcs if type(o) is not Reg),
+                     tuple(sorted((k, getattr(m, "raw", None) or repr(getattr(m, "fields", m)))
+                                  for k, m in inst.mods.items())))
+            items.append(("op", mn, extra, dsts, srcs))
+        out.append((tuple(items), tuple(succs[bi]), last))
+    return (tuple(out), gfx12)
+
+
+@lru_cache(maxsize=8)
+def barrier_pairs(skel: tuple) -> dict | None:
+    """{(block, fence ordinal): {(block, fence ordinal) or None}} for a skeleton, or None."""
+    return _Walk(skel).partners
+
+
+class _Walk:
+    def __init__(self, skel: tuple) -> None:
+        self.blocks, self.gfx12 = skel
+        self.partners: dict[tuple, set] | None = None
+        self._stop: dict[tuple, tuple] = {}
+        #: value names interned as small integers (compared and hashed often)
+        self._names: dict[tuple, int] = {}
+        if self.blocks:
+            self._walk()
+        else:
+            self.partners = {}
+
+    def _id(self, name: tuple) -> int:
+        got = self._names.get(name)
+        if got is None:
+            got = self._names[name] = len(self._names)
+        return got
+
+    def _val(self, vals: dict, u: tuple) -> int:
+        got = vals.get(u)
+        return got if got is not None else self._id(("launch", u))
+
+    def _exec(self, side: int, where: tuple, item: tuple, vals: dict) -> None:
+        _, mn, extra, dsts, srcs = item
+        own = not mn.startswith("s_") or mn.startswith(_ONLY_ONE)
+        execs = 0
+        for kind, lo, hi in srcs:
+            if kind in ("v", "a", "m0") or (kind == "ttmp" and not (self.gfx12 and lo == hi and lo in (6, 7, 9))):
+                own = True
+            elif kind == "exec":
+                execs += 1
+        units = [(kind, u) for kind, lo, hi in srcs if kind != "exec" for u in range(lo, hi + 1)]
+        if not own and execs:
+            if mn.startswith("s_and_b") and execs == 1 and [u[0] for u in dsts if u[0] != "SCC"] in (["vcc"], ["vcc", "vcc"]):
+                name = ("uniform-and",) + tuple(self._val(vals, u) for u in units)
+                for u in dsts:
+                    vals[u] = self._id(name + (u,))
+                return
+            own = True
+        if own:
+            for u in dsts:
+                vals[u] = self._id(("wave", side, where, u))
+            return
+        name = (mn, extra) + tuple(self._val(vals, u) for u in units)
+        for u in dsts:
+            vals[u] = self._id(name + (u,))
+
+    def _to_stop(self, pos: tuple) -> tuple:
+        """(items before the next fence at or after item `pos`, that fence's position or None)."""
+        got = self._stop.get(pos)
+        if got is None:
+            bi, k = pos
+            items = self.blocks[bi][0]
+            run = []
+            stop = None
+            for j in range(k, len(items)):
+                if items[j][0] == "fence":
+                    stop = (bi, j)
+                    break
+                run.append(((bi, j), items[j]))
+            got = self._stop[pos] = (run, stop)
+        return got
+
+    def _walk(self) -> None:
+        start = ((0, 0), (0, 0))
+        init = tuple({u: self._id(("wave", side, u)) for u in (("exec", 0), ("exec", 1), ("m0", 0))}
+                     for side in (0, 1))
+        seen: dict[tuple, tuple] = {start: init}
+        partners: dict[tuple, set] = {}
+        todo = [start]
+        queued = {start}
+        while todo:
+            pair = todo.pop()
+            queued.discard(pair)
+            out = self._advance(pair, seen[pair], partners)
+            if out is None:
+                return
+            for nxt, vals in out:
+                old = seen.get(nxt)
+                if old is not None:
+                    vals = self._join(nxt, old, vals)
+                    if vals == old:
+                        continue
+                seen[nxt] = vals
+                if len(seen) > _MAX_PAIRS:
+                    return
+                if nxt not in queued:
+                    queued.add(nxt)
+                    todo.append(nxt)
+        # fences by ordinal in their block
+        self.partners = {self._ordinal(k): {None if x is None else self._ordinal(x) for x in xs}
+                         for k, xs in partners.items()}
+
+    def _ordinal(self, pos: tuple) -> tuple:
+        bi, j = pos
+        return (bi, sum(1 for it in self.blocks[bi][0][:j] if it[0] == "fence"))
+
+    def _join(self, pair: tuple, old: tuple, new: tuple) -> tuple:
+        keys = set(old[0]) | set(old[1]) | set(new[0]) | set(new[1])
+        a, b = dict(old[0]), dict(old[1])
+        for u in keys:
+            oa, ob = self._val(old[0], u), self._val(old[1], u)
+            na, nb = self._val(new[0], u), self._val(new[1], u)
+            if oa == na and ob == nb:
+                continue
+            if oa == ob and na == nb:
+                a[u] = b[u] = self._id(("join", pair, u))
+            else:
+                a[u], b[u] = self._id(("join", pair, u, 0)), self._id(("join", pair, u, 1))
+        return (a, b)
+
+    def _advance(self, pair: tuple, vals: tuple, partners: dict) -> list | None:
+        va, vb = dict(vals[0]), dict(vals[1])
+        stops = []
+        for side, pos, v in ((0, pair[0], va), (1, pair[1], vb)):
+            if pos == _END:
+                stops.append(None)
+                continue
+            run, stop = self._to_stop(pos)
+            for where, item in run:
+                self._exec(side, where, item, v)
+            stops.append(stop)
+        fa, fb = stops
+        nv = (va, vb)
+        if fa is not None and fb is not None:
+            if self.blocks[fa[0]][0][fa[1]] != self.blocks[fb[0]][0][fb[1]]:
+                return None  # two kinds of fence as one instance
+            partners.setdefault(fa, set()).add(fb)
+            partners.setdefault(fb, set()).add(fa)
+            return [(((fa[0], fa[1] + 1), (fb[0], fb[1] + 1)), nv)]
+        if fa is not None:
+            if pair[1] == _END:
+                partners.setdefault(fa, set()).add(None)
+                return [(((fa[0], fa[1] + 1), _END), nv)]
+            return [((fa, s), nv) for s in self._next_blocks(pair[1][0])]
+        if fb is not None:
+            if pair[0] == _END:
+                partners.setdefault(fb, set()).add(None)
+                return [((_END, (fb[0], fb[1] + 1)), nv)]
+            return [((s, fb), nv) for s in self._next_blocks(pair[0][0])]
+        na = self._next_blocks(pair[0][0]) if pair[0] != _END else [_END]
+        nb = self._next_blocks(pair[1][0]) if pair[1] != _END else [_END]
+        if pair[0] != _END and pair[1] != _END and len(na) == 2 and len(nb) == 2 \
+                and self._one_way(pair[0][0], pair[1][0], va, vb):
+            return [((na[0], nb[0]), nv), ((na[1], nb[1]), nv)]
+        return [((x, y), nv) for x in na for y in nb]
+
+    def _next_blocks(self, bi: int) -> list:
+        return [(s, 0) for s in self.blocks[bi][1]] or [_END]
+
+    def _one_way(self, ba: int, bb: int, va: dict, vb: dict) -> bool:
+        ma, mb = self.blocks[ba][2], self.blocks[bb][2]
+        if ma != mb:
+            return False
+        if ma.startswith("s_cbranch_scc"):
+            key = [("SCC", 0)]
+        elif ma.startswith("s_cbranch_vcc"):
+            key = [("vcc", 0), ("vcc", 1)]
+        else:
+            return False
+        return all(self._val(va, u) == self._val(vb, u) for u in key)

@@ -1,0 +1,251 @@
+"""Which barriers of another wave meet each barrier, in a function specialised by wave index.
+
+The publish rule (waitcnt/publish.py) needs to know where the other waves of a workgroup are
+when a wave leaves barrier instance k: after their own instance k.  In an aligned function
+that instance is the same barrier instruction.  Kernels that branch on the wave index (aiter's
+fmha v3 bwd: one loop for even waves and one for odd, each with eight barriers a trip) run
+instance k at different instructions in different waves; this module pairs them.
+
+How.  Two waves A and B are walked together from the entry, a *pair of positions* at a time,
+with the set of scalar registers that may hold different values in A and in B (`neq`).  Each
+side runs to its next LDS-fence barrier or to its block's end:
+
+* both at a barrier: the two are instance k of each (recorded as met), both go on;
+* one at a barrier: it waits there, the other goes on alone (its writes make registers unequal);
+* both at a block end: they branch together.  A conditional branch whose condition (SCC,
+  VCC) is equal in both, of the same kind in both, goes the same way in both; otherwise every
+  combination of successors is walked.  A side with no successor has ended (an ended wave
+  takes no part in barriers and touches no LDS).
+
+Equal values: at the entry every SGPR is equal (set up at launch), while VGPRs, EXEC, M0 and
+trap temporaries (gfx12's workgroup ids in TTMP6/7/9 excepted) may differ.  When both sides
+run the same instruction text, its scalar results are equal if every register it reads is and
+it is not a vector instruction, a hardware-register read or an atomic (`s_and vcc, exec, s`
+keeps LLVM's uniform-branch reading, as the alignment does); anything else a side writes may
+differ.  A scalar load from equal addresses gives equal values (the alignment's assumption).
+States are joined per position pair (union of `neq`) until nothing changes.
+
+A call or computed jump, two barriers of different kinds met as one instance, or more than
+`_LIMIT` position pairs: no pairing (`None`; the barriers keep their drain).
+"""
+
+from __future__ import annotations
+
+from ..ir import Block, Function, Instruction, Reg
+
+#: most position pairs walked before giving up
+_LIMIT = 40000
+_HW = ("s_getreg", "s_memtime", "s_memrealtime", "s_get_barrier_state", "s_sendmsg_rtn", "s_barrier_signal_isfirst",
+       "s_atomic", "s_buffer_atomic", "s_get_pc", "s_sleep_var", "s_rfe", "s_call", "s_swappc", "s_setpc",
+       "s_set_pc")
+_DONE = "done"
+
+
+def _unit_keys(r: Reg) -> list[tuple]:
+    k = r.kind
+    if k in ("vcc", "exec") and r.lo == r.hi == 0:
+        return [(k, 0)]
+    return [(k, u) for u in range(r.lo, r.hi + 1)]
+
+
+def _regkeys(ops) -> list[tuple]:
+    out = []
+    for r in ops:
+        if type(r) is Reg and r.kind not in ("v", "a"):
+            out.extend(_unit_keys(r))
+    return out
+
+
+def _vcc_keys() -> set:
+    return {("vcc", 0), ("vcc", 1)}
+
+
+class WaveMatch:
+    """`met[barrier]`: the barriers another wave may be at as the same instance (None: it
+    has ended); `why` says why no pairing was made (then `met` is None)."""
+
+    def __init__(self, func: Function, barrier_kind, arch: str) -> None:
+        self.func: Function | None = func
+        self.kind = barrier_kind
+        self.gfx12 = arch.startswith("gfx12")
+        self.why = ""
+        self.met: dict[Instruction, set] | None = None
+        self._text: dict[Instruction, str] = {}
+        self._pos: dict[Instruction, int] = {}
+        self._runs: dict[tuple, tuple] = {}
+        self._solve()
+        # kept across versions (publish.py's cache): hold the answer, not this version's IR
+        self._text, self._pos, self._runs = {}, {}, {}
+        self.func = None
+
+    # ---- one side's run ---------------------------------------------------------------------
+    def _run(self, b: Block, k: int) -> tuple[list[Instruction], Instruction | None]:
+        """The instructions that write a scalar register (SCC too: the IR lists it among the
+        results), from position k of b up to the next fence (returned) or the block's end.
+        Waits, branches and vector instructions that write no SGPR do not matter to the two
+        waves' scalar values."""
+        out = []
+        for inst in b.instrs[k:]:
+            if inst.is_label or inst.is_phi:
+                continue
+            if self.kind(inst):
+                return out, inst
+            if any(type(r) is Reg and r.kind not in ("v", "a") for r in inst.dsts):
+                out.append(inst)  # the IR names every scalar result, SCC included
+        return out, None
+
+    def _cached_run(self, pos: tuple) -> tuple:
+        """(instructions, fence or None, their texts, the registers they write) from `pos`."""
+        got = self._runs.get(pos)
+        if got is None:
+            insts, stop = self._run(*pos)
+            written: set = set()
+            for i in insts:
+                self._step_alone(i, written)
+            got = self._runs[pos] = (insts, stop, tuple(self._key(i) for i in insts), frozenset(written))
+        return got
+
+    def _key(self, inst: Instruction) -> str:
+        t = self._text.get(inst)
+        if t is None:
+            t = self._text[inst] = " ".join(inst.text.split())
+        return t
+
+    def _step_same(self, inst: Instruction, neq: set) -> None:
+        """Both waves run this instruction (text): its scalar results are equal or not."""
+        mn = inst.mnemonic
+        differ = not mn.startswith("s_") or mn.startswith(_HW)
+        if not differ:
+            execs = 0
+            for r in inst.srcs:
+                if type(r) is not Reg:
+                    continue
+                if r.kind in ("v", "a") or (r.kind == "ttmp" and not self._group_ttmp(r)) or r.kind == "m0":
+                    differ = True
+                    break
+                if r.kind == "exec":
+                    execs += 1
+                    continue
+                if any(u in neq for u in _unit_keys(r)):
+                    differ = True
+                    break
+            if not differ and execs:
+                outs = [r.kind for r in inst.dsts if type(r) is Reg and r.kind != "SCC"]
+                differ = not (mn.startswith("s_and_b") and outs == ["vcc"] and execs == 1)
+        for u in _regkeys(inst.dsts):
+            if differ:
+                neq.add(u)
+            else:
+                neq.discard(u)
+
+    def _group_ttmp(self, r: Reg) -> bool:
+        return self.gfx12 and r.lo == r.hi and r.lo in (6, 7, 9)
+
+    @staticmethod
+    def _step_alone(inst: Instruction, neq: set) -> None:
+        neq.update(_regkeys(inst.dsts))
+
+    # ---- the walk ---------------------------------------------------------------------------
+    def _solve(self) -> None:
+        assert self.func is not None
+        blocks = self.func.blocks
+        if not blocks:
+            self.met = {}
+            return
+        for b in blocks:
+            for inst in b.instrs:
+                if not inst.is_label and inst.mnemonic.startswith(("s_call", "s_swappc", "s_setpc", "s_set_pc")):
+                    self.why = f"{inst.mnemonic} at line {inst.line}: calls are not followed"
+                    return
+        met: dict[Instruction, set] = {}
+        entry = (blocks[0], 0)
+        init = {("exec", 0), ("exec", 1), ("m0", 0)}
+        start = (entry, entry)
+        states: dict[tuple, frozenset] = {start: frozenset(init)}
+        work = [start]
+        queued = {start}
+        while work:
+            key = work.pop()
+            queued.discard(key)
+            for nxt, nneq in self._next(key, states[key], met):
+                if nxt is None:
+                    return
+                old = states.get(nxt)
+                if old is not None:
+                    if nneq <= old:
+                        continue
+                    nneq = old | nneq
+                states[nxt] = frozenset(nneq)
+                if len(states) > _LIMIT:
+                    self.why = f"more than {_LIMIT} pairs of positions in two waves"
+                    return
+                if nxt not in queued:
+                    queued.add(nxt)
+                    work.append(nxt)
+        self.met = met
+
+    def _next(self, key: tuple, neq: frozenset, met: dict) -> list:
+        pa, pb = key
+        if pa == _DONE and pb == _DONE:
+            return []
+        ra = self._cached_run(pa) if pa != _DONE else None
+        rb = self._cached_run(pb) if pb != _DONE else None
+        if ra is not None and rb is not None and ra[2] == rb[2]:
+            cur = set(neq)
+            for i in ra[0]:
+                self._step_same(i, cur)
+        else:
+            cur = neq.union(*(r[3] for r in (ra, rb) if r is not None))
+        ea = ra[1] if ra is not None else None
+        eb = rb[1] if rb is not None else None
+        if ea is not None and eb is not None:
+            if self.kind(ea) != self.kind(eb):
+                self.why = (f"the barriers at lines {ea.line} and {eb.line} may be the same instance in two "
+                            f"waves and are of different kinds")
+                return [None]
+            met.setdefault(ea, set()).add(eb)
+            met.setdefault(eb, set()).add(ea)
+            return [((self._after(ea), self._after(eb)), cur)]
+        if ea is not None or eb is not None:
+            # one waits at its barrier; the other goes on alone
+            if ea is not None:
+                if pb == _DONE:
+                    met.setdefault(ea, set()).add(None)
+                    return [((self._after(ea), _DONE), cur)]
+                return [((self._at(ea), s), cur) for s in self._succs(pb[0])]
+            if pa == _DONE:
+                met.setdefault(eb, set()).add(None)
+                return [((_DONE, self._after(eb)), cur)]
+            return [((s, self._at(eb)), cur) for s in self._succs(pa[0])]
+        # both at their blocks' ends (or ended)
+        sa = self._succs(pa[0]) if pa != _DONE else [_DONE]
+        sb = self._succs(pb[0]) if pb != _DONE else [_DONE]
+        if pa != _DONE and pb != _DONE and len(sa) == 2 and len(sb) == 2 and self._same_way(pa[0], pb[0], cur):
+            return [((sa[0], sb[0]), cur), ((sa[1], sb[1]), cur)]
+        return [((x, y), cur) for x in sa for y in sb]
+
+    def _succs(self, b: Block) -> list:
+        """Successor positions, the taken target first (`succs` is in that order); none: ended."""
+        return [(s, 0) for s in b.succs] or [_DONE]
+
+    def _same_way(self, a: Block, b: Block, neq: set) -> bool:
+        ta, tb = a.terminator(), b.terminator()
+        if ta is None or tb is None or ta.mnemonic != tb.mnemonic:
+            return False
+        mn = ta.mnemonic
+        if mn.startswith("s_cbranch_scc"):
+            return ("SCC", 0) not in neq
+        if mn.startswith("s_cbranch_vcc"):
+            return not (neq & _vcc_keys())
+        return False
+
+    def _at(self, barrier: Instruction) -> tuple:
+        """The position of a wave waiting at `barrier` (it runs the barrier next)."""
+        k = self._pos.get(barrier)
+        if k is None:
+            k = self._pos[barrier] = barrier.block.instrs.index(barrier)
+        return (barrier.block, k)
+
+    def _after(self, barrier: Instruction) -> tuple:
+        b, k = self._at(barrier)
+        return (b, k + 1)
