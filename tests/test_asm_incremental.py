@@ -236,3 +236,23 @@ def test_stir_edit_sequences_match_a_fresh_parse(seed):
                         if (before.mnemonic, before.dsts, before.srcs) == (i.mnemonic, i.dsts, i.srcs):
                             assert before is i
             prev = new
+
+
+def test_a_file_with_duplicate_labels_is_spliced_and_its_errors_move():
+    """A kernel pasted twice (the same labels twice: an error each) is still spliced after a
+    plain-line edit, and the duplicate-label errors, which name the first definition's line,
+    name it where it is now (the edit above both definitions, or between them)."""
+    twice = SMALL + SMALL
+    m1 = parse(twice, "k.s")
+    assert [d for d in m1.diagnostics if d.code == "asm-duplicate-label"]
+    nops = "\ts_nop 0\n\ts_nop 1\n\tv_mov_b32 v0, 0\n"
+    for edited in (twice.replace("\tv_mov_b32 v0, 0\n", nops, 1),
+                   SMALL.replace("\ts_cmp_lt_u32 s10, 4\n", "") + SMALL,
+                   SMALL + SMALL.replace("\tv_mov_b32 v0, 0\n", nops)):
+        m2 = parse(edited, "k.s", previous=parse(twice, "k.s"))
+        assert m2.front_end_state.spliced is not None, "not spliced: the test would not see a stale message"
+        fresh = parse(edited, "k.s")
+        assert structure(m2) == structure(fresh)
+        moved = [d.message for d in fresh.diagnostics if d.code == "asm-duplicate-label"]
+        assert (moved == [d.message for d in m1.diagnostics if d.code == "asm-duplicate-label"]) == \
+            edited.startswith(SMALL), "an edit above the first definitions moves the lines they name"

@@ -152,3 +152,73 @@ def test_a_kernel_pasted_twice_keeps_one_chain_each() -> None:
     warm = api.analyze(t, "twice.s", Options(), cache=cache)
     assert _plan(warm) == _plan(api.analyze(t, "twice.s", Options()))
     assert warm.outputs[0] is first.outputs[0] and warm.outputs[1] is not first.outputs[1]
+
+
+# --- reused LDS disjointness answers (waitcnt/lds_reuse.py) -------------------------------------
+
+_LDS_HEAD = '\t.amdgcn_target "amdgcn-amd-amdhsa--gfx1250"\n\t.text\n\t.globl k\n\t.type k,@function\nk:\n'
+_LDS_TAIL = ("\t.rodata\n\t.amdhsa_kernel k\n\t\t.amdhsa_next_free_vgpr 16\n\t\t.amdhsa_next_free_sgpr 16\n"
+             "\t.end_amdhsa_kernel\n")
+
+
+def _lds_pair(defs: str, loop: bool) -> str:
+    """An async LDS fill at v1 = 4 * (v0 & 0xff) and a DS load at v2, whose definitions are
+    `defs`: disjoint when v2 = v1 + 0x1000, overlapping when v2 = v1 (an asynccnt wait);
+    `loop`: the pair in a loop body, so the memoised walks re-check their answers."""
+    head = "\tv_and_b32 v5, 0xff, v0\n\tv_lshlrev_b32 v1, 2, v5\n\tv_mov_b32 v9, 1\n" + defs
+    pair = ("\tglobal_load_async_to_lds_b32 v1, v[6:7], off\n\tds_load_b32 v3, v2\n\ts_wait_dscnt 0\n"
+            "\tv_add_nc_u32 v4, v3, v9\n")
+    if loop:
+        pair = ".LBB0_1:\n" + pair + "\ts_add_co_i32 s10, s10, -1\n\ts_cmp_lg_u32 s10, 0\n\ts_cbranch_scc1 .LBB0_1\n"
+    return _LDS_HEAD + head + pair + "\ts_endpgm\n" + _LDS_TAIL
+
+
+_DISJOINT = "\tv_add_nc_u32 v2, 0x1000, v1\n"
+#: (before, after): each edit makes the pair overlap without touching either access
+_OVERLAP_EDITS = {
+    "address-def-edited": (_DISJOINT, "\tv_add_nc_u32 v2, 0, v1\n"),
+    "def-inserted-between": (_DISJOINT, _DISJOINT + "\tv_mov_b32 v2, v1\n"),
+    "def-deleted": ("\tv_mov_b32 v2, v1\n" + _DISJOINT.replace("v1\n", "v2\n"), "\tv_mov_b32 v2, v1\n"),
+    "upstream-def-edited": ("\tv_mov_b32 v8, 0x1000\n\tv_add_nc_u32 v2, v8, v1\n",
+                            "\tv_mov_b32 v8, 0\n\tv_add_nc_u32 v2, v8, v1\n"),
+}
+
+
+def _async_waits(an: api.Analysis) -> list:
+    return [w for w in an.waits() if w.counter == "async"]
+
+
+@pytest.mark.parametrize("loop", [False, True], ids=["straight", "loop"])
+@pytest.mark.parametrize("edit", sorted(_OVERLAP_EDITS))
+def test_an_edit_that_makes_lds_accesses_overlap_is_not_answered_from_the_last_version(edit: str, loop: bool) -> None:
+    """The last version proved the pair disjoint; the edit changes (or adds, or removes) a
+    definition the DS load's address rests on, so the pair now overlaps and needs an
+    asynccnt wait: an answer reused from the last version would leave it out."""
+    before, after = (_lds_pair(d, loop) for d in _OVERLAP_EDITS[edit])
+    cache = api.AnalysisCache()
+    first = api.analyze(before, "k.s", Options(), cache=cache)
+    assert _async_waits(first) == [] and _async_waits(api.analyze(before, "k.s", Options())) == []
+    (chain,) = cache._d.values()
+    assert chain.memo.lds_answers is not None and chain.memo.lds_answers.answers, "no answer to reuse"
+    warm = api.analyze(after, "k.s", Options(), cache=cache)
+    cold = api.analyze(after, "k.s", Options())
+    assert _async_waits(cold), "the edited pair should overlap, or the test proves nothing"
+    assert _plan(warm) == _plan(cold)
+
+
+def test_an_edit_far_from_the_addresses_reuses_the_answers(monkeypatch) -> None:
+    """An edit of a register no address rests on keeps every disjointness answer: the
+    address analysis is not asked again, and the plan is the cold one."""
+    from stinkywait_core.analysis.lds_facts import LdsFacts
+    before = _lds_pair(_DISJOINT, True)
+    after = before.replace("v_mov_b32 v9, 1", "v_mov_b32 v9, 2")
+    cache = api.AnalysisCache()
+    api.analyze(before, "k.s", Options(), cache=cache)
+    asked = []
+    real = LdsFacts.may_overlap
+    monkeypatch.setattr(LdsFacts, "may_overlap", lambda self, *a, **k: asked.append(a) or real(self, *a, **k))
+    warm = api.analyze(after, "k.s", Options(), cache=cache)
+    assert asked == []
+    cold = api.analyze(after, "k.s", Options())
+    assert asked, "a cold analysis asks the address analysis (or the test proves nothing)"
+    assert _plan(warm) == _plan(cold) and _async_waits(cold) == []

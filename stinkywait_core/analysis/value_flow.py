@@ -499,6 +499,10 @@ class ValueFlow:
         self._regions: dict = {}
         #: value numbering: operation and exact operands -> the result (see `_number`)
         self._numbered: dict = {}
+        #: every register unit whose reaching definition was asked somewhere (the values found
+        #: so far rest on the definitions of these units only: waitcnt/lds_reuse.py reuses an
+        #: answer across versions while no edited instruction writes one of them)
+        self.read_keys: set = set()
 
     # --- public --------------------------------------------------------------------------------
     def value_at(self, inst: Instruction, key: Key, ctx: _Ctx | None = None) -> Val:
@@ -590,6 +594,7 @@ class ValueFlow:
     def _last_def(self, b: Block, key: Key, stop: int) -> Any:
         """The last definition of `key` in `b` before position `stop` (a call that may
         clobber it counts), or None."""
+        self.read_keys.add(key)
         _, defs, instrs, calls = self._block_defs(b)
         lst = defs.get(key)
         best = -1
@@ -723,8 +728,10 @@ class ValueFlow:
         row = ch.src_defs.get(inst) if ch is not None else None
         if row is not None:
             n = 0
+            keys = self.read_keys
             for op in inst.srcs:
                 if type(op) is Reg and op.kind != "null":
+                    keys.update((op.kind, u) for u in range(op.lo, op.hi + 1))
                     w = op.hi - op.lo + 1
                     out.append(tuple(ENTRY if d is None else d for d in row[n:n + w]))
                     n += w

@@ -15,8 +15,8 @@ from ..ir import Block, Function, Instruction, Operand, Special, Span, Str
 from . import common_prefix, common_suffix
 from .asm_lex import split_lines
 from .asm_records import ROLE_INSTRUCTION, LineSyntax
-from .asm_structure import (ScanState, _AsmState, _build, _link_all, _new_instruction, _scan,
-                            _scan_diagnostics)
+from .asm_structure import (DUPLICATE_LABEL, ScanState, _AsmState, _build, _link_all, _new_instruction, _scan,
+                            _scan_diagnostics, moved_duplicate_message)
 from .asm_target import moved_target
 
 TYPE_CHECKING = False  # `typing` is not imported at run time: start-up cost of every CLI run
@@ -120,8 +120,6 @@ def _splice(st: _AsmState, prev: _AsmState, p: int, old_stop: int, new_stop: int
         return None
     old_idx = [i for i in range(p, old_stop) if old_syntax[i].role]
     new_idx = [i for i in range(p, new_stop) if new_syntax[i].role]
-    if any(d.code == "asm-duplicate-label" for d in prev.struct_diags):
-        return None  # their messages name lines, which may move
     blocks = list(prev.blocks)
     k = bisect_right(prev.block_first, p - 1) - 1
     if k >= 0 and blocks[k][5] >= old_stop:
@@ -202,9 +200,11 @@ _LINE_OF = attrgetter("span.line")
 
 
 def _moved_diagnostic(d: Diagnostic, from_idx: int, delta: int) -> Diagnostic:
-    """A copy of a previous version's diagnostic, moved with its line."""
+    """A copy of a previous version's diagnostic, moved with its line (a duplicate label's
+    message names the first definition's line: moved too; the windows hold no label)."""
     shift = delta if d.line - 1 >= from_idx else 0
-    return Diagnostic(d.severity, d.code, d.message, d.line + shift, d.col,
+    msg = moved_duplicate_message(d.message, from_idx, delta) if d.code == DUPLICATE_LABEL and delta else d.message
+    return Diagnostic(d.severity, d.code, msg, d.line + shift, d.col,
                       None if d.end_line is None else d.end_line + shift, d.end_col, list(d.related), dict(d.data),
                       d.function)
 

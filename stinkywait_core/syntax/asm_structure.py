@@ -140,6 +140,23 @@ def _diag(severity: str, code: str, message: str, line: int, s: int, e: int) -> 
     return Diagnostic(severity, code, message, line, s + 1, line, e + 1)
 
 
+DUPLICATE_LABEL = "asm-duplicate-label"
+_DUPLICATE = re.compile(r"label '(.*)' is already defined on line (\d+)")
+
+
+def _duplicate_message(name: str, first: int) -> str:
+    return f"label '{name}' is already defined on line {first}"
+
+
+def moved_duplicate_message(message: str, from_idx: int, delta: int) -> str:
+    """A duplicate-label message of the previous version after the lines from index
+    `from_idx` on moved by `delta` (the line it names, the first definition, moves with them)."""
+    m = _DUPLICATE.fullmatch(message)
+    if m is None or int(m.group(2)) - 1 < from_idx:
+        return message
+    return _duplicate_message(m.group(1), int(m.group(2)) + delta)
+
+
 
 def _new_instruction(ls: LineSyntax, idx: int, raw: list[str]) -> Instruction:
     s, e = ls.code_range
@@ -375,8 +392,7 @@ def _build(st: _AsmState, reuse: Reuse | None) -> list[Function]:
                 lineno = idx + 1
                 if name in seen_labels and not name.isdigit() and not conditional:
                     s, e = ls.label_range
-                    st.struct_diags.append(_diag(ERROR, "asm-duplicate-label",
-                                                 f"label '{name}' is already defined on line {seen_labels[name]}",
+                    st.struct_diags.append(_diag(ERROR, DUPLICATE_LABEL, _duplicate_message(name, seen_labels[name]),
                                                  lineno, s, e))
                 seen_labels.setdefault(name, lineno)
                 if name.startswith(".Lfunc_end"):

@@ -97,6 +97,10 @@ class WaitDataflow(FunctionFacts, HazardCandidates, LdsQueries, Brackets, Requir
         self._lds = None
         #: (a, b, same_trip) -> `_disjoint`'s answer for this version's facts
         self._pairs: dict = {}
+        #: the previous version's answers that hold on this one (waitcnt/lds_reuse.py), and
+        #: the instructions the edit added or removed (None: not an adopted version)
+        self._reused: dict = {}
+        self._edited: list | None = None
         #: the publish answers of this version (waitcnt/publish.py), made on first question
         self._publish = None
         #: the logs of the memoised walks being recorded (each gets every disjointness answer)

@@ -75,6 +75,7 @@ class FunctionFacts:
                 if inst not in info:
                     info[inst] = self._fresh_info(inst)
                     fresh.append(inst)
+        self._edited = fresh + list(memo.dropped)
         for phi in memo.ssa.new_phis:
             if phi not in info:
                 info[phi] = self._fresh_info(phi)

@@ -180,6 +180,8 @@ class FunctionMemo:
         self.target: Any = None
         #: barrier publish answers and segments by what they rest on (waitcnt/publish.py)
         self.publish: Any = None
+        #: the LDS disjointness answers of the last version (waitcnt/lds_reuse.LdsAnswers)
+        self.lds_answers: Any = None
         #: statistics of the last analysis (benchmarks and tests): walks reused / walked
         self.hits = 0
         self.misses = 0

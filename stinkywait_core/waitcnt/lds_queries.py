@@ -3,12 +3,14 @@
 The LDS timelines (and the engines each carries) bound the hardware LDS scan.  Disjointness
 of two untagged LDS accesses is asked of the address analysis (analysis/lds_facts.py) once
 per version; the answers a memoised walk depended on are logged with it, so a reused walk is
-reused only while every answer still holds.
+reused only while every answer still holds.  A previous version's answer whose addresses an
+edit cannot have changed is taken as it is (waitcnt/lds_reuse.py).
 """
 
 from __future__ import annotations
 
 from ..ir import Instruction
+from .lds_reuse import remember, reusable
 
 
 class LdsQueries:
@@ -30,7 +32,14 @@ class LdsQueries:
     def _facts(self):
         if self._lds is None and self.lds_source is not None:
             self._lds = self.lds_source() or False
+            if self._lds and self.memo is not None:
+                self._reused = reusable(self.memo.lds_answers, self._edited, self._lds)
         return self._lds or None
+
+    def remember_lds(self) -> None:
+        """Leave this version's disjointness answers to the next (waitcnt/lds_reuse.py)."""
+        if self.memo is not None:
+            self.memo.lds_answers = remember(self._pairs, self._reused, self.memo.lds_answers, self._lds or None)
 
     def lds_disjoint(self, a: Instruction, b: Instruction, same_trip: bool) -> bool:
         """The address analysis proves the LDS accesses of `a` and `b` disjoint (the answer is
@@ -82,6 +91,10 @@ class LdsQueries:
         ans = self._pairs.get(key)
         if ans is None:
             facts = self._facts()
+            ans = self._reused.get(key)
+            if ans is not None:
+                self._pairs[key] = ans
+                return ans
             # the machine model says both touch LDS: an access the address analysis does not
             # recognise is unknown, never "no LDS memory"
             ans = self._pairs[key] = (facts is not None and facts.access(a) is not None
@@ -92,8 +105,14 @@ class LdsQueries:
         """A memoised walk's disjointness answers are still this version's."""
         if not queries:
             return True
-        for a, b, same_trip, ans, *publish in queries:
-            if ans != (self._published(a, b, same_trip) if publish else self._disjoint(a, b, same_trip)):
+        pairs = self._pairs
+        for q in queries:
+            if len(q) == 4:  # (a disjointness answer: this version's, when already asked, inline)
+                a, b, same_trip, ans = q
+                got = pairs.get((a, b, same_trip))
+                if (got if got is not None else self._disjoint(a, b, same_trip)) != ans:
+                    return False
+            elif q[3] != self._published(q[0], q[1], q[2]):
                 return False
         return True
 

@@ -229,6 +229,7 @@ def plan_function(func: Function, options: Options, memo: FunctionMemo | None = 
     if end_is_return and df.hw:
         _end_of_function_drains(df, plan)
     if memo is not None:
+        df.remember_lds()
         memo.end()
     remove_phis(func)
     out = PassOutput(func, df, plan, relaxed, FunctionResult(func.name), memo=memo, coalesced=coalesced)
