@@ -184,6 +184,33 @@ def test_no_dependency_rule():
     assert len(rep.unmatched) == 1
 
 
+PUBLISH = """
+v_mov_b32 v5, 0
+ds_store_b32 v5, v1
+{wait}
+s_barrier_signal -1
+s_barrier_wait -1
+{read}
+s_endpgm
+"""
+
+
+def test_cross_wave_publish_rule():
+    """LLVM drains a DS write at a barrier; ours leaves it in flight.  Excused only under the
+    rule, only when no wave reads those bytes after the barrier (the hardware checker proves
+    the function), and only for a wait that the barrier alone needs."""
+    llvm = kernel(PUBLISH.format(wait="s_wait_dscnt 0", read=""))
+    ours = kernel(PUBLISH.format(wait="", read=""))
+    rep = judge(llvm, ours)
+    assert rep.excused["cross-wave-publish"] == 1 and not rep.unmatched, rep
+    rep = judge(llvm, ours, rules={k: v for k, v in RULES.items() if k != "cross-wave-publish"})
+    assert len(rep.unmatched) == 1 and rep.unmatched[0].before.startswith("s_barrier")
+    # another wave reads the bytes after the barrier: the checker proves nothing, no excuse
+    read = "ds_load_b32 v6, v5\ns_wait_dscnt 0\nglobal_store_b32 v0, v6, s[0:1]"
+    rep = judge(kernel(PUBLISH.format(wait="s_wait_dscnt 0", read=read)), kernel(PUBLISH.format(wait="", read=read)))
+    assert len(rep.unmatched) == 1 and not rep.excused["cross-wave-publish"], rep
+
+
 def test_different_streams_are_an_error():
     rep = judge(straight("s_wait_loadcnt 1"), straight("s_wait_loadcnt 1").replace("v3, v1, v1", "v3, v2, v2"))
     assert rep.error and "not the same stream" in rep.error

@@ -75,7 +75,8 @@ def test_coalesce_window_setting():
     s, problems = Settings().merged({"coalesceWindow": 0})
     assert not problems and s.to_options().coalesce_window == 0
     s, problems = Settings().merged({"coalesceWindow": -1})
-    assert not problems and s.to_options().coalesce_for(True) == 32
+    opts = s.to_options()
+    assert not problems and opts.coalesce_for(True) == opts.COALESCE_WINDOW == 128 and opts.coalesce_for(False) == 0
     s, problems = Settings().merged({"coalesceWindow": -2})
     assert s == Settings() and problems == ["stinkywait.coalesceWindow: must be >= -1, got -2"]
 

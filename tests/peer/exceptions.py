@@ -19,6 +19,10 @@ RULES = {
     "memory-model": "a wait our output satisfies once the memory legalizer's fence/atomic waits "
                     "(the keepfence variant: soft waits kept at their conservative value) are "
                     "added: it implements an IR fence or atomic ordering, which assembly does not carry",
+    "cross-wave-publish": "a barrier's LLVM wait for LDS traffic (a fill, a DS write) still in flight at "
+                          "it that our output leaves in flight: nothing of this wave needs it before it "
+                          "is retired (hazards.py, barriers not counted) and the hardware checker, "
+                          "which pairs the waves' barriers itself, proves the function on every path",
     "no-dependency": "LLVM waits more than our output needs: every operation of the function that may "
                      "still be in flight there under our waits is retired, on every path, before any "
                      "instruction that reads or overwrites its registers, reads LDS it fills, or "

@@ -91,7 +91,12 @@ def _fills_lds(ln: Line, ins: Any) -> bool:
 class Dependencies:
     """Survival and safety of ops in one function of our output."""
 
-    def __init__(self, an: BoundAnalysis, waits: dict, insts: dict[int, Any], target: Any) -> None:
+    def __init__(self, an: BoundAnalysis, waits: dict, insts: dict[int, Any], target: Any,
+                 published: bool = False) -> None:
+        # `published`: a barrier is not a dependency of an LDS fill or DS write in flight at it
+        # (other waves' reads after it are the hardware checker's question: rule
+        # cross-wave-publish); every other dependency still counts
+        self.published = published
         self.an = an
         self.sk = an.sk
         self.waits = waits
@@ -217,6 +222,8 @@ class Dependencies:
         if not jm.startswith("s_barrier") and self._lds_apart(p, j):
             return False  # the address analysis keeps their LDS bytes apart (lds_oracle)
         j_engine = _engine_lds(ln, self.ins[j])
+        if self.published and jm.startswith("s_barrier"):
+            return False
         if _fills_lds(pl, self.ins[p]) and (jm.startswith(("ds_", "s_barrier")) or j_engine) \
                 and not (_is_dma(pl, self.ins[p]) and _is_dma(ln, self.ins[j])):
             # (two LDS DMA fills are one engine, in order with itself: docs/decisions.md 32)

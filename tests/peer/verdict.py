@@ -99,6 +99,15 @@ class _Unit:
         self.ours_insts, self.target = ours_insts, target
         self._runs: dict[tuple[str, bool, bool], Bounds] = {}
         self._deps: Dependencies | None = None
+        self._published: Dependencies | None = None
+        self.hardware_proof: Callable[[], bool] = lambda: False
+
+    @property
+    def published(self) -> Dependencies:
+        """Dependencies with barriers not counted for LDS traffic in flight at them."""
+        if self._published is None:
+            self._published = Dependencies(self.an, self.waits["ours"], self.ours_insts, self.target, published=True)
+        return self._published
 
     @property
     def deps(self) -> Dependencies:
@@ -170,6 +179,7 @@ def compare(unit: str, cpu: str, texts: dict[str, str], target: PeerTarget,
             waits[which] = slot_waits(files[which][name], sk, decode)
         fence_only = _fence_only(waits["keepfence"], waits["nowait"]) if "keepfence" in waits else {}
         u = _Unit(sk, BoundAnalysis(sk, target, pushes), calls, waits, fence_only, ours_inst, target)
+        u.hardware_proof = _hardware_proof(ours_inst, name, cpu)
         _judge_llvm(rep, u, name, modelled, rules)
         _judge_ours(rep, u, name)
     return rep
@@ -233,7 +243,36 @@ def _excusing_rule(u: _Unit, slot: tuple[int, int], c: str, v: int, rules: dict[
         return "entry-drain+memory-model"
     if "no-dependency" in rules and (entry or "entry-drain" in rules) and u.deps.excuse(slot, c)[0]:
         return "no-dependency"
+    # only a wait a barrier alone needs (with barriers counted, something depends on it)
+    if ("cross-wave-publish" in rules and (entry or "entry-drain" in rules) and not u.deps.excuse(slot, c)[0]
+            and u.published.excuse(slot, c)[0] and u.hardware_proof()):
+        return "cross-wave-publish"
     return None
+
+
+def _hardware_proof(ours: Any, name: str, cpu: str) -> Callable[[], bool]:
+    """Does the hardware checker (validate/hwcheck.py: its own view of the other waves,
+    validate/hwpublish.py, independent of the pass) prove function `name` of our output, on
+    every path it explores, with no search budget spent?  Asked once, on first need."""
+    memo: list[bool] = []
+
+    def proof() -> bool:
+        if not memo:
+            memo.append(_prove(ours, name, cpu))
+        return memo[0]
+    return proof
+
+
+def _prove(ours: Any, name: str, cpu: str) -> bool:
+    module = getattr(ours, "module", None)
+    if module is None:
+        return False
+    from stinkywait_core.results import Options
+    from stinkywait_core.validate.hwcheck import check_module
+    for res in check_module(module, Options(arch=cpu), lds_addresses=True):
+        if res.function == name:
+            return res.ok and res.complete
+    return False
 
 
 def _judge_ours(rep: PairReport, u: _Unit, name: str) -> None:
