@@ -141,11 +141,15 @@ class Session:
 
         async def wait() -> list[T.Diagnostic]:
             while True:
+                # a push that arrives while the record is asked for must not be waited for
+                # again (it would be the last one: the wait would never end)
+                seen = len(self.client.pushes)
                 published = self.client.diagnostics.get(uri)
                 if published is not None and self.client.published_versions.get(uri) == want:
                     if "published" in await self.record(uri, want):
                         return self.client.diagnostics[uri]
-                await self.client.wait_for_notification(T.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+                if len(self.client.pushes) == seen:
+                    await self.client.wait_for_notification(T.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
 
         return await asyncio.wait_for(wait(), TIMEOUT)
 
