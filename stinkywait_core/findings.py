@@ -121,17 +121,22 @@ def subrule(reason: str) -> str | None:
     return None
 
 
+def rule_label(rule: str, reason: str) -> str:
+    """The rule class, plus the specific rule a `PlannedWait.reason` starts with when it says
+    more: "RAW", "WAR (war-xcnt)" (never "RAW (raw)")."""
+    sub = subrule(reason)
+    if sub and sub != rule.lower():
+        return f"{rule} ({sub})"
+    return rule
+
+
 def rule_reason(rule: str, reason: str) -> str:
     """A wait's rule and reason in one phrase, the rule said once: "RAW: s_load_b64 (line 17)
     still in flight" (the core's reason starts with its specific rule, "raw: ...", which only
     repeats the class), "fallback (fallback-lds): ..." when the specific rule says more."""
     sub = subrule(reason)
-    if sub is None:
-        return f"{rule}: {reason}"
-    rest = reason[len(sub) + 2:]
-    if sub == rule.lower():
-        return f"{rule}: {rest}"
-    return f"{rule} ({sub}): {rest}"
+    rest = reason[len(sub) + 2:] if sub else reason
+    return f"{rule_label(rule, reason)}: {rest}"
 
 
 def unproven_advice(w: PlannedWait) -> str:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from stinkywait_core.findings import binding_dep, rule_is_proven, subrule
+from stinkywait_core.findings import rule_label as core_rule_label
 from stinkywait_core.ir.block_names import BlockNames
 from stinkywait_core.results import PlannedWait, QueueView
 from stinkywait_core.wording import binding_paths, out_of_order_kind
@@ -45,10 +46,7 @@ def hardware_counter(timeline: str, target: Any = None) -> str:
 def rule_label(w: PlannedWait) -> str:
     """The rule class, plus the specific rule when it says more ("RAW (loop-carried-raw)";
     never "RAW: raw")."""
-    sub = subrule(w.reason)
-    if sub and sub != w.rule.lower():
-        return f"{w.rule} ({sub})"
-    return w.rule
+    return core_rule_label(w.rule, w.reason)
 
 
 def reason_rest(w: PlannedWait) -> str:

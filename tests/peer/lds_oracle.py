@@ -23,6 +23,7 @@ class InstructionMap(dict):
         self.module = module
         self._func_of: dict[int, Any] = {}
         self._facts: dict[int, Any] = {}
+        self.hardware_results: dict[str, Any] | None = None  # function -> the hardware checker's result
 
     def add(self, func: Any, ins: Any) -> None:
         self[ins.span.line] = ins

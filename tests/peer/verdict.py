@@ -267,12 +267,14 @@ def _prove(ours: Any, name: str, cpu: str) -> bool:
     module = getattr(ours, "module", None)
     if module is None:
         return False
-    from stinkywait_core.results import Options
-    from stinkywait_core.validate.hwcheck import check_module
-    for res in check_module(module, Options(arch=cpu), lds_addresses=True):
-        if res.function == name:
-            return res.ok and res.complete
-    return False
+    results = getattr(ours, "hardware_results", None)
+    if results is None:  # one checker run per output, shared by its functions
+        from stinkywait_core.results import Options
+        from stinkywait_core.validate.hwcheck import check_module
+        results = {r.function: r for r in check_module(module, Options(arch=cpu), lds_addresses=True)}
+        ours.hardware_results = results
+    res = results.get(name)
+    return res is not None and res.ok and res.complete
 
 
 def _judge_ours(rep: PairReport, u: _Unit, name: str) -> None:
