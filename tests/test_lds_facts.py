@@ -209,6 +209,27 @@ def test_partial_exec_keeps_the_old_lanes():
     assert rng(facts, at(f, "after")) == (0x2000, 0x2004)  # EXEC restored: a full write
 
 
+@pytest.mark.parametrize("high, full", [("-1", True), ("0xffffffff", True), ("0x7fffffff", False)])
+def test_exec_restored_from_all_ones(high, full):
+    """aiter's gfx950 fmha v3 bwd: ``s_mov_b32 s98, -1; s_mov_b32 s99, -1`` and later
+    ``s_mov_b64 exec, s[98:99]`` after a masked DMA: EXEC is whole again, so the next add
+    moves every lane (one half not all ones: some lanes may keep the old value)."""
+    _, _, f, facts = build("""
+        v_lshlrev_b32 v1, 4, v0
+        v_and_b32 v1, 0x3f0, v1
+        s_mov_b32 s98, -1
+        s_mov_b32 s99, HIGH
+        v_cmp_gt_u32 s[44:45], 16, v0
+        s_mov_b64 exec, s[44:45]
+        v_mov_b32 v2, 0
+        s_mov_b64 exec, s[98:99]
+        v_add_nc_u32 v1, 0x10000, v1
+        ds_load_b128 v[4:7], v1          // @moved
+    """.replace("HIGH", high), LaunchInfo("gfx950", 64, 0, 256, (256, 1, 1)))
+    lo, hi = rng(facts, at(f, "moved"))
+    assert (lo == 0x10000) is full and hi == 0x10000 + 0x3f0 + 16
+
+
 # --- loops ---------------------------------------------------------------------------------------
 
 PINGPONG = """
@@ -343,8 +364,11 @@ def test_tensor_descriptor_fields():
         s_wait_kmcnt 0x0
         tensor_store_from_lds s[0:3], s[4:11]  // @unknown
     """)
-    # 128 x 16 four-byte elements = 8 KiB, a 16-byte pad after every 256 bytes: 32 pads
-    assert rng(facts, at(f, "tdm")) == (0x8000, 0x8000 + 8192 + 32 * 16)
+    # 128 x 16 four-byte elements = 8 KiB, a 16-byte pad after every 256 bytes: 32 chunks
+    # of 256 bytes, 272 apart (the pads are holes: the last one is not touched)
+    assert rng(facts, at(f, "tdm")) == (0x8000, 0x8000 + 31 * 272 + 256)
+    (piece,) = facts.access(at(f, "tdm")).pieces
+    assert piece.size == 256 and piece.span() == (0x8000, 0x8000 + 31 * 272, 272)
     acc = facts.access(at(f, "unknown"))
     assert acc.kind == "read"
     assert facts.may_overlap(at(f, "unknown"), at(f, "tdm"))
@@ -455,14 +479,15 @@ def test_snippets_assemble(tmp_path):
 @pytest.mark.skipif(not os.path.exists(GEMM2), reason="../shared corpus not present")
 def test_gemm2_tensor_fill_range_matches_its_reads():
     """kernel_mxscale_gemm2, line 72: each wave fills 16 rows of 256 bytes, 16 bytes of padding
-    after each row, at s69 * 0x1100 (s69 = the wave index & 3): four waves, [0, 0x4400)."""
+    after each row, at s69 * 0x1100 (s69 = the wave index & 3): four waves, [0, 0x4400) less
+    the last wave's last pad (the pads are skipped, not written)."""
     text = open(GEMM2).read()
     m = parse_asm(text, GEMM2)
     f = m.functions[0]
     facts = lds_facts(f, m)
     assert launch_infos(text)["kernel_mxscale_gemm2"].reqd == (128, 1, 1)
     by = {i.line: i for b in f.blocks for i in b.instrs}
-    assert rng(facts, by[72]) == (0, 0x3300 + 0x1100)
+    assert rng(facts, by[72]) == (0, 0x3300 + 0x1100 - 16)
     # line 283 reads rows of the same 0x110 stride through v223 = 0x110 * (lane & 15) + ...
     assert rng(facts, by[283]) == (0, 0x1010)
 
@@ -527,12 +552,13 @@ def _load(name: str):
 def test_f4gemm_prologue_fills():
     """f4gemm (hand-written, aiter): the three prologue fills of 256 rows x 128 bytes, each row
     padded by 16 bytes (D#1: pad every 32 dwords by 4), at LDS 0, 0x9000 and 0x14000; the
-    kernel reads them back with a 0x90 row stride (v_mul_u32_u24 v72, v4, 0x90)."""
+    kernel reads them back with a 0x90 row stride (v_mul_u32_u24 v72, v4, 0x90).  The last
+    row's pad is not written: each fill ends 16 bytes before the next begins."""
     m = _load("f4gemm_mxfp4_256x256_apre0.s.gz")
     f = m.functions[0]
     facts = lds_facts(f, m)
     by = {i.line: i for b in f.blocks for i in b.instrs}
-    assert [rng(facts, by[ln]) for ln in (426, 441, 456)] == [(0, 0x9000), (0x9000, 0x12000), (0x14000, 0x1d000)]
+    assert [rng(facts, by[ln]) for ln in (426, 441, 456)] == [(0, 0x8ff0), (0x9000, 0x11ff0), (0x14000, 0x1cff0)]
     assert not facts.may_overlap(by[426], by[441]) and not facts.may_overlap(by[441], by[456])
     assert facts.flow.calls is not None and facts.flow.untrusted() is None  # s_call_i64 / s_set_pc_i64 pairs
 

@@ -31,10 +31,17 @@ Forms and their addresses (facts from the sources named):
   writes and reads (triton-lang/triton ``third_party/amd/lib/TritonAMDGPUToLLVM/TDMUtility.cpp``,
   ``createTDMDescriptor`` / ``decodeTDMDescriptorFull``), consistent with the real kernels in
   ``../shared/corpus/asm/aiter_gfx1250_*`` (a 256-byte row padded by 16 bytes there is read
-  back with a 0x110 row stride).  The tile is written to LDS as one linear stream with the
-  padding inserted; the footprint is bounded by the product of the tile dimensions (each at
-  least 1) times the element size, plus one pad per started interval.  The start is taken
-  down to a multiple of 16 bytes (the alignment the unit may impose is not documented).
+  back with a 0x110 row stride; ROCm/composable_kernel's ck_tile TDM fmha tests give a
+  128x128 bf16 tile padded 16 bytes per 256 an element space of 34,800 bytes, row 1 at byte
+  272).  The tile is written to LDS as one linear stream with the padding inserted; the data
+  is bounded by the product of the tile dimensions (each at least 1) times the element size.
+  With padding certainly on and a single interval and amount, and the start a multiple of the
+  interval, the footprint is the chunks written (one piece: ``interval`` bytes every
+  ``interval + pad``): the pad bytes are skipped, not written, and may hold another tile
+  (aiter's gfx1250 fmha v3 bwd loads each half row of a 256-byte row from another wave, into
+  the other's pad).  Otherwise it is one span: the data plus one pad per started interval,
+  the start taken down to a multiple of 16 bytes (the alignment the unit may impose is not
+  documented).
   Gather or iterate mode, or a field whose range is unbounded, leaves the access unknown.
 
 Multicast tensor loads and cluster loads also write other workgroups' LDS at the same offsets;
@@ -297,11 +304,41 @@ def _tensor(inst: Instruction, flow: ValueFlow) -> LdsAccess:
     for d in dims:
         elems *= max(1, d)
     nbytes = elems * esize
+    lds = flow.operand(inst, 0, 1)
+    rows = _padded_rows(g1[0], lds, nbytes)
+    if rows is not None:
+        return LdsAccess(inst, kind, TENSOR, (rows,))
     if _field_max(g1[0], 20, 1):
         interval = 4 << (_field_min(g1[0], 22, 3) + 1)
         pad = 4 * (_field_max(g1[0], 25, 7) + 1)
         nbytes += -(-nbytes // interval) * pad
-    lds = flow.operand(inst, 0, 1)
     start = v_and(lds, const_val(I.MASK32 & ~(_TDM_ALIGN - 1)))
     slack = 0 if start == lds else _TDM_ALIGN - 1  # no slack when the address is aligned
     return LdsAccess(inst, kind, TENSOR, (Piece(start, nbytes + slack),))
+
+
+def _padded_rows(g1w0: Val, lds: Val, nbytes: int) -> Piece | None:
+    """The bytes of a padded tile as its chunks: `interval` bytes written, then `pad` bytes
+    skipped, from the start on (the pad bytes are not written: another tile may live there,
+    as aiter's fmha v3 bwd puts the other wave's half rows in them).  Only when padding is
+    certainly on, its interval and amount are single values, and the start is a multiple of
+    the interval (and of 16): then counting the interval from the stream's start or from
+    interval-aligned addresses gives the same chunks.  `nbytes` bounds the data (the tile's
+    largest size): chunk k covers ``[start + k*(interval+pad), + interval)`` for every k below
+    ``ceil(nbytes / interval)`` (the last one full: an over-approximation of a partial one).
+    None: one span instead (the caller's)."""
+    if _field_min(g1w0, 20, 1) != 1:
+        return None
+    code = v_bfe(g1w0, 22, 3).concrete()
+    amount = v_bfe(g1w0, 25, 7).concrete()
+    if code[0] != code[1] or amount[0] != amount[1]:
+        return None
+    interval = 4 << (code[0] + 1)
+    stride = interval + 4 * (amount[0] + 1)
+    span = lds.concrete()
+    if span[0] < 0 or I.align_bits(span) < max(interval, _TDM_ALIGN).bit_length() - 1:
+        return None
+    chunks = -(-nbytes // interval)
+    if chunks <= 1:
+        return Piece(lds, min(nbytes, interval))
+    return Piece(v_add(lds, si_val(I.make(0, (chunks - 1) * stride, stride), False)), interval)

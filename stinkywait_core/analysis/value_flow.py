@@ -1333,6 +1333,17 @@ class ValueFlow:
             full = self._exec_step(b.instrs[j], full)
         return full
 
+    def _all_ones(self, inst: Instruction, unit: int) -> bool:
+        """SGPR `unit` holds 0xffffffff at `inst`: its one reaching definition is a move of
+        -1 (``s_mov_b32`` of the unit, or ``s_mov_b64`` of the pair)."""
+        d = self._before(inst, ("s", unit))
+        while type(d) is VPhi and d.forward is not None:
+            d = d.forward
+        if d is ENTRY or type(d) is VPhi or d.is_phi or not d.mnemonic.startswith("s_mov_b"):
+            return False
+        return bool(d.srcs) and _is_minus_one(d.srcs[0]) and bool(d.dsts) and type(d.dsts[0]) is Reg \
+            and d.dsts[0].kind == "s" and d.dsts[0].lo <= unit <= d.dsts[0].hi
+
     def _exec_step(self, inst: Instruction, full: bool) -> bool:
         """EXEC after one EXEC-writing instruction."""
         mn = inst.mnemonic
@@ -1352,9 +1363,13 @@ class ValueFlow:
 
     def _holds_launch_mask(self, inst: Instruction, op) -> bool:
         """`op` holds the launch EXEC mask at `inst`: saved from EXEC (by an ``s_*_saveexec``
-        or a move from EXEC) where EXEC was the launch mask."""
+        or a move from EXEC) where EXEC was the launch mask, or all ones, each half moved
+        from -1 (aiter's ``s_mov_b32 s98, -1; s_mov_b32 s99, -1; ...; s_mov_b64 exec,
+        s[98:99]``: the same assumption as a move of -1, whole waves launched)."""
         if type(op) is not Reg or op.kind != "s":
             return False
+        if all(self._all_ones(inst, u) for u in range(op.lo, op.hi + 1)):
+            return True
         for u in range(op.lo, op.hi + 1):
             d = self._before(inst, ("s", u))
             while type(d) is VPhi and d.forward is not None:
@@ -1369,6 +1384,10 @@ class ValueFlow:
             if not self._state_before(d.block, pos.get(d, 0)):
                 return False
         return True
+
+
+def _is_minus_one(op) -> bool:
+    return type(op) is Imm and op.value in (-1, 0xFFFFFFFF, 0xFFFFFFFFFFFFFFFF)
 
 
 def _reach(start: Block, step, within) -> set:

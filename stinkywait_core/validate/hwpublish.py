@@ -26,6 +26,7 @@ accesses and the residue's loop holds the barrier; otherwise every pair is compa
 from __future__ import annotations
 
 from ..analysis.values import lin_concrete
+from .hwtensor import is_tensor, lattice_meet, lattices, tensor_bytes
 from ..ir import Block, Function, Instruction, Reg
 
 _VEC = ("v", "a", "ttmp")
@@ -286,10 +287,19 @@ class WaveView:
                 self._spans[inst] = ()
                 return None
             out = []
-            for piece in acc.pieces:
-                ph = piece.addr.phase
-                head = self.blocks.index(ph[0]) if ph is not None and ph[0] in self.blocks else None
-                out.append((head, piece.size, tuple(piece.addr.lins)))
+            tb = tensor_bytes(inst, self.facts.flow) if is_tensor(inst) and acc.trusted is None else None
+            if tb is not None:
+                # the checker's own reading of the descriptor (validate/hwtensor.py)
+                head = self.blocks.index(tb.head) if tb.head in self.blocks else None
+                out.append((head, tb.size, tb.forms, tb))
+            elif is_tensor(inst) and acc.trusted is None:
+                self._spans[inst] = ()
+                return None
+            else:
+                for piece in acc.pieces:
+                    ph = piece.addr.phase
+                    head = self.blocks.index(ph[0]) if ph is not None and ph[0] in self.blocks else None
+                    out.append((head, piece.size, tuple(piece.addr.lins), None))
             got = self._spans[inst] = tuple(out)
         return got or None
 
@@ -299,8 +309,8 @@ class WaveView:
         ra, rb = self._residues(a), self._residues(b)
         if ra is None or rb is None:
             return True
-        for ha, za, la in ra:
-            for hb, zb, lb in rb:
+        for ha, za, la, ta in ra:
+            for hb, zb, lb, tb in rb:
                 paired = same_trip and ha is not None and ha == hb and self.on_cycle(ha, barrier_block)
                 if paired:
                     m = len(la) * len(lb) // _gcd(len(la), len(lb))
@@ -308,11 +318,11 @@ class WaveView:
                 else:
                     forms = [(x, y) for x in la for y in lb]
                 for x, y in forms:
-                    if self._forms_meet(x, za, y, zb):
+                    if self._forms_meet(x, za, y, zb, ta, tb):
                         return True
         return False
 
-    def _forms_meet(self, x: tuple, zx: int, y: tuple, zy: int) -> bool:
+    def _forms_meet(self, x: tuple, zx: int, y: tuple, zy: int, tx=None, ty=None) -> bool:
         """Two waves with indices i != j (every index the launch allows): does some pair of
         their byte sets meet?  Symbols other than the wave index (and functions of it) vary
         freely."""
@@ -334,12 +344,36 @@ class WaveView:
             vals = [lo + k * step for k in range(n)]
             choices = [({**c, base: i}, {**d, base: j}) for c, d in choices for i in vals for j in vals if i != j]
         for mine, theirs in choices:
+            if tx is not None or ty is not None:
+                if _tensor_meet(x, zx, tx, mine, y, zy, ty, theirs, bool(idx), lim):
+                    return True
+                continue
             sx, sy = _fixed(x, mine, bool(idx)), _fixed(y, theirs, bool(idx))
             if sx[0] < 0 or sy[0] < 0 or sx[1] + zx > lim or sy[1] + zy > lim:
                 return True
-            if _bytes_meet(sx + (zx,), sy + (zy,)):
+            if lattice_meet(sx + (zx,), sy + (zy,)):
                 return True
         return False
+
+
+def _tensor_meet(x: tuple, zx: int, tx, mine: dict, y: tuple, zy: int, ty, theirs: dict, known: bool,
+                 lim: int) -> bool:
+    """`_forms_meet`'s test when a side is a tensor DMA: each side's bytes as lattices
+    (validate/hwtensor.py: a padded tile's chunks), the wave indices at `mine` / `theirs`."""
+    def fixer(index: dict):
+        def value(atom):
+            base = _index_of(atom) if known else None
+            if base is None:
+                return None
+            v = index[base]
+            return v if atom.derived is None else atom.derived[1](v)
+        return value
+    lx, ly = lattices(x, zx, tx, fixer(mine)), lattices(y, zy, ty, fixer(theirs))
+    for part in (lx, ly):
+        for lo, hi, _, z in part:
+            if lo < 0 or hi + z > lim:
+                return True
+    return any(lattice_meet(a, b) for a in lx for b in ly)
 
 
 def _index_of(atom) -> object | None:
@@ -361,23 +395,6 @@ def _fixed(form: tuple, index: dict, known: bool) -> tuple[int, int, int]:
     span = lin_concrete((tuple(terms), (form[1][0] + k, form[1][1] + k, form[1][2])))
     lo, hi, step = span[0], span[1], span[2]
     return lo, hi, step if step or lo == hi else 1
-
-
-def _bytes_meet(x: tuple, y: tuple) -> bool:
-    """Do {x0 + i*sx} + [0, zx) and {y0 + j*sy} + [0, zy) share a byte?  The start difference
-    lies on the lattice (y0 - x0) + gcd(sx, sy) * Z inside its range; a byte is shared when
-    such a difference falls in (-zy, zx)."""
-    xlo, xhi, sx, zx = x
-    ylo, yhi, sy, zy = y
-    lo = max(ylo - xhi, 1 - zy)
-    hi = min(yhi - xlo, zx - 1)
-    if lo > hi:
-        return False
-    g = _gcd(sx, sy)
-    r = ylo - xlo
-    if g == 0:
-        return lo <= r <= hi
-    return lo + (r - lo) % g <= hi
 
 
 def _gcd(a: int, b: int) -> int:

@@ -13,13 +13,14 @@ unproven one reads as "disjointness not shown" rather than as a certain bug.
 access may overlap anything, and an empty token list touches nothing.
 
 `AddressRegions` adds the LDS address analysis (issue 14, analysis/lds_facts.py) where the
-tokens prove nothing; `RangeRegions` takes byte ranges from anywhere else (tests, other
+tokens prove nothing, with the checker's own bytes of tensor DMAs (validate/hwtensor.py); `RangeRegions` takes byte ranges from anywhere else (tests, other
 analyses), with a fallback model for the instructions it has none for.
 """
 
 from __future__ import annotations
 
 from ..ir import Block, Instruction
+from .hwtensor import is_tensor, lattice_meet, lattices, tensor_bytes
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -123,9 +124,43 @@ class AddressRegions:
         key = (id(a[0]), id(b[0]), same_trip)
         got = self._pairs.get(key)
         if got is None:
-            may = self.facts.may_overlap(a[0], b[0], same_trip)
+            if is_tensor(a[0]) or is_tensor(b[0]):
+                may = self._tensor_pair(a[0], b[0])
+            else:
+                may = self.facts.may_overlap(a[0], b[0], same_trip)
             got = self._pairs[key] = (may, not may)
         return got
+
+    def _tensor_pair(self, a: Instruction, b: Instruction) -> bool:
+        """A pair with a tensor DMA on a side: the checker's own bytes of the tensor
+        (validate/hwtensor.py), the other side's address pieces as the analysis gives them.
+        A symbol both sides use that is defined once per wave (outside loops and
+        subroutines: one value for the whole wave) takes the same value on both sides, its
+        few values enumerated; every other symbol is independent on each side, over its
+        range.  Unknown, or past the LDS end: may overlap."""
+        sides = []
+        for inst in (a, b):
+            acc = self.facts.access(inst)
+            if acc is None:
+                return False
+            if acc.pieces is None:
+                return True
+            tb = tensor_bytes(inst, self.facts.flow) if is_tensor(inst) and acc.trusted is None else None
+            if tb is not None:
+                sides.append([(form, tb.size, tb) for form in tb.forms])
+            elif is_tensor(inst) and acc.trusted is None:
+                return True
+            else:
+                sides.append([(form, p.size, None) for p in acc.pieces for form in p.addr.lins])
+        lim = self.facts.launch.lds_limit
+        for values in _joint_values(sides):
+            known = values.get
+            parts = [[x for form, size, tb in side for x in lattices(form, size, tb, known)] for side in sides]
+            if any(lo < 0 or hi + z > lim for side in parts for lo, hi, _, z in side):
+                return True
+            if any(lattice_meet(x, y) for x in parts[0] for y in parts[1]):
+                return True
+        return False
 
     def crosses(self, src: Block, dst: Block) -> bool:
         return self.facts.flow.cfg.is_back_edge(src, dst)
@@ -139,3 +174,24 @@ class AddressRegions:
         if got is None:
             got = self._why[key] = self.facts.why_not_proven(a[0], b[0], same_trip)
         return got
+
+
+#: most joint assignments of the symbols two accesses of one wave share
+_JOINT = 64
+
+
+def _joint_values(sides: list) -> list[dict]:
+    """Assignments of the symbols both sides' forms use that hold one value per wave
+    (`Atom.variant` 0), each of few values: every combination (a single empty assignment
+    when there are none, or too many)."""
+    def atoms(side):
+        return {atom for form, _, _ in side for atom, _ in form[0] if atom.variant == 0}
+    shared = sorted(atoms(sides[0]) & atoms(sides[1]), key=lambda x: x.id)
+    out: list[dict] = [{}]
+    for atom in shared:
+        lo, hi, st = atom.range[0], atom.range[1], atom.range[2]
+        vals = [lo] if lo == hi or not st else list(range(lo, hi + 1, st))
+        if len(out) * len(vals) > _JOINT:
+            continue  # left independent on each side
+        out = [{**o, atom: v} for o in out for v in vals]
+    return out
