@@ -27,6 +27,22 @@ PADDED = 0x47100000
 #: the same with a pad of 4 dwords: rows 0x90 apart (a wave's rows then cover the other's)
 SHORT_PAD = 0x07100000
 
+#: a tensor descriptor in s[8:11] (group 0: LDS address START) and s[12:19] (group 1: CONFIG,
+#: a tile of 128 x 16 elements)
+DESCRIPTOR = """\
+  s_mov_b32 s8, 1
+  s_mov_b32 s9, START
+  s_mov_b32 s10, 0
+  s_mov_b32 s11, 0
+  s_mov_b32 s12, CONFIG
+  s_mov_b32 s13, 0
+  s_mov_b32 s14, 0
+  s_mov_b32 s15, 0x800000
+  s_mov_b32 s16, 16
+  s_mov_b32 s17, 0
+  s_mov_b32 s18, 0
+  s_mov_b32 s19, 0
+"""
 # two waves of 32 (the metadata's workgroup size): wave w fills the half rows at 0x80 * w;
 # after the barrier a wave reads 16 bytes at `READ`; after a second wait and barrier it reads
 # the other wave's first row
@@ -38,18 +54,7 @@ KERNEL = """\
 k:
   s_bfe_u32 s2, ttmp8, 0x50019
   s_lshl_b32 s3, s2, 7
-  s_mov_b32 s8, 1
-  s_mov_b32 s9, s3
-  s_mov_b32 s10, 0
-  s_mov_b32 s11, 0
-  s_mov_b32 s12, CONFIG
-  s_mov_b32 s13, 0
-  s_mov_b32 s14, 0
-  s_mov_b32 s15, 0x800000
-  s_mov_b32 s16, 16
-  s_mov_b32 s17, 0
-  s_mov_b32 s18, 0
-  s_mov_b32 s19, 0
+""" + DESCRIPTOR.replace("START", "s3") + """\
   v_mov_b32 v1, READ
   tensor_load_to_lds s[8:11], s[12:19]
   s_barrier_signal -1
@@ -159,21 +164,7 @@ def test_uncertain_padding_is_one_span():
 # --- the two footprints, unit by unit ----------------------------------------------------------
 
 LAUNCH = LaunchInfo("gfx1250", 32, 0, 64, (64, 1, 1))
-BODY = """
-    s_mov_b32 s8, 1
-    s_mov_b32 s9, START
-    s_mov_b32 s10, 0
-    s_mov_b32 s11, 0
-    s_mov_b32 s12, CONFIG
-    s_mov_b32 s13, 0
-    s_mov_b32 s14, 0
-    s_mov_b32 s15, 0x800000
-    s_mov_b32 s16, 16
-    s_mov_b32 s17, 0
-    s_mov_b32 s18, 0
-    s_mov_b32 s19, 0
-    tensor_load_to_lds s[8:11], s[12:19]   // @tdm
-"""
+BODY = DESCRIPTOR + "  tensor_load_to_lds s[8:11], s[12:19]   // @tdm\n"
 
 
 def footprints(start: int, config: int = PADDED):
