@@ -223,3 +223,36 @@ def test_fmha_bwd_half_rows_of_two_waves_interleave():
     assert not facts.may_overlap_waves(fill, fill) and not facts.may_overlap_waves(fill, reader)
     tb = hwtensor.tensor_bytes(fill, facts.flow)
     assert (tb.count, tb.size, tb.stride) == (16, 128, 0x110)
+
+
+FMHA_BWD_950 = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "aiter_gfx950",
+                            "fmha_v3_bwd_hd128_bf16_a16_psskddv.s.gz")
+
+
+def test_gfx950_fmha_bwd_dma_apart_from_the_other_waves_reads():
+    """aiter's gfx950 fmha v3 bwd: the LDS DMA at line 1475 ([0xaa00, 0xac00) + 0x100*s) stays
+    in flight across the barrier at 1477; another wave's read at 1526 (``v14 + 34816``) is at
+    0x18800 + 0x1000*w, since line 775 added 0x10000 to v14 in every lane (EXEC restored from
+    the all-ones s[98:99]).  The pass plans no drain there; without the restore the read's
+    lanes could keep the old v14, meeting the DMA."""
+    with gzip.open(FMHA_BWD_950, "rt") as fh:
+        text = fh.read()
+    m = parse_asm(text, "bwd950.s")
+    f = m.functions[0]
+    from stinkywait_core.analysis.lds_facts import lds_facts
+    facts = lds_facts(f, m)
+    by = {i.line: i for b in f.blocks for i in b.instrs if not i.is_label and not i.is_phi}
+    dma, read = by[1475], by[1526]
+    assert dma.mnemonic == "buffer_load_dword" and read.mnemonic == "ds_read_b128"
+    assert facts.access(read).byte_range()[0] >= 0x18800
+    assert not facts.may_overlap_waves(dma, read)
+    broken = text.replace("\ts_mov_b32 s99, -1\n", "\ts_mov_b32 s99, 0x7fffffff\n", 1)
+    assert broken != text
+    m2 = parse_asm(broken, "bwd950.s")
+    f2 = m2.functions[0]
+    facts2 = lds_facts(f2, m2)
+    by2 = {i.line: i for b in f2.blocks for i in b.instrs if not i.is_label and not i.is_phi}
+    assert facts2.may_overlap_waves(by2[1475], by2[1526])
+    an = analyze(text, "bwd950.s", Options(replace_waits=True))
+    at_barrier = [w for w in an.waits() if w.line in (1476, 1477)]
+    assert not [w for w in at_barrier if any(d.line == 1475 for d in w.deps)], at_barrier
