@@ -13,6 +13,7 @@ import pytest
 
 from stinkywait_core.analysis import lds_access
 from stinkywait_core.analysis.launch import LaunchInfo
+from stinkywait_core.analysis.lds_facts import lds_facts
 from stinkywait_core.api import analyze
 from stinkywait_core.results import Options
 from stinkywait_core.syntax.asm_parser import parse_asm
@@ -205,18 +206,21 @@ HANDWRITTEN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "
 FMHA_BWD = os.path.join(HANDWRITTEN, "fmha_v3_bwd__bwd_hd128_bf16_a32_pssk.s.gz")
 
 
+def facts_by_line(text: str):
+    """The LDS facts of a one-kernel text, and its instructions by line."""
+    m = parse_asm(text, "k.s")
+    f = m.functions[0]
+    by = {i.line: i for b in f.blocks for i in b.instrs if not i.is_label and not i.is_phi}
+    return lds_facts(f, m), by
+
+
 def test_fmha_bwd_half_rows_of_two_waves_interleave():
     """aiter's fmha v3 bwd (line 1643): waves 2k and 2k+1 fill the two 128-byte halves of each
     0x110-byte row of one tile (start 0x20000 + 0x10000*(w&1) + 0x80*(w>>1)); the chunks of one
     are the other's pads, so two waves' fills are apart, and the next tile's reads (line 1833,
     [0x21100, 0x22180)) miss the first tile's chunks."""
     with gzip.open(FMHA_BWD, "rt") as fh:
-        text = fh.read()
-    m = parse_asm(text, "bwd.s")
-    f = m.functions[0]
-    from stinkywait_core.analysis.lds_facts import lds_facts
-    facts = lds_facts(f, m)
-    by = {i.line: i for b in f.blocks for i in b.instrs if not i.is_label and not i.is_phi}
+        facts, by = facts_by_line(fh.read())
     fill, reader = by[1643], by[1833]
     (piece,) = facts.access(fill).pieces
     assert piece.size == 128
@@ -237,21 +241,14 @@ def test_gfx950_fmha_bwd_dma_apart_from_the_other_waves_reads():
     lanes could keep the old v14, meeting the DMA."""
     with gzip.open(FMHA_BWD_950, "rt") as fh:
         text = fh.read()
-    m = parse_asm(text, "bwd950.s")
-    f = m.functions[0]
-    from stinkywait_core.analysis.lds_facts import lds_facts
-    facts = lds_facts(f, m)
-    by = {i.line: i for b in f.blocks for i in b.instrs if not i.is_label and not i.is_phi}
+    facts, by = facts_by_line(text)
     dma, read = by[1475], by[1526]
     assert dma.mnemonic == "buffer_load_dword" and read.mnemonic == "ds_read_b128"
     assert facts.access(read).byte_range()[0] >= 0x18800
     assert not facts.may_overlap_waves(dma, read)
     broken = text.replace("\ts_mov_b32 s99, -1\n", "\ts_mov_b32 s99, 0x7fffffff\n", 1)
     assert broken != text
-    m2 = parse_asm(broken, "bwd950.s")
-    f2 = m2.functions[0]
-    facts2 = lds_facts(f2, m2)
-    by2 = {i.line: i for b in f2.blocks for i in b.instrs if not i.is_label and not i.is_phi}
+    facts2, by2 = facts_by_line(broken)
     assert facts2.may_overlap_waves(by2[1475], by2[1526])
     an = analyze(text, "bwd950.s", Options(replace_waits=True))
     at_barrier = [w for w in an.waits() if w.line in (1476, 1477)]
