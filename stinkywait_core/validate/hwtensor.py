@@ -14,8 +14,9 @@ and group 3 word 2 bits 16-31; group 0 bit 31 turns on gather.  The tile goes to
 stream, densely; with padding on, after every `interval` bytes the next `pad` bytes are
 skipped (not written).  So the bytes are `count` chunks of `interval` bytes, `interval + pad`
 apart, from the start.  The checker uses the chunks only when padding is certainly on with one
-interval and one amount, and every start is a multiple of the interval and of 16 (then a pad
-counted from the stream's start and one counted from aligned addresses agree).  Otherwise one
+interval and one amount, every start is a multiple of the interval and of 16, and a tile row
+(one width, one element size) holds whole intervals (then a pad counted from the stream's
+start, from each row's or from aligned addresses agree).  Otherwise one
 block: the start rounded down to 16 bytes, the data plus one pad per started interval, plus
 15 bytes when the start may be unaligned.  Gather or iterate mode, or a tile size that is not
 bounded, is not known (touches everything).
@@ -104,6 +105,9 @@ def tensor_bytes(inst: Instruction, flow) -> TensorBytes | None:
     widest = data + 4 * (amount[1] + 1) * ((data + every - 1) // every)
     if pad_on[0] == 0 or code[0] != code[1] or amount[0] != amount[1]:
         return _block(forms, head, span, widest)
+    width, size_code = _bits(_word(flow, inst, 1, 3), 16, 16), _bits(cfg, 16, 2)
+    if width[0] != width[1] or size_code[0] != size_code[1] or (width[0] << size_code[0]) % every:
+        return _block(forms, head, span, widest)  # rows that do not hold whole intervals
     unit = max(every, _ALIGN)
     if span[0] < 0 or span[0] % unit or (span[0] != span[1] and span[2] % unit):
         return _block(forms, head, span, widest)
