@@ -54,7 +54,8 @@ def is_tensor(inst: Instruction) -> bool:
 
 def _bits(word: I.SI, lo: int, n: int) -> tuple[int, int]:
     """(least, most) the field ``word[lo : lo + n]`` may hold: exact for a single value,
-    otherwise from the bits known zero or one in every member."""
+    otherwise from the bits known zero or one in every member, and from the bounds when every
+    member has the same bits above the field (the field then grows with the value)."""
     mask = (1 << n) - 1
     if word[0] == word[1]:
         v = (word[0] >> lo) & mask
@@ -63,6 +64,9 @@ def _bits(word: I.SI, lo: int, n: int) -> tuple[int, int]:
         return 0, mask
     ones = (I.known_ones(word) >> lo) & mask
     maybe = (~I.known_zeros(word) >> lo) & mask
+    if word[0] >> (lo + n) == word[1] >> (lo + n):
+        ones = max(ones, (word[0] >> lo) & mask)
+        maybe = min(maybe, (word[1] >> lo) & mask)
     return ones, maybe
 
 
