@@ -39,7 +39,8 @@ CPUS = ("gfx942", "gfx950", "gfx1250")
 #: (IR file under tests/data, function): each is compiled for every CPU of CPUS that can
 #: select it.  Chosen for real loads, LDS, loops and barriers (kernel-sized where the tests
 #: have such): LDS + MFMA GEMM tiles, LDS exchange across a barrier, compiler-expanded copy
-#: and fill loops, a loop of global loads, clauses, LDS DMA, barriers after stores.
+#: and fill loops, a loop of global loads, clauses, LDS DMA (with workgroup fences), barriers
+#: after stores, LDS atomics, calls and tail calls, the gfx1250 async LDS fill.
 KERNELS = (
     ("llvm-stall/iglp-opt-gemm.ll", "test_iglp_opt_mfma_gemm"),
     ("llvm-stall/iglp-opt-gemm.ll", "test_iglp_opt_rev_mfma_gemm"),
@@ -58,6 +59,13 @@ KERNELS = (
     ("llvm-ir/lds-dma-waits.ll", "global_load_lds_no_alias_ds_read"),
     ("llvm-ir/llvm.amdgcn.s.barrier.ll", "test_barrier"),
     ("llvm-ir/waitcnt-vscnt.ll", "barrier_vmcnt_vscnt_global"),
+    ("llvm-ir/lds-dma-workgroup-release.ll", "barrier_release"),
+    ("llvm-ir/lds-dma-workgroup-release.ll", "fence_fence"),
+    ("llvm-ir/lds-dma-workgroup-release.ll", "release_acquire"),
+    ("llvm-ir/local-atomics.ll", "lds_atomic_add_ret_i32"),
+    ("llvm-ir/call-waitcnt.ll", "call_memory_arg_load"),
+    ("llvm-ir/call-waitcnt.ll", "call_got_load"),
+    ("llvm-ir/call-waitcnt.ll", "tail_call_memory_arg_load"),
     ("llvm-ir/llvm.amdgcn.global.load.async.to.lds.ll", "global_load_async_to_lds_b128_saddr"),
 )
 
