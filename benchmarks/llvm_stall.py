@@ -51,6 +51,7 @@ KERNELS = (
     ("llvm-stall/memintrinsic-loops.ll", "memcpy_p1_p1_sz2048"),
     ("llvm-stall/memintrinsic-loops.ll", "memmove_p1_p1_sz2048"),
     ("llvm-stall/memintrinsic-loops.ll", "memset_p3_sz2048"),
+    ("llvm-stall/constoffset-loop.ll", "clmem_read"),
     ("llvm-ir/waitcnt-looptest.ll", "testKernel"),
     ("llvm-ir/loop_break.ll", "break_loop"),
     ("llvm-ir/memory_clause.ll", "vector_clause"),
