@@ -89,8 +89,10 @@ def tools_available() -> bool:
     return LLC is not None and EXTRACT is not None
 
 
-def _stem(ir: str, func: str, cpu: str) -> str:
-    return f"{Path(ir).stem}.{func}.{cpu}"
+def _stem(func: str, cpu: str) -> str:
+    """The compiled file's name: function and CPU (the names are unique in KERNELS, and short
+    enough for stall.py's column)."""
+    return f"{func}.{cpu}"
 
 
 def build(out: Path, only: str = "") -> tuple[list[Path], list[str]]:
@@ -101,14 +103,14 @@ def build(out: Path, only: str = "") -> tuple[list[Path], list[str]]:
     for ir, func in KERNELS:
         if only and only not in func and only not in ir:
             continue
-        one = out / f"{Path(ir).stem}.{func}.ll"
+        one = out / f"{func}.ll"
         r = subprocess.run([EXTRACT, f"--func={func}", "-S", str(DATA / ir), "-o", str(one)],
                            capture_output=True, text=True)
         if r.returncode:
             skipped.append(f"{ir}:{func}: llvm-extract-22: {r.stderr.strip().splitlines()[-1:]}")
             continue
         for cpu in CPUS:
-            dst = out / (_stem(ir, func, cpu) + ".s")
+            dst = out / (_stem(func, cpu) + ".s")
             for triple in ("amdgcn-amd-amdhsa", "amdgcn"):  # shaders are refused with the HSA triple
                 r = subprocess.run([LLC, "-O3", f"-mtriple={triple}", f"-mcpu={cpu}", str(one), "-o", str(dst)],
                                    capture_output=True, text=True)

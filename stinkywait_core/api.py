@@ -391,7 +391,7 @@ def _in_fence_sequence(instrs: list[Instruction], k: int, target) -> bool:
     operation; or it drains vector memory right before a scoped store or atomic (a release:
     the ops before it, LDS DMA included, complete before another wave can see the flag) or
     right after a scoped load or atomic (an acquire: nothing after it runs before the flag is
-    read).  Neither sequence shows in the registers the pass reads (llc-22 on
+    read; a volatile access, spelled with the same bits, which LLVM waits for).  Neither sequence shows in the registers the pass reads (llc-22 on
     lds-dma-workgroup-release.ll: `s_waitcnt vmcnt(0) lgkmcnt(0)` / `global_store_dword ... sc0`
     and `global_load_dword ... sc0` / `s_waitcnt vmcnt(0)`).  `--replace-waits` keeps such
     waits (they are credited like any other)."""

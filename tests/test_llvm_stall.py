@@ -49,9 +49,9 @@ def test_the_set_builds_for_each_cpu(built):
     out, made, skipped = built
     names = sorted(p.name for p in made)
     assert names == sorted(
-        [f"iglp-opt-gemm.test_iglp_opt_mfma_gemm.{c}.s" for c in ("gfx942", "gfx950")]
-        + [f"memintrinsic-loops.memcpy_p0_p0_sz2048.{c}.s" for c in llvm_stall.CPUS]
-        + [f"local-memory.local_memory_two_objects.{c}.s" for c in llvm_stall.CPUS])
+        [f"test_iglp_opt_mfma_gemm.{c}.s" for c in ("gfx942", "gfx950")]
+        + [f"memcpy_p0_p0_sz2048.{c}.s" for c in llvm_stall.CPUS]
+        + [f"local_memory_two_objects.{c}.s" for c in llvm_stall.CPUS])
     # MFMA has no gfx1250 form: reported, not silently dropped
     assert any("test_iglp_opt_mfma_gemm gfx1250" in s and "Cannot select" in s for s in skipped), skipped
     for p in made:
@@ -59,9 +59,8 @@ def test_the_set_builds_for_each_cpu(built):
         assert ".amdgcn_target" in text and any(_WAIT.match(ln) for ln in text.splitlines()), p.name
 
 
-@pytest.mark.parametrize("name", ["iglp-opt-gemm.test_iglp_opt_mfma_gemm.gfx942.s",
-                                  "memintrinsic-loops.memcpy_p0_p0_sz2048.gfx1250.s",
-                                  "local-memory.local_memory_two_objects.gfx1250.s"])
+@pytest.mark.parametrize("name", ["test_iglp_opt_mfma_gemm.gfx942.s", "memcpy_p0_p0_sz2048.gfx1250.s",
+                                  "local_memory_two_objects.gfx1250.s"])
 def test_stall_runs_and_ours_is_safe(built, name, tmp_path):
     stall = _load("stall")
     out, _made, _skipped = built
