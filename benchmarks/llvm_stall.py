@@ -24,7 +24,9 @@ the part that needs it says so and is skipped.
 from __future__ import annotations
 
 import argparse
+import math
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -149,12 +151,23 @@ def stage_miopen(mirror: str, out: Path) -> list[tuple[Path, str]]:
     return chosen
 
 
-def run_stall(paths: list[Path], hwcheck: bool, arch: str | None = None) -> int:
-    """benchmarks/stall.py over `paths` (its own output is the figures)."""
+_RATIO = re.compile(r"\sratio\s+([0-9.]+)\s")
+
+
+def run_stall(paths: list[Path], hwcheck: bool, arch: str | None = None) -> tuple[int, list[float]]:
+    """benchmarks/stall.py over `paths`, its lines passed through (they are the figures); the
+    exit code and the per-kernel stall ratios (for a geometric mean over several runs)."""
     cmd = [sys.executable, str(ROOT / "benchmarks" / "stall.py")] + (["--hwcheck"] if hwcheck else [])
     cmd += (["--arch", arch] if arch else []) + [str(p) for p in paths]
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    return subprocess.run(cmd, env=env).returncode
+    ratios = []
+    with subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, text=True) as proc:
+        for line in proc.stdout:
+            print(line, end="", flush=True)
+            m = _RATIO.search(line)
+            if m and not line.startswith("geomean"):
+                ratios.append(float(m.group(1)))
+    return proc.returncode, ratios
 
 
 def main() -> int:
@@ -182,14 +195,21 @@ def main() -> int:
                     for m in made:
                         print(f"  {m.name}")
                 elif made:
-                    rc |= run_stall(made, ns.hwcheck)
+                    rc |= run_stall(made, ns.hwcheck)[0]
         if ns.miopen and not ns.build_only:
             by_cpu: dict[str, list[Path]] = {}
             for path, cpu in stage_miopen(ns.mirror, out):
                 by_cpu.setdefault(cpu, []).append(path)
+            ratios: list[float] = []
             for cpu, paths in by_cpu.items():
                 print(f"MIOpen {cpu}:", flush=True)
-                rc |= run_stall(paths, ns.hwcheck, cpu)
+                code, got = run_stall(paths, ns.hwcheck, cpu)
+                rc |= code
+                ratios += got
+            if ratios:
+                gm = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
+                print(f"MIOpen: geomean stall ratio {gm:.3f} over {len(ratios)} kernels; "
+                      f"above 1.25x: {sum(r > 1.25 for r in ratios)}")
     return rc
 
 
