@@ -78,3 +78,19 @@ def test_stall_runs_and_ours_is_safe(built, name, tmp_path):
     bare = tmp_path / ("bare." + name)
     bare.write_text("\n".join(ln for ln in text.splitlines() if not _WAIT.match(ln)) + "\n")
     assert stall.hw_unsafe(str(bare), []) > 0
+
+
+MIRROR = Path("/work/.mirror/ROCm+MIOpen/repo")
+
+
+@pytest.mark.skipif(not MIRROR.is_dir(), reason="no ROCm/MIOpen mirror")
+def test_the_eight_miopen_kernels_are_staged_with_their_includes(tmp_path):
+    staged = llvm_stall.stage_miopen(str(MIRROR), tmp_path)
+    assert sorted(cpu for _, cpu in staged) == sorted(["gfx1030", "gfx908", "gfx1030", "gfx90a", "gfx908",
+                                                       "gfx908", "gfx908", "gfx908"])
+    assert len({p.name for p, _ in staged}) == 8
+    for path, _cpu in staged:
+        text = path.read_text(errors="replace")
+        assert ".include" not in text or any(path.parent.glob("*.inc")), path
+        for inc in re.findall(r'^\s*\.include\s+"([^"]+)"', text, re.M):
+            assert (path.parent / inc).exists(), (path.name, inc)
