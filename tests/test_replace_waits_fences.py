@@ -49,6 +49,25 @@ def test_acquire_after_a_scoped_load_is_kept():
     assert removed(ACQUIRE_942.format(mods="", wait="vmcnt(0)"), "gfx942") == ["s_waitcnt vmcnt(0)"]
 
 
+def test_lds_release_before_a_scoped_store_is_kept():
+    """llc-22, `store` to LDS, `fence syncscope("workgroup") release`, atomic flag store."""
+    body = """
+    ds_write_b32 v2, v3
+    s_waitcnt lgkmcnt(0)
+    global_store_dword v0, v1, s[0:1] {mods}
+    """
+    assert removed(body.format(mods="sc0"), "gfx942") == []
+    # a streaming store (cktile's epilogue: `sc0 nt sc1`) is no flag
+    assert removed(body.format(mods="sc0 nt sc1"), "gfx942") == ["s_waitcnt lgkmcnt(0)"]
+    gfx12 = """
+    ds_store_b32 v0, v1
+    s_wait_dscnt 0x0
+    global_store_b32 v2, v3, s[0:1] scope:SCOPE_SE
+    """
+    assert removed(gfx12, "gfx1200") == []
+    assert removed(gfx12.replace(" scope:SCOPE_SE", ""), "gfx1200") == ["s_wait_dscnt 0x0"]
+
+
 @pytest.mark.parametrize("arch", ["gfx1200", "gfx1250"])
 def test_gfx12_scope_spelling(arch: str):
     body = """
