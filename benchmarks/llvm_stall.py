@@ -1,13 +1,13 @@
 """LLVM-compiled kernels and MIOpen in the stall benchmark (issue 22, "Done when").
 
 Usage: .venv/bin/python benchmarks/llvm_stall.py [--out DIR] [--build-only] [--hwcheck]
-           [--only SUBSTRING] [--miopen] [--mirror DIR]
+           [--only SUBSTRING] [--miopen [--no-llvm]] [--mirror DIR]
 
 The LLVM set: kernels and callable functions of LLVM's own AMDGPU CodeGen tests
 (`tests/data/llvm-stall`, `tests/data/llvm-ir`; Apache-2.0 WITH LLVM-exception, see their
 READMEs), each function taken alone by llvm-extract-22 and compiled by
-`llc-22 -O3 -mtriple=amdgcn-amd-amdhsa -mcpu=CPU` (a shader: `-mtriple=amdgcn`) for gfx942, gfx950 and gfx1250 into
-`--out` (one `.s` per function and CPU; a function the CPU cannot select is reported and
+`llc-22 -O3 -mtriple=amdgcn-amd-amdhsa -mcpu=CPU` (a shader: `-mtriple=amdgcn`) for gfx942,
+gfx950 and gfx1250 into `--out` (one `.s` per function and CPU; a function the CPU cannot select is reported and
 left out).  The waits in those files are LLVM 22's SIInsertWaitcnts' (plus the memory
 legalizer's): they stand for the authors' waits.  `benchmarks/stall.py` then strips and
 re-inserts them (`insert --replace-waits`) and prices both texts with the same model:
@@ -17,7 +17,7 @@ per kernel the predicted stall, its ratio, wait counts, unproven findings, and w
 `--miopen` does the same for the eight MIOpen macro-written kernels of "Placement round"
 (BENCHMARKS.md): the two of `tests/data/miopen` and six staged from the ROCm/MIOpen mirror
 with their `.inc` files (`benchmarks/miopen_macros.py`'s staging), one `stall.py` run per
-processor (`--arch`).  Nothing is asserted: figures only.  Without llc-22 (or the mirror)
+processor (`--arch`), and the geometric mean over the eight.  Nothing is asserted: figures only.  Without llc-22 (or the mirror)
 the part that needs it says so and is skipped.
 """
 
