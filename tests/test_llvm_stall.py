@@ -94,3 +94,17 @@ def test_the_eight_miopen_kernels_are_staged_with_their_includes(tmp_path):
         assert ".include" not in text or any(path.parent.glob("*.inc")), path
         for inc in re.findall(r'^\s*\.include\s+"([^"]+)"', text, re.M):
             assert (path.parent / inc).exists(), (path.name, inc)
+
+
+def test_the_compiled_release_and_acquire_keep_their_waits(tmp_path):
+    """llc-22's workgroup release and acquire (lds-dma-workgroup-release.ll, gfx942) survive
+    `insert --replace-waits`: the drain before the `sc0` flag store and after the `sc0` load."""
+    made, _ = llvm_stall.build(tmp_path, "fence_fence")
+    path = next(p for p in made if p.name == "fence_fence.gfx942.s")
+    stall = _load("stall")
+    mine, _ = stall.ours(path, None, -1, None, str(tmp_path))
+    lines = [ln.strip() for ln in mine.splitlines() if ln.strip() and not ln.strip().startswith(";")]
+    store = next(i for i, ln in enumerate(lines) if ln.startswith("global_store_dword") and ln.endswith("sc0"))
+    assert lines[store - 1] == "s_waitcnt vmcnt(0) lgkmcnt(0)", lines[store - 3:store + 1]
+    load = next(i for i, ln in enumerate(lines) if ln.startswith("global_load_dword") and ln.endswith("sc0"))
+    assert lines[load + 1] == "s_waitcnt vmcnt(0)", lines[load:load + 3]
