@@ -12,7 +12,9 @@ left out).  The waits in those files are LLVM 22's SIInsertWaitcnts' (plus the m
 legalizer's): they stand for the authors' waits.  `benchmarks/stall.py` then strips and
 re-inserts them (`insert --replace-waits`) and prices both texts with the same model:
 per kernel the predicted stall, its ratio, wait counts, unproven findings, and with
-`--hwcheck` the unsafe count of `check --exhaustive` on ours.
+`--hwcheck` the unsafe count of `check --exhaustive` on ours.  With ../shared present, the two
+aiter gfx1250 mxscale GEMMs' IR (`../shared/corpus/asm/llvm22-pairs`, MIT) are compiled whole
+for gfx1250 and measured with them.
 
 `--miopen` does the same for the eight MIOpen macro-written kernels of "Placement round"
 (BENCHMARKS.md): the two of `tests/data/miopen` and six staged from the ROCm/MIOpen mirror
@@ -72,6 +74,14 @@ KERNELS = (
     ("llvm-ir/llvm.amdgcn.global.load.async.to.lds.ll", "global_load_async_to_lds_b128_saddr"),
 )
 
+#: whole kernels compiled by llc-22 from IR that aiter's FlyDSL generated (MIT; ../shared/corpus/asm,
+#: `llvm22-pairs/*.llvm22.ll`, the intrinsics adapted to LLVM 22 there): (file, CPU)
+SHARED_IR = (
+    ("aiter_gfx1250_mxscale_gemm1.llvm22.ll", "gfx1250"),
+    ("aiter_gfx1250_mxscale_gemm2.llvm22.ll", "gfx1250"),
+)
+SHARED_PAIRS = ROOT.parent / "shared" / "corpus" / "asm" / "llvm22-pairs"
+
 #: MIOpen: (kernel in tests/data/miopen, or (mirror folder under src/kernels, name filter, count)), processor
 MIOPEN_LOCAL = (
     ("miopen/igemm_gfx1030/igemm_fwd_gtcn2_nchwc_cyxkc_fp16x8_bx0_ex0_bt128x128x32_lt8x8_lw2x4_lr2x4"
@@ -124,6 +134,20 @@ def build(out: Path, only: str = "") -> tuple[list[Path], list[str]]:
                 dst.unlink(missing_ok=True)
                 continue
             made.append(dst)
+    for name, cpu in SHARED_IR:
+        src = SHARED_PAIRS / name
+        if only and only not in name:
+            continue
+        if not src.exists():
+            skipped.append(f"{name}: not in {SHARED_PAIRS} (../shared absent)")
+            continue
+        dst = out / f"{name.split('.')[0]}.{cpu}.s"
+        r = subprocess.run([LLC, "-O3", "-mtriple=amdgcn-amd-amdhsa", f"-mcpu={cpu}", str(src), "-o", str(dst)],
+                           capture_output=True, text=True)
+        if r.returncode:
+            skipped.append(f"{name} {cpu}: {r.stderr.strip()[:120]}")
+            continue
+        made.append(dst)
     return made, skipped
 
 
