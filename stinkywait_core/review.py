@@ -247,8 +247,8 @@ def _plan_verified(an: Analysis, lines: list[str], usable: list[Change], analyze
 
     All changes are tried together first: if the program with every change needs nothing
     new, each change alone needs nothing new either (a subset of the changes leaves more
-    hand-written waits, so fewer ops in flight); otherwise each is tried alone, one line at a
-    time from the original (an edit the incremental re-plan handles in proportion to it)."""
+    hand-written waits, so fewer ops in flight); otherwise a failing group is halved until
+    the groups pass or hold one change (each trial re-plans incrementally from the last)."""
     if not usable:
         return []
     base: dict[tuple[str, int, str, str], int] = {}
@@ -272,24 +272,29 @@ def _plan_verified(an: Analysis, lines: list[str], usable: list[Change], analyze
     if needs_nothing_new(usable, scratch):
         return list(usable)
     # removals of waits that drain nothing change no state: they pass as a group; the
-    # relaxations of draining waits are tried one by one
+    # relaxations of draining waits are tried in groups, halved where a group fails (a group
+    # that passes passes change by change, so each change ends up proven in the largest
+    # group that passes, or tried alone)
     removals = [c for c in usable if c.diag.code == "redundant-wait"]
     relaxations = [c for c in usable if c.diag.code != "redundant-wait"]
     out: list[Change] = []
-    singles = relaxations
+    # (group, known to fail): without removals the relaxations are the group that just failed
+    groups: list[tuple[list[Change], bool]] = [(relaxations, not removals)]
     if removals:
         if needs_nothing_new(removals, scratch):
             out.extend(removals)
         else:
-            singles = usable
-    analyze(an.module.text, an.path, an.options, an.language, cache=scratch, read=an.read)
-    dirty = False
-    for change in singles:
-        if dirty:
-            analyze(an.module.text, an.path, an.options, an.language, cache=scratch, read=an.read)
-        if needs_nothing_new([change], scratch):
-            out.append(change)
-        dirty = True
+            groups = [(usable, True)]
+    while groups:
+        checkpoint(an)
+        group, failed = groups.pop()
+        if not group:
+            continue
+        if not failed and needs_nothing_new(group, scratch):
+            out.extend(group)
+        elif len(group) > 1:
+            half = len(group) // 2
+            groups.extend(((group[half:], False), (group[:half], False)))
     out.sort(key=lambda c: (c.line, c.diag.col))
     return out
 
