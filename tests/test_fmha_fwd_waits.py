@@ -225,3 +225,28 @@ def test_second_round_lowers_the_predicted_stall():
     by_line = {p.line: p.total for p in run.points.values()}
     j2 = next(n for n, ln in enumerate(out.split("\n"), 1) if ln.strip() == "s_wait_loadcnt 2")
     assert by_line.get(j2, 0) == 0
+
+
+def test_aiter_fmha_fwd_bf16_epilogue_fills_keep_their_wave_terms():
+    """aiter's gfx1250 fmha fwd bf16 (tests/data/aiter_gfx1250, MIT): after the main loop the
+    K-tile fill at line 7595 writes at s57, which is s101 + 0 on one path into .Lpc_dd48 and
+    s101 + {0, 0x8800} on the other (s101 = (w & 1) * 0x23000 + (w >> 1) * 0x2200, w the wave
+    index); the next fill, at line 7604, writes at s101 + 0x4400.  Another wave's 7604 never
+    meets this wave's 7595 (the barrier between them needs no tensorcnt drain)."""
+    import gzip
+    import os
+    path = os.path.join(os.path.dirname(__file__), "data", "aiter_gfx1250",
+                        "fmha_fwd_bf16__fmha_bf16_pertokenBf16_hd128_128x256.s.gz")
+    with gzip.open(path, "rt") as fh:
+        text = fh.read()
+    facts, by_line = _facts(text)
+    first, second = by_line[7595], by_line[7604]
+    assert first.mnemonic == second.mnemonic == "tensor_load_to_lds"
+    terms = facts.flow.value_at(first, ("s", 57)).lins[0][0]
+    assert sum(1 for a, _ in terms if a.derived is not None) == 2  # both wave-index terms kept
+    assert not facts.may_overlap_waves(first, second)
+    assert not facts.may_overlap_waves(second, first)
+    # the waves of one parity read each other's slices: the loop's ds_load at line 5145 reads
+    # s101 parity's tile at 0x4400.. that another wave's 7604 fills (the answer is not "never")
+    assert by_line[5145].mnemonic == "ds_load_b128"
+    assert facts.may_overlap_waves(second, by_line[5145])
