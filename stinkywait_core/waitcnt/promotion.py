@@ -76,7 +76,7 @@ class ShallowPredPromotion:
         wait is the shallow path's alone, and the kernel writer drains that path instead.
         The caller replays again (`finalize_plan`), which keeps every wait safe.  Not
         memoised: it runs only when the first round relaxed something and the replay added a
-        wait at a join (decision 47)."""
+        wait at a join (decision 48)."""
         if df.by_producer:
             return {}
         states = (df.final_entry, df.final_exit)
