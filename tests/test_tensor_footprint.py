@@ -263,3 +263,22 @@ def test_gfx950_fmha_bwd_dma_apart_from_the_other_waves_reads():
     an = analyze(text, "bwd950.s", Options(replace_waits=True))
     at_barrier = [w for w in an.waits() if w.line in (1476, 1477)]
     assert not [w for w in at_barrier if any(d.line == 1475 for d in w.deps)], at_barrier
+
+
+@pytest.mark.parametrize("other_base, meets", [(0x8800, False), (0x4400, True), (0x4300, True)])
+def test_a_two_valued_base_is_split_before_the_chunks_are_compared(other_base, meets):
+    """A padded tile's chunks (256 bytes every 272) at a base that is one of two values (a join
+    of 0 and `other_base`) against a tile at 0x4400: comparing the base as one range fills the
+    gap between its two values and meets the tile at 0x4400 even when both values are apart
+    from it (the merged fmhafwd + fmhabwd trees: aiter fmha fwd bf16's epilogue fills drained
+    again).  Split value by value, apart only when each value is."""
+    from stinkywait_core.analysis import intervals as I
+    from stinkywait_core.analysis.lds_access import Piece
+    from stinkywait_core.analysis.lds_facts import _pieces_meet_waves
+    from stinkywait_core.analysis.values import Atom, Val
+    chunks = (0, 31 * 272, 272)
+    join = Atom(1, (0, other_base, other_base), 0, "the join at .L")
+    a = Piece(Val((((((join, 1),), chunks)),), False), 256)
+    b = Piece(Val(((((), I.shift(chunks, 0x4400))),), False), 256)
+    assert _pieces_meet_waves(a, b, False) is meets
+    assert _pieces_meet_waves(b, a, False) is meets

@@ -359,16 +359,28 @@ def _wave_value(atom: Atom, values: dict) -> int:
     return v if atom.derived is None else atom.derived[1](v)
 
 
-def _lane_set(x: Lin, values: dict) -> I.SI | None:
+def _lane_sets(x: Lin, values: dict) -> list[I.SI] | None:
     """The integers form `x` takes in the wave whose wave-index symbols have `values`, every
-    other symbol over its range (None: it may leave [0, 2^32), i.e. wrap)."""
-    s = x[1]
+    other symbol over its range (None: it may leave [0, 2^32), i.e. wrap).  A symbol of a few
+    values (a two-way join of bases) is split value by value (at most `_FEW_SETS` sets):
+    added to a strided chunk offset as one range it would fill the gap between its values
+    (``{0, 0x8800} + [0, 8432] step 272`` is not ``[0, 43248] step 272``)."""
+    sets = [x[1]]
     for a, c in x[0]:
         if _wave_root(a) is not None:
-            s = I.shift(s, c * _wave_value(a, values))
+            sets = [I.shift(s, c * _wave_value(a, values)) for s in sets]
+            continue
+        lo, hi, st = a.range[:3]  # a 5-tuple's known bits are implied by its values
+        n = (hi - lo) // st + 1 if st else 1
+        if 1 < n and len(sets) * n <= _FEW_SETS:
+            sets = [I.shift(s, c * v) for s in sets for v in range(lo, hi + 1, st)]
         else:
-            s = I.add(s, I.mul_const(a.range, c))
-    return s if I.in_u32(s) else None
+            sets = [I.add(s, I.mul_const(a.range, c)) for s in sets]
+    return sets if all(I.in_u32(s) for s in sets) else None
+
+
+#: the most sets `_lane_sets` splits one form into
+_FEW_SETS = 8
 
 
 def _pieces_meet_waves(pa: Piece, pb: Piece, same_trip: bool) -> bool:
@@ -394,8 +406,9 @@ def _pieces_meet_waves(pa: Piece, pb: Piece, same_trip: bool) -> bool:
                 return True
             continue
         for wa, wb in combos:
-            sa, sb = _lane_set(la, wa), _lane_set(lb, wb)
-            if sa is None or sb is None or _meets(I.sub(sa, sb), 1 - pa.size, pb.size - 1):
+            sa, sb = _lane_sets(la, wa), _lane_sets(lb, wb)
+            if sa is None or sb is None or any(_meets(I.sub(x, y), 1 - pa.size, pb.size - 1)
+                                               for x in sa for y in sb):
                 return True
     return False
 
