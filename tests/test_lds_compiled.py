@@ -232,6 +232,23 @@ def test_sdwa_dst_word_pads_with_zeros():
     assert facts.access(at(f, "sub")).byte_range()[0] >= 0xffff0000
 
 
+def test_true16_high_half_is_not_read_as_the_low_half():
+    # `v2.h` is bits 31:16 of v2 (gfx11+ true16): the 16-bit add's value stays unknown
+    body = """
+    v_and_b32_e32 v1, 0xff, v0
+    v_mov_b32_e32 v2, 0x10000000
+    v_add_u16 v3, v1, {src}
+    v_and_b32_e32 v3, 0xffff, v3
+    v_mov_b32_e32 v6, 0x1000
+    ds_read_b32 v7, v3                    // @sub
+    ds_write_b32 v6, v7                   // @other
+"""
+    f, facts = build(body.format(src="v2.l"))
+    assert facts.access(at(f, "sub")).byte_range() == (0, 0x102, 1)
+    f, facts = build(body.format(src="v2.h"))
+    assert facts.may_overlap(at(f, "sub"), at(f, "other"))
+
+
 # --- an i1 lane mask tested against EXEC before each use (compiled ping-pong bases) -----------------
 
 MASK = """

@@ -79,6 +79,11 @@ _TRIPS = 6
 _MAX_DEPTH = 400
 _SCALAR = ("s", "ttmp", "m")
 _SHUFFLE = re.compile(r'row_|quad_perm|dpp|bound_ctrl|_sel:|fi:|wave_shr|wave_ror|row_bcast')
+def _HIGH_HALF(d: Instruction) -> bool:
+    """An operand names a 16-bit register half ``.h`` (gfx11+ true16 syntax)."""
+    return any(type(r) is Reg and (r.spelling or "").endswith(".h") for r in (*d.srcs, *d.dsts))
+
+
 #: lane shuffles and half selects other than SDWA's own selectors
 _SHUFFLE_NOT_SDWA = re.compile(r'row_|quad_perm|dpp|bound_ctrl|op_sel|fi:|wave_shr|wave_ror|row_bcast')
 
@@ -819,7 +824,9 @@ class ValueFlow:
             return {}
         mn = d.mnemonic
         res: dict = {}
-        if mn.startswith("v_dual_"):
+        if _HIGH_HALF(d):
+            pass  # (a true16 high half, `v1.h`: which half is read or written is not modelled)
+        elif mn.startswith("v_dual_"):
             res = self._vopd(d, ctx)
         elif mn.endswith("_sdwa") and not (d.suffix and _SHUFFLE_NOT_SDWA.search(d.suffix)):
             res = sdwa_values(self._operands(d, ctx))

@@ -414,7 +414,18 @@ def _shr64(ops):
 
 @_op("s_and_b32", "v_and_b32")
 def _and(ops):
-    out = _scc_result(ops, v_and(ops.src(0), ops.src(1)))
+    a, b = ops.src(0), ops.src(1)
+    if base_mnemonic(ops.mnemonic) == "v_and_b32":
+        # a mask within the low half reads only the low half: exact after a 16-bit operation
+        # whose upper half is not known (`value_sdwa`)
+        for i, c in ((1, a.const()), (0, b.const())):
+            if c is not None and c & I.MASK32 <= 0xFFFF:
+                if i == 1:
+                    b = ops.src_low16(1)
+                else:
+                    a = ops.src_low16(0)
+                break
+    out = _scc_result(ops, v_and(a, b))
     if ops.mnemonic == "s_and_b32" and ("SCC", 0) not in out:
         flag = _mask_and_exec_flag(ops, 1)
         if flag is not None:
