@@ -174,6 +174,119 @@ def test_callee_entry_near_miss_overlaps():
     assert facts.may_overlap(at(f, "w"), at(f, "r"))
 
 
+# --- SDWA and 16-bit arithmetic (compiled gfx950 cktile) -------------------------------------------
+
+SUBDWORD = """
+    v_and_b32_e32 v230, 63, v0
+    v_and_b32_e32 v2, -16, v230
+    v_mov_b32_e32 v5, 4
+    v_ashrrev_i16_sdwa v3, v5, sext(v2) dst_sel:DWORD dst_unused:UNUSED_PAD src0_sel:DWORD src1_sel:{sel}
+    v_bitop3_b16 v3, v3, v230, 3 bitop3:{table}
+    v_lshlrev_b32_sdwa v3, v5, sext(v3) dst_sel:DWORD dst_unused:UNUSED_PAD src0_sel:DWORD src1_sel:WORD_0
+    v_add_u32_e32 v4, 0x1000, v3
+    v_mov_b32_e32 v6, {other}
+    ds_read_b32 v7, v4                    // @sub
+    ds_write_b32 v6, v7                   // @other
+"""
+
+
+def test_sdwa_and_bitop3_b16_give_the_lane_values():
+    # v2 = lane & 0x30: its byte >> 4 is 0..3, xor (lane & 3) is 0..3, << 4: 0x1000 + 0..0x30
+    f, facts = build(SUBDWORD.format(sel="BYTE_0", table="0x78", other="0x1100"))
+    assert facts.access(at(f, "sub")).byte_range() == (0x1000, 0x1033, 1)
+    assert not facts.may_overlap(at(f, "sub"), at(f, "other"))
+
+
+@pytest.mark.parametrize("sel, table, other", [
+    ("BYTE_0", "0x78", "0x1030"),   # the largest lane value
+    ("BYTE_1", "0x78", "0x1030"),   # byte 1 of v2 is 0: the result is lane & 3, up to 0x30
+    ("BYTE_0", "0xf8", "0x1030"),   # a | (b & c): the same reach
+])
+def test_sdwa_near_miss_overlaps(sel, table, other):
+    f, facts = build(SUBDWORD.format(sel=sel, table=table, other=other))
+    assert facts.may_overlap(at(f, "sub"), at(f, "other"))
+
+
+def test_sdwa_16bit_result_keeps_no_upper_half():
+    # a 16-bit result read whole (DWORD) may carry any upper half: unknown, never 0..0x30
+    body = SUBDWORD.format(sel="BYTE_0", table="0x78", other="0x1100").replace(
+        "src1_sel:WORD_0\n", "src1_sel:DWORD\n")
+    f, facts = build(body)
+    assert facts.may_overlap(at(f, "sub"), at(f, "other"))
+
+
+def test_sdwa_dst_word_pads_with_zeros():
+    body = """
+    v_and_b32_e32 v1, 0x3ff, v0
+    v_mov_b32_e32 v2, -1
+    v_add_u32_sdwa v2, v1, v1 dst_sel:WORD_0 dst_unused:{unused} src0_sel:DWORD src1_sel:DWORD
+    v_mov_b32_e32 v6, 0x1000
+    ds_read_b32 v7, v2                    // @sub
+    ds_write_b32 v6, v7                   // @other
+"""
+    f, facts = build(body.format(unused="UNUSED_PAD"))
+    assert facts.access(at(f, "sub")).byte_range() == (0, 0x201, 1)  # (256 work-items)
+    assert not facts.may_overlap(at(f, "sub"), at(f, "other"))
+    # the old upper half (-1) kept: far away, overlapping anything up there
+    f, facts = build(body.format(unused="UNUSED_PRESERVE"))
+    assert facts.access(at(f, "sub")).byte_range()[0] >= 0xffff0000
+
+
+def test_true16_high_half_is_not_read_as_the_low_half():
+    # `v2.h` is bits 31:16 of v2 (gfx11+ true16): the 16-bit add's value stays unknown
+    body = """
+    v_and_b32_e32 v1, 0xff, v0
+    v_mov_b32_e32 v2, 0x10000000
+    v_add_u16 v3, v1, {src}
+    v_and_b32_e32 v3, 0xffff, v3
+    v_mov_b32_e32 v6, 0x1000
+    ds_read_b32 v7, v3                    // @sub
+    ds_write_b32 v6, v7                   // @other
+"""
+    f, facts = build(body.format(src="v2.l"))
+    assert facts.access(at(f, "sub")).byte_range() == (0, 0x102, 1)
+    f, facts = build(body.format(src="v2.h"))
+    assert facts.may_overlap(at(f, "sub"), at(f, "other"))
+
+
+# --- an i1 lane mask tested against EXEC before each use (compiled ping-pong bases) -----------------
+
+MASK = """
+    s_load_dword s4, s[0:1], 0x0
+    s_waitcnt lgkmcnt(0)
+    s_cmp_lt_u32 s4, 0x100
+    s_cselect_b64 s[22:23], -1, 0
+    s_and_b64 s[6:7], s[22:23], exec
+    s_cselect_b32 s46, 0x4000, 0
+    {between}
+    s_and_b64 s[2:3], s[22:23], exec
+    s_cselect_b32 s50, {ping}, {pong}
+    v_and_b32 v1, 63, v0
+    v_lshlrev_b32 v1, 2, v1
+    v_add_u32 v2, s46, v1
+    v_add_u32 v3, s50, v1
+    ds_write_b32 v2, v7                   // @ping
+    ds_read_b32 v8, v3                    // @pong
+"""
+
+
+def test_mask_tests_select_the_other_buffer():
+    # s46 = 0x4000 * c and s50 = 0x4000 * (1 - c): one condition c, tested twice
+    f, facts = build(MASK.format(between="", ping="0", pong="0x4000"))
+    assert not facts.may_overlap(at(f, "ping"), at(f, "pong"))
+
+
+@pytest.mark.parametrize("between, ping, pong", [
+    ("", "0x4000", "0"),                                     # the same buffer
+    ("s_cselect_b64 s[22:23], 0, -1", "0", "0x4000"),        # the mask inverted in between
+    ("s_mov_b64 exec, 0", "0", "0x4000"),                    # EXEC empty: the second test is 0
+    ("s_and_b32 s22, s22, 1", "0", "0x4000"),                # no longer all-or-nothing
+])
+def test_mask_tests_near_miss_overlaps(between, ping, pong):
+    f, facts = build(MASK.format(between=between, ping=ping, pong=pong))
+    assert facts.may_overlap(at(f, "ping"), at(f, "pong"))
+
+
 # --- the real kernels ------------------------------------------------------------------------------
 
 I8GEMM = os.path.join(GFX942, "i8gemm_bf16_perTokenI8_BpreShuffle_112x256.s.gz")
@@ -212,12 +325,27 @@ def test_aiter_f4gemm_registers_through_the_subroutine():
 def test_aiter_cktile_dma_base_is_bounded():
     """aiter's gfx950 cktile GEMM: M0 = s50 + ... with ``s_cselect_b32 s50, 0, 0x10800`` and
     ``s_bfe_i32 s6, s19, 0x10006; s_and_b32 s6, s6, 0x440``: the DMA stays inside the LDS."""
-    path = os.path.join(CORPUS, "aiter_gfx950_a8w8_cktile_gemm_256x256x128.s")
-    with open(path) as fh:
-        m = parse_asm(fh.read(), "cktile.s")
-    f = m.functions[0]
-    facts = lds_facts(f, m)
-    by = {i.line: i for b in f.blocks for i in b.instrs}
+    facts, by = _cktile()
     for line in (904, 916):
         r = facts.access(by[line]).byte_range()
         assert r is not None and r[1] < facts.launch.lds_limit, (line, r)
+
+
+@pytest.mark.skipif(not os.path.isdir(CORPUS), reason="../shared corpus absent")
+@pytest.mark.parametrize("dma, read", [(904, 915), (925, 926), (1039, 1050), (1060, 1061)])
+def test_aiter_cktile_reads_apart_from_the_other_buffer_fill(dma, read):
+    """aiter's gfx950 cktile GEMM: its DS reads' lane offsets are built with SDWA and
+    ``v_bitop3_b16`` (were "any address"), and its two buffers are selected on two tests of
+    one i1 mask (``s_and_b64 s, s[22:23], exec``): each DMA fill of the loop is apart from the
+    reads of the other buffer that follow it (these pairs were `fallback-lds` drains)."""
+    facts, by = _cktile()
+    assert facts.access(by[read]).byte_range()[1] < facts.launch.lds_limit
+    assert not facts.may_overlap(by[dma], by[read], same_trip=True), facts.why_not_proven(by[dma], by[read], True)
+
+
+def _cktile():
+    """The LDS facts of the corpus' gfx950 cktile GEMM and its instructions by line."""
+    with open(os.path.join(CORPUS, "aiter_gfx950_a8w8_cktile_gemm_256x256x128.s")) as fh:
+        m = parse_asm(fh.read(), "cktile.s")
+    f = m.functions[0]
+    return lds_facts(f, m), {i.line: i for b in f.blocks for i in b.instrs}

@@ -623,11 +623,16 @@ def test_fallback_reasons_name_the_pair_only_for_per_wave_pairs():
         "aiter_gfx950_a8w8_cktile_gemm_256x256x128.s"
     if not path.exists():
         pytest.skip("../shared/corpus/asm not available")
-    def reasons(p: Path) -> list[str]:
-        return [w.reason for w in analyze(p.read_text(), str(p)).waits() if w.rule == "fallback"]
+    def reasons(text: str) -> list[str]:
+        return [w.reason for w in analyze(text, str(path)).waits() if w.rule == "fallback"]
 
-    per_wave = [r for r in reasons(path) if "fallback-lds" in r]
-    at_barrier = [r for r in reasons(path) if "fallback-barrier" in r]
+    text = path.read_text()
+    # (its loop's fills and reads are proven apart since SDWA and its i1 mask tests are
+    # modelled: the per-wave pairs come from the kernel with its second buffer made the first)
+    assert "s_cselect_b32 s50, 0, 0x10800" in text
+    per_wave = [r for r in reasons(text.replace("s_cselect_b32 s50, 0, 0x10800", "s_cselect_b32 s50, 0x10800, 0"))
+                if "fallback-lds" in r]
+    at_barrier = [r for r in reasons(text) if "fallback-barrier" in r]
     assert per_wave and at_barrier
     assert all("not proven disjoint" in r and ("may overlap" in r or "not known" in r) for r in per_wave), per_wave
     assert not any("not proven disjoint" in r or "touches no LDS memory" in r for r in at_barrier), at_barrier

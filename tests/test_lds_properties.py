@@ -37,6 +37,9 @@ def _sext(v: int, width: int) -> int:
 
 
 WAVES = 4
+#: SDWA selector -> (bit offset, width)
+SDWA_FIELDS = {"BYTE_0": (0, 8), "BYTE_1": (8, 8), "BYTE_2": (16, 8), "BYTE_3": (24, 8), "WORD_0": (0, 16),
+               "WORD_1": (16, 16), "DWORD": (0, 32)}
 LAUNCH = LaunchInfo("gfx1250", 32, 0, LANES * WAVES, (LANES * WAVES, 1, 1))
 CONSTS = [0, 1, 2, 3, 4, 5, 8, 15, 16, 31, 32, 63, 0x7f, 0xff, 0x100, 0x110, 0x1f0, 0x200, 0x3ff, 0x400,
           0x7f0, 0x800, 0xfff, 0x1000, 0x1ff0, 0x2000, 0x3ff0, 0x4000, 0x7ff0, 0x8000, 0xfff0, 0xffff, 0x10000,
@@ -44,6 +47,11 @@ CONSTS = [0, 1, 2, 3, 4, 5, 8, 15, 16, 31, 32, 63, 0x7f, 0xff, 0x100, 0x110, 0x1
 SHIFTS = [0, 1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 13, 16]
 SCRATCH_S = [f"s{i}" for i in range(4, 16)]
 SCRATCH_V = [f"v{i}" for i in range(1, 12)]
+
+#: SDWA selectors, and operations with them (16-bit ones compute 16 bits)
+SDWA_SELS = ["BYTE_0", "BYTE_1", "BYTE_2", "BYTE_3", "WORD_0", "WORD_1", "DWORD"]
+SDWA_OPS = ["v_lshlrev_b32_sdwa", "v_lshrrev_b32_sdwa", "v_ashrrev_i16_sdwa", "v_lshlrev_b16_sdwa",
+            "v_add_u16_sdwa", "v_add_u32_sdwa", "v_and_b32_sdwa", "v_mov_b32_sdwa"]
 
 SETTINGS = settings(max_examples=int(os.environ.get("LDS_PROPERTY_EXAMPLES", "300")), deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -96,7 +104,10 @@ class Gen:
         return d
 
     def op(self) -> None:
-        k = self.draw(st.integers(0, 30))
+        k = self.draw(st.integers(0, 34))
+        if k >= 31:
+            self.subdword(k)
+            return
         if k == 0:
             self.emit(f"s_mov_b32 {self.s_dst()}, {self.s_src()}")
         elif k == 1:
@@ -216,6 +227,63 @@ class Gen:
         else:
             self.access()
 
+    def sel_operand(self) -> tuple[str, str]:
+        """(operand text, selector) of an SDWA source: a VGPR, maybe sign-extended."""
+        v = self.v_src()
+        sel = self.draw(st.sampled_from(SDWA_SELS))
+        return (f"sext({v})" if self.draw(st.booleans()) else v), sel
+
+    def subdword(self, k: int) -> None:
+        """Sub-dword arithmetic of compiled gfx9 code: SDWA, 16-bit operations, an i1 mask."""
+        if k == 31:
+            mn = self.draw(st.sampled_from(SDWA_OPS))
+            dst_sel = self.draw(st.sampled_from(SDWA_SELS[:5] + ["DWORD", "DWORD"]))
+            unused = self.draw(st.sampled_from(["UNUSED_PAD", "UNUSED_PRESERVE", "UNUSED_SEXT"]))
+            x, xs = self.sel_operand()
+            tail = f"dst_sel:{dst_sel} dst_unused:{unused}"
+            if mn == "v_mov_b32_sdwa":
+                self.emit(f"{mn} {self.v_dst()}, {x} {tail} src0_sel:{xs}")
+                return
+            if "sh" in mn:  # the amount first, a whole register
+                amt = self.v_dst()
+                self.emit(f"v_mov_b32 {amt}, {self.draw(st.integers(0, 17))}")
+                a, a_sel = amt, "DWORD"
+            else:
+                a, a_sel = self.sel_operand()
+            self.emit(f"{mn} {self.v_dst()}, {a}, {x} {tail} src0_sel:{a_sel} src1_sel:{xs}")
+        elif k == 32:
+            a = self.draw(st.sampled_from([self.v_src(), self.v_src(), "0x30"]))
+            b = self.v_src()
+            c = self.draw(st.sampled_from([self.v_src(), "3", "0", "0xff", "0xf0f0", "-1"]))
+            t = self.draw(st.sampled_from([0x78, 0x96, 0x80, 0xFE, 0xF0, 0xCC, 0xAA, 0x6C, 0x1E, 0x48])
+                          | st.integers(0, 255))
+            self.emit(f"v_bitop3_b16 {self.v_dst()}, {a}, {b}, {c} bitop3:{hex(t)}")
+        elif k == 33:
+            mn = self.draw(st.sampled_from(["v_lshlrev_b16", "v_lshrrev_b16", "v_ashrrev_i16", "v_add_u16",
+                                            "v_sub_u16"]))
+            if "sh" in mn:
+                self.emit(f"{mn} {self.v_dst()}, {self.draw(st.integers(0, 17))}, {self.v_src()}")
+            else:
+                a, b = self.v_src(), self.v_src()
+                self.emit(f"{mn} {self.v_dst()}, {a}, {b}")
+        else:
+            # an i1 condition as a lane mask, tested against EXEC before each use
+            a = self.draw(st.sampled_from(self.sdef))
+            self.emit(f"s_cmp_lt_u32 {a}, {self.const()}")
+            wide = self.draw(st.booleans())
+            m = self.draw(st.sampled_from(["s40", "s42"]))
+            mm = f"s[{m[1:]}:{int(m[1:]) + 1}]" if wide else m
+            lo, hi = self.draw(st.sampled_from([("-1", "0"), ("0", "-1")]))
+            self.emit(f"s_cselect_b{64 if wide else 32} {mm}, {lo}, {hi}")
+            for _ in range(self.draw(st.integers(0, 2))):
+                self.op()
+            for _ in range(self.draw(st.integers(1, 2))):
+                if wide:
+                    self.emit(f"s_and_b64 s[44:45], {mm}, exec")
+                else:
+                    self.emit(f"s_and_b32 s44, {mm}, exec_lo")
+                self.emit(f"s_cselect_b32 {self.s_dst()}, {self.s_src()}, {self.s_src()}")
+
     def access(self) -> None:
         k = self.draw(st.integers(0, 5))
         a = self.v_src()
@@ -321,6 +389,43 @@ def programs(draw):
     return "\n".join(("" if ln.endswith(":") else "  ") + ln for ln in g.lines) + "\n", g.accesses
 
 
+@st.composite
+def subdword_programs(draw):
+    """Short chains of sub-dword arithmetic (SDWA, 16-bit operations, i1 masks) on small
+    lane values, each feeding an access: the reported range must hold every byte touched."""
+    g = Gen(draw)
+    g.emit("k:")
+    g.descriptor()
+    for _ in range(draw(st.integers(1, 3))):
+        src = draw(st.sampled_from(g.vdef))
+        g.emit(f"v_and_b32 {g.v_dst()}, {hex(draw(st.sampled_from([0x3f, 0xff, 0x3f0, 0x1fff, 0xffff, 0x8f00])))}, "
+               f"{src}")
+    for _ in range(draw(st.integers(1, 6))):
+        k = draw(st.integers(31, 34))
+        g.subdword(k)
+        if k == 34:
+            g.emit(f"v_add_nc_u32 {g.v_dst()}, {g.sdef[-1]}, {g.vdef[0]}")
+        g.emit(f"ds_load_b32 v12, {g.vdef[-1]}", True)
+    g.emit("s_endpgm")
+    return "\n".join(("" if ln.endswith(":") else "  ") + ln for ln in g.lines) + "\n", g.accesses
+
+
+@SETTINGS
+@given(subdword_programs(), st.lists(st.integers(0, 1 << 20), min_size=2, max_size=3))
+def test_subdword_values_hold(prog, seeds):
+    text, accesses = prog
+    facts, by_line, lines = _analysed(text)
+    for w in range(WAVES):
+        for seed in seeds:
+            out: dict = {}
+            Wave(w, seed).run(lines, set(accesses), out)
+            for ln in accesses:
+                r = facts.access(by_line[ln]).byte_range()
+                for _, got in out.get(ln, ()):
+                    assert r is None or not got or (r[0] <= min(got) and max(got) <= r[1]), \
+                        (ln, hex(min(got)), hex(max(got)), r)
+
+
 # --- execution ---------------------------------------------------------------------------------------
 
 class Wave:
@@ -337,6 +442,11 @@ class Wave:
     def sval(self, t: str) -> int:
         if t in self.s:
             return self.s[t]
+        if t in ("exec_lo", "exec"):
+            return sum(b << i for i, b in enumerate(self.exec))
+        if t.startswith("s[") and ":" in t:  # a pair read as 64 bits by the 64-bit forms here
+            lo = int(t[2:t.index(":")])
+            return self.sval(f"s{lo}") | self.sval(f"s{lo + 1}") << 32
         if t.startswith(("0x", "-")) or t[0].isdigit():
             return int(t, 0) & M
         return self.seed * 0x9E3779B1 & M  # an SGPR nobody wrote: some value
@@ -427,9 +537,113 @@ class Wave:
                 pos += pad  # the pad follows every `interval` bytes of data
         return got
 
+    def sdwa(self, mn: str, raw: str) -> None:
+        """An SDWA instruction: sources selected (and sign-extended), the operation, the
+        destination placed; a 16-bit operation's upper half is left as some value."""
+        fields = dict(f.split(":", 1) for f in raw.split() if ":" in f and "_" in f.split(":")[0])
+        body = raw.split(None, 1)[1].split(" dst_sel")[0]
+        opnds = [o.strip() for o in body.split(",")]
+        d, srcs = opnds[0], opnds[1:]
+
+        def pick(i: int, lane: int) -> int:
+            t = srcs[i]
+            sx = t.startswith("sext(")
+            v = self.lane(t[5:-1] if sx else t, lane)
+            off, width = SDWA_FIELDS[fields[f"src{i}_sel"]]
+            v = (v >> off) & ((1 << width) - 1)
+            return _sext(v, width) if sx and width < 32 else v
+
+        op = mn[:-len("_sdwa")]
+        junk = self.seed * 0x61C88647 & 0xFFFF0000
+
+        def compute(lane: int) -> int:
+            a = pick(0, lane)
+            b = pick(1, lane) if len(srcs) > 1 else 0
+            if op == "v_mov_b32":
+                return a
+            if op == "v_lshlrev_b32":
+                return (b << (a & 31)) & M
+            if op == "v_lshrrev_b32":
+                return b >> (a & 31)
+            if op == "v_add_u32":
+                return (a + b) & M
+            if op == "v_and_b32":
+                return a & b
+            a16, b16 = a & 0xFFFF, b & 0xFFFF
+            if op == "v_lshlrev_b16":
+                r = (b16 << (a16 & 15)) & 0xFFFF
+            elif op == "v_ashrrev_i16":
+                r = (_sext(b16, 16) >> (a16 & 15)) & 0xFFFF if b16 & 0x8000 else b16 >> (a16 & 15)
+            elif op == "v_add_u16":
+                r = (a16 + b16) & 0xFFFF
+            else:
+                raise AssertionError(f"interpreter lacks {mn}")
+            return r | junk  # (the upper half of a 16-bit result: not defined here)
+
+        off, width = SDWA_FIELDS[fields["dst_sel"]]
+        old = self.v.get(d, [self.seed * 0x27D4EB2F & M] * LANES)
+
+        def place(lane: int) -> int:
+            r = compute(lane)
+            if width == 32:
+                return r
+            fmask = (1 << width) - 1
+            field = r & fmask
+            out = field << off
+            unused = fields["dst_unused"]
+            if unused == "UNUSED_PRESERVE":
+                out |= old[lane] & ~(fmask << off) & M
+            elif unused == "UNUSED_SEXT" and field >> (width - 1) & 1:
+                out |= M & ~((1 << (off + width)) - 1)
+            return out
+
+        self.setv(d, place)
+
+    def op16(self, mn: str, ops: list) -> None:
+        """A 16-bit operation without SDWA: the upper half zeroed or kept (both happen)."""
+        d = ops[0]
+        old = self.v.get(d, [self.seed * 0x27D4EB2F & M] * LANES)
+        keep = self.seed & 1
+
+        def low(t: str, lane: int) -> int:
+            return self.lane(t, lane) & 0xFFFF
+
+        def r16(lane: int) -> int:
+            if mn == "v_bitop3_b16":
+                t = int(ops[3].split("bitop3:")[1], 0)
+                x, y, z = low(ops[1], lane), low(ops[2], lane), low(ops[3].split()[0], lane)
+                return sum((t >> ((x >> i & 1) << 2 | (y >> i & 1) << 1 | (z >> i & 1)) & 1) << i for i in range(16))
+            a, b = low(ops[1], lane), low(ops[2], lane)
+            if mn == "v_lshlrev_b16":
+                return (b << (a & 15)) & 0xFFFF
+            if mn == "v_lshrrev_b16":
+                return b >> (a & 15)
+            if mn == "v_ashrrev_i16":
+                return (_sext(b, 16) >> (a & 15)) & 0xFFFF
+            if mn == "v_add_u16":
+                return (a + b) & 0xFFFF
+            if mn == "v_sub_u16":
+                return (a - b) & 0xFFFF
+            raise AssertionError(f"interpreter lacks {mn}")
+
+        self.setv(d, lambda i: r16(i) | (old[i] & 0xFFFF0000 if keep else 0))
+
     def step(self, mn: str, ops: list, raw: str) -> None:
         s, d = self.sval, ops[0] if ops else None
-        if mn == "s_mov_b32":
+        if mn.endswith("_sdwa"):
+            self.sdwa(mn, raw)
+        elif mn in ("v_bitop3_b16", "v_lshlrev_b16", "v_lshrrev_b16", "v_ashrrev_i16", "v_add_u16", "v_sub_u16"):
+            self.op16(mn, ops)
+        elif mn == "s_cselect_b64":
+            lo = int(d[2:d.index(":")])
+            v = s(ops[1]) if self.scc else s(ops[2])
+            self.s[f"s{lo}"] = self.s[f"s{lo + 1}"] = v  # (-1 and 0 only: both halves alike)
+        elif mn == "s_and_b64":
+            r = s(ops[1]) & s(ops[2])
+            lo = int(d[2:d.index(":")])
+            self.s[f"s{lo}"], self.s[f"s{lo + 1}"] = r & M, r >> 32
+            self.scc = int(r != 0)
+        elif mn == "s_mov_b32":
             self.s[d] = s(ops[1])
         elif mn == "s_movk_i32":
             c = int(ops[1], 0) & 0xFFFF
@@ -538,14 +752,63 @@ class Wave:
 @SETTINGS
 @given(programs(), st.lists(st.integers(0, 1 << 20), min_size=2, max_size=3))
 def test_analysis_never_calls_overlapping_accesses_disjoint(prog, seeds):
-    text, accesses = prog
+    _check_same_wave(prog, seeds)
+
+
+@st.composite
+def mask_programs(draw):
+    """Two LDS bases selected on two tests of one i1 lane mask (``s_cselect_b64 s, -1, 0``,
+    later ``s_and_b64 s, s, exec; s_cselect_b32``), as compiled ping-pong code does; EXEC may
+    be narrowed (even to nothing) between them."""
+    g = Gen(draw)
+    g.emit("k:")
+    g.descriptor()
+    g.emit(f"s_load_b32 s4, s[0:1], {hex(4 * draw(st.integers(0, 7)))}")
+    g.emit("s_wait_kmcnt 0x0")
+    g.sdef.append("s4")
+    g.emit(f"s_cmp_lt_u32 s4, {hex(draw(st.sampled_from([0x10000000, 0x80000000, 0xc0000000])))}")
+    wide = draw(st.booleans())
+    lo, hi = draw(st.sampled_from([("-1", "0"), ("0", "-1")]))
+    g.emit(f"s_cselect_b{64 if wide else 32} {'s[40:41]' if wide else 's40'}, {lo}, {hi}")
+    size = draw(st.sampled_from([0x100, 0x1000, 0x2000]))
+    for dst in ("s6", "s7"):
+        narrowed = draw(st.integers(0, 2)) == 0
+        if narrowed:
+            g.emit(f"v_cmp_gt_u32 vcc_lo, {hex(draw(st.sampled_from([0, 1, 16])))}, v0")
+            g.emit("s_and_saveexec_b32 s2, vcc_lo")
+        g.emit("s_and_b64 s[44:45], s[40:41], exec" if wide else "s_and_b32 s44, s40, exec_lo")
+        a, b = draw(st.sampled_from([("0", hex(size)), (hex(size), "0"), ("0", hex(size // 2))]))
+        g.emit(f"s_cselect_b32 {dst}, {a}, {b}")
+        if narrowed:
+            g.emit("s_or_b32 exec_lo, exec_lo, s2")
+    g.emit("v_lshlrev_b32 v1, 2, v0")
+    g.emit("v_add_nc_u32 v2, s6, v1")
+    g.emit("v_add_nc_u32 v3, s7, v1")
+    g.emit("ds_store_b32 v2, v12", True)
+    g.emit("ds_load_b32 v12, v3", True)
+    g.emit("s_endpgm")
+    return "\n".join(("" if ln.endswith(":") else "  ") + ln for ln in g.lines) + "\n", g.accesses
+
+
+@SETTINGS
+@given(mask_programs(), st.lists(st.integers(0, 1 << 20), min_size=3, max_size=4))
+def test_mask_tests_never_call_overlapping_bases_disjoint(prog, seeds):
+    _check_same_wave(prog, seeds)
+
+
+def _analysed(text: str) -> tuple:
+    """(LDS facts, instructions by line, lines) of a generated kernel (noted for a failure)."""
     note(text)
     m = parse_asm(text, "gen.s")
     assert not [d for d in m.diagnostics if d.severity == "error"], m.diagnostics
     f = m.functions[0]
     facts = lds_facts(f, m, launch=LAUNCH)
-    by_line = {i.line: i for b in f.blocks for i in b.instrs if not i.is_label}
-    lines = text.splitlines()
+    return facts, {i.line: i for b in f.blocks for i in b.instrs if not i.is_label}, text.splitlines()
+
+
+def _check_same_wave(prog, seeds) -> None:
+    text, accesses = prog
+    facts, by_line, lines = _analysed(text)
     acc_lines = set(accesses)
     runs = []
     for w in range(WAVES):

@@ -45,8 +45,9 @@ from .calls import CALLS, call_info
 from .cfg import CfgInfo
 from .launch import LaunchInfo
 from .value_ops import base_mnemonic, semantics
-from .values import (BOTTOM, Atom, Val, atom_val, collapse_phase, join_vals, lin_add, lin_atom, lin_mul_const, si_val,
-                     top_val)
+from .value_sdwa import low16_key, sdwa_values, semantics16
+from .values import (BOTTOM, Atom, Val, atom_val, collapse_phase, const_val, join_vals, lin_add, lin_atom,
+                     lin_mul_const, si_val, top_val, v_and)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -78,6 +79,13 @@ _TRIPS = 6
 _MAX_DEPTH = 400
 _SCALAR = ("s", "ttmp", "m")
 _SHUFFLE = re.compile(r'row_|quad_perm|dpp|bound_ctrl|_sel:|fi:|wave_shr|wave_ror|row_bcast')
+def _HIGH_HALF(d: Instruction) -> bool:
+    """An operand names a 16-bit register half ``.h`` (gfx11+ true16 syntax)."""
+    return any(type(r) is Reg and (r.spelling or "").endswith(".h") for r in (*d.srcs, *d.dsts))
+
+
+#: lane shuffles and half selects other than SDWA's own selectors
+_SHUFFLE_NOT_SDWA = re.compile(r'row_|quad_perm|dpp|bound_ctrl|op_sel|fi:|wave_shr|wave_ror|row_bcast')
 
 
 class VPhi:
@@ -442,6 +450,29 @@ class Operands:
     def const(self, i: int) -> int | None:
         return self.src(i).const()
 
+    def src_low16(self, i: int) -> Val:
+        """The low 16 bits of source `i` (zero-extended): exact for a 16-bit result whose
+        upper half is not known (`value_sdwa`), else the value masked."""
+        v = self.src(i)
+        op = self.srcs[i] if i < len(self.srcs) else None
+        if type(op) is Reg and op.kind not in ("null",) and not op.neg:
+            d = self.defs[i]
+            if d is not None:
+                low = self.flow._low16(d[0], (op.kind, op.lo), self.ctx)
+                if low is not None:
+                    return low
+        return v_and(v, const_val(0xFFFF))
+
+    def exec_is_launch_mask(self) -> bool:
+        """EXEC is the launch mask when this instruction runs (so not empty)."""
+        return not self.flow._exec_partial(self.inst)
+
+    def new_flag(self) -> Val:
+        """A new wave-uniform symbol in {0, 1}: this instruction's condition."""
+        f = self.flow
+        return atom_val(f.new_atom(I.make(0, 1, 1), f.variant(self.inst.block),
+                                   f"the condition of {self.mnemonic} at line {self.inst.line}"))
+
     def old(self, key: Key) -> Val:
         return self.flow.value_at(self.inst, key, self.ctx)
 
@@ -793,16 +824,23 @@ class ValueFlow:
             return {}
         mn = d.mnemonic
         res: dict = {}
-        if mn.startswith("v_dual_"):
+        if _HIGH_HALF(d):
+            pass  # (a true16 high half, `v1.h`: which half is read or written is not modelled)
+        elif mn.startswith("v_dual_"):
             res = self._vopd(d, ctx)
+        elif mn.endswith("_sdwa") and not (d.suffix and _SHUFFLE_NOT_SDWA.search(d.suffix)):
+            res = sdwa_values(self._operands(d, ctx))
         elif not (mn.endswith(("_dpp", "_sdwa")) or (d.suffix and _SHUFFLE.search(d.suffix))):
-            f = semantics(mn)
+            f = semantics(mn) or semantics16(mn)
             if f is not None:
                 res = f(self._operands(d, ctx))
         out = {}
         for k in keys:
             v = res.get(k)
             out[k] = self._unknown(d, k) if v is None else self._finish(d, k, v, ctx)
+            low = res.get(low16_key(k)) if v is not None else None
+            if low is not None:
+                out[low16_key(k)] = self._finish_low16(d, k, low, ctx)
         scc = res.get(("SCC", 0))
         if scc is not None and keys[0] in out and scc is res.get(keys[0]):
             out[("SCC", 0)] = out[keys[0]]  # the flag is the result itself (its symbols too)
@@ -857,6 +895,28 @@ class ValueFlow:
             a = self.new_atom(I.FULL32, self.variant(d.block), why)
             return Val((lin_atom(a),), True, None, why + " (not a modelled address computation)")
         return top_val(False, why + " (not a modelled address computation)")
+
+    def _finish_low16(self, d: Instruction, key: Key, low: Val, ctx: _Ctx | None) -> Val:
+        """The exact low half of a 16-bit result, with the old low half in lanes a partial
+        EXEC leaves."""
+        if low.bottom or not self._exec_partial(d):
+            return low
+        old = self.value_at(d, key, ctx)
+        return join_vals([low, v_and(old, const_val(0xFFFF))])
+
+    def _low16(self, d, key: Key, ctx: _Ctx | None) -> Val | None:
+        """The low half a 16-bit result left in unit `key` at definition `d`, when `d` is an
+        instruction that keeps one (`value_sdwa.low16_key`); None otherwise."""
+        while type(d) is VPhi and d.forward is not None:
+            d = d.forward
+        if d is ENTRY or type(d) is not Instruction or d.is_phi:
+            return None
+        if self.calls is not None and d in self.calls.clobbers:
+            return None
+        self._def_val(d, key, ctx)  # (evaluates and memoises d)
+        scope = self._scope(d.block, ctx)
+        vals = (scope.memo if scope is not None else self.memo).get(d)
+        return vals.get(low16_key(key)) if vals else None
 
     def _finish(self, d: Instruction, key: Key, v: Val, ctx: _Ctx | None) -> Val:
         if v.bottom:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 
+from ..ir import Imm
 from . import intervals as I
 from .values import (Lin, Val, const_val, join_vals, lift, lin_const, lin_neg, top_val, v_add, v_and, v_bfe,
                      v_concrete_op, v_lshr, v_mul, v_mul_const, v_or, v_shl, v_sub, v_xor)
@@ -159,6 +160,9 @@ def _select(ops):
         scc = _scc(ops)
         if scc is not None:
             return _one(ops, a if scc else b)
+        mask = _all_or_nothing(ops)
+        if mask is not None:
+            return _one(ops, mask)
         flag = _flag(ops.src(2)) if ops.nsrc > 2 else None
         d = v_sub(a, b).const()
         if flag is not None and d is not None:
@@ -182,8 +186,34 @@ def _select64(ops):
     if scc is not None:
         i = 0 if scc else 1
         return {ops.dst_key(0): ops.src_unit(i, 0), ops.dst_key(1): ops.src_unit(i, 1)}
+    mask = _all_or_nothing(ops)
+    if mask is not None:
+        return {ops.dst_key(0): mask, ops.dst_key(1): mask}
     return {ops.dst_key(0): join_vals([ops.src_unit(0, 0), ops.src_unit(1, 0)]),
             ops.dst_key(1): join_vals([ops.src_unit(0, 1), ops.src_unit(1, 1)])}
+
+
+def _all_or_nothing(ops) -> Val | None:
+    """``s_cselect_b64 s, -1, 0`` (or ``0, -1``; ``s_cselect_b32`` too) on an SCC the
+    analysis cannot name: every unit is -f (or f - 1) for one new symbol f in {0, 1}, the
+    condition (LLVM's i1 as a lane mask).  The halves are then known equal, and a later test
+    of the mask (`_mask_and_exec_flag`) gives back f."""
+    wide = ops.mnemonic == "s_cselect_b64"
+    vals = []
+    for i in (0, 1):
+        op = ops.srcs[i] if i < ops.nsrc else None
+        if type(op) is not Imm:
+            return None
+        v = op.value if wide else (-1 if op.value & I.MASK32 == I.MASK32 else op.value)
+        if v not in (0, -1):
+            return None
+        vals.append(v)
+    if vals[0] == vals[1]:
+        return None
+    flag = _flag(ops.src(2)) if ops.nsrc > 2 else None
+    if flag is None or flag.phase is not None or not flag.lins[0][0]:
+        flag = ops.new_flag()
+    return Val((lin_neg(flag.lins[0]),), True) if vals[0] == -1 else v_sub(flag, const_val(1))
 
 
 @_op("s_cmov_b32", "s_cmovk_i32")
@@ -384,7 +414,23 @@ def _shr64(ops):
 
 @_op("s_and_b32", "v_and_b32")
 def _and(ops):
-    return _scc_result(ops, v_and(ops.src(0), ops.src(1)))
+    a, b = ops.src(0), ops.src(1)
+    if base_mnemonic(ops.mnemonic) == "v_and_b32":
+        # a mask within the low half reads only the low half: exact after a 16-bit operation
+        # whose upper half is not known (`value_sdwa`)
+        for i, c in ((1, a.const()), (0, b.const())):
+            if c is not None and c & I.MASK32 <= 0xFFFF:
+                if i == 1:
+                    b = ops.src_low16(1)
+                else:
+                    a = ops.src_low16(0)
+                break
+    out = _scc_result(ops, v_and(a, b))
+    if ops.mnemonic == "s_and_b32" and ("SCC", 0) not in out:
+        flag = _mask_and_exec_flag(ops, 1)
+        if flag is not None:
+            out[("SCC", 0)] = flag
+    return out
 
 
 @_op("s_or_b32", "v_or_b32")
@@ -400,8 +446,32 @@ def _xor(ops):
 @_op("s_and_b64", "s_or_b64", "s_xor_b64", "v_and_b64", "v_or_b64", "v_xor_b64")
 def _bitwise64(ops):
     f = {"and": v_and, "or": v_or, "xor": v_xor}[ops.mnemonic.split("_")[1]]
-    return {ops.dst_key(0): f(ops.src_unit(0, 0), ops.src_unit(1, 0)),
-            ops.dst_key(1): f(ops.src_unit(0, 1), ops.src_unit(1, 1))}
+    out = {ops.dst_key(0): f(ops.src_unit(0, 0), ops.src_unit(1, 0)),
+           ops.dst_key(1): f(ops.src_unit(0, 1), ops.src_unit(1, 1))}
+    if ops.mnemonic == "s_and_b64":
+        flag = _mask_and_exec_flag(ops, 2)
+        if flag is not None:
+            out[("SCC", 0)] = flag
+    return out
+
+
+def _mask_and_exec_flag(ops, units: int) -> Val | None:
+    """SCC of ``s_and_b64 s, m, exec`` (``s_and_b32 s, m, exec_lo``) where every unit of m is
+    the same all-or-nothing form (-f or f - 1, f in {0, 1}: a select of -1 or 0) and EXEC
+    is the launch mask here (not empty: lane 0 runs): m & exec != 0 exactly when f is 1, so
+    SCC is f itself (compilers test a wave-uniform condition this way before each use:
+    aiter's cktile GEMM selects its ping and pong LDS bases on two such tests of s[22:23])."""
+    kinds = [getattr(op, "kind", None) for op in ops.srcs[:2]]
+    if "exec" not in kinds or kinds.count("exec") != 1 or not ops.exec_is_launch_mask():
+        return None
+    i = 1 - kinds.index("exec")
+    m = [ops.src_unit(i, j) for j in range(units)]
+    if m[0].bottom or m[0].phase is not None or any(x != m[0] for x in m[1:]):
+        return None
+    # -m in {0, 1} means m in {0, 0xffffffff} in every unit: SCC = (m != 0) = -m
+    flag = Val((lin_neg(m[0].lins[0]),), True, None, m[0].why)
+    c = flag.concrete()
+    return flag if c[0] >= 0 and c[1] <= 1 else None
 
 
 def _not_const(v: Val) -> Val | None:
@@ -470,16 +540,6 @@ def bitop3(table: int, a: Val, b: Val, c: Val) -> Val | None:
             idx = ((x >> bit & 1) << 2) | ((y >> bit & 1) << 1) | (z >> bit & 1)
             out |= (table >> idx & 1) << bit
         return const_val(out)
-    # tables as functions of (a, b) with c == 0, and their named forms
-    if consts[2] == 0:
-        two = tuple(table >> (i << 1) & 1 for i in range(4))  # (a,b) = 00, 01, 10, 11
-        named = {(0, 0, 0, 1): v_and, (0, 1, 1, 1): v_or, (0, 1, 1, 0): v_xor}
-        if two in named:
-            return named[two](a, b)
-        if two == (0, 0, 1, 1):
-            return a
-        if two == (0, 1, 0, 1):
-            return b
     if table == 0x80:
         return v_and(v_and(a, b), c)
     if table == 0xFE:
@@ -492,6 +552,47 @@ def bitop3(table: int, a: Val, b: Val, c: Val) -> Val | None:
         return b
     if table == 0xAA:
         return c
+    # one constant source (c == 0: a function of a and b): per bit, the table of the other
+    # two with that bit fixed
+    for pos in (2, 1, 0):
+        k = consts[pos]
+        if k is None:
+            continue
+        x, y = [v for i, v in enumerate((a, b, c)) if i != pos]
+        g0, g1 = (_two_input(_restricted(table, pos, bit), x, y) for bit in (0, 1))
+        if k & I.MASK32 == 0 and g0 is not None:
+            return g0
+        if k & I.MASK32 == I.MASK32 and g1 is not None:
+            return g1
+        if g0 is not None and g1 is not None:
+            return v_or(v_and(g1, const_val(k & I.MASK32)), v_and(g0, const_val(~k & I.MASK32)))
+    return None
+
+
+def _restricted(table: int, pos: int, bit: int) -> tuple[int, ...]:
+    """The truth table of the two other inputs (for input bits 00, 01, 10, 11, in operand
+    order) when input `pos` (0: a, 1: b, 2: c) is `bit`."""
+    out = []
+    for u, w in ((0, 0), (0, 1), (1, 0), (1, 1)):
+        bits = [u, w]
+        bits.insert(pos, bit)
+        out.append(table >> (bits[0] << 2 | bits[1] << 1 | bits[2]) & 1)
+    return tuple(out)
+
+
+def _two_input(t2: tuple[int, ...], x: Val, y: Val) -> Val | None:
+    """A two-input bitwise function by its truth table (`_restricted`), when it is one we model."""
+    if t2 == (0, 0, 0, 0):
+        return const_val(0)
+    if t2 == (1, 1, 1, 1):
+        return const_val(I.MASK32)
+    named = {(0, 0, 0, 1): v_and, (0, 1, 1, 1): v_or, (0, 1, 1, 0): v_xor}
+    if t2 in named:
+        return named[t2](x, y)
+    if t2 == (0, 0, 1, 1):
+        return x
+    if t2 == (0, 1, 0, 1):
+        return y
     return None
 
 

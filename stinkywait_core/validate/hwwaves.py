@@ -20,6 +20,16 @@ in both, every other pair of successors is walked.  A wave with no successor has
 (`None` partner: it touches no LDS).  Calls, two fence kinds met as one instance, or too many
 pairs of positions: no pairing (None).
 
+Vector registers a ``v_readfirstlane`` may read are named too (split-k kernels divide kernel
+arguments in the vector unit and take the quotient back to a scalar: the loop bound).  A
+vector result is one *lane-uniform* name, the same in both waves, when the instruction works
+lane by lane (no cross-lane operand, no hidden or old-destination input, not a 16-bit or SDWA
+result), runs where EXEC is still the launch mask (no EXEC write on a path from the entry),
+and reads only constants, scalars, lane-uniform vector names, and for its lane-mask operand
+(``v_cndmask``'s condition, a carry in) a mask that such a compare wrote (the compare's scalar
+value is the wave's own: it holds EXEC's bits; its per-lane meaning is shared).  A lane read
+of a lane-uniform name is that name as a scalar; anything else vector is the wave's own.
+
 The walk reads a *skeleton* of the function (per block: its fences and the instructions that
 write a scalar register, its successors, its last mnemonic), a plain value: the review's
 checker runs, on versions of one function that differ in their waits only, share one walk
@@ -43,13 +53,105 @@ def _units(r: Reg) -> list[tuple]:
     return [(r.kind, u) for u in range(r.lo, r.hi + 1)]
 
 
+#: vector operations that are not lane by lane (or read hidden state or their old result)
+_CROSS_LANE = ("v_mbcnt", "v_readlane", "v_writelane", "v_permlane", "v_movrel", "v_swap", "v_interp", "v_mfma",
+               "v_smfmac", "v_wmma", "v_swmmac", "v_dual_", "v_mac_", "v_fmac_", "v_pk_fmac", "v_div_fmas",
+               "v_div_scale", "v_cmpx", "v_bpermute", "v_dot2c", "v_dot4c", "v_dot8c", "v_cvt_pk_", "v_prng",
+               "v_sat_pk")
+_NOT_PER_LANE_TEXT = ("row_", "quad_perm", "dpp", "bound_ctrl", "wave_", "op_sel", "fi:", "_sel:", "dst_unused")
+_NARROW = {"u16", "i16", "b16", "f16", "bf16", "u8", "i8"}
+_MASK_READERS = ("v_cndmask", "v_addc", "v_subb", "v_add_co_ci", "v_sub_co_ci", "v_subrev_co_ci")
+
+
+def _per_lane(inst) -> bool:
+    mn = inst.mnemonic
+    if mn.startswith(_CROSS_LANE) or mn.endswith(("_dpp", "_dpp8", "_sdwa")) or _NARROW.intersection(mn.split("_")):
+        return False
+    return not (inst.suffix and any(t in inst.suffix for t in _NOT_PER_LANE_TEXT))
+
+
+def _mask_slot(inst) -> int | None:
+    """The lane-mask operand's index among the instruction's register operands."""
+    if not inst.mnemonic.startswith(_MASK_READERS):
+        return None
+    regs = [r for r in inst.srcs if type(r) is Reg]
+    for k in range(len(regs) - 1, -1, -1):
+        if regs[k].kind not in ("v", "a"):
+            return k
+    return None
+
+
+def _launch_exec_lost(blocks: list, succs: list[list[int]]) -> set:
+    """(block, instruction index) positions an EXEC write may precede: a forward "may" fact,
+    EXEC-written-on-some-path, iterated over the blocks to its fixed point."""
+    first = []
+    for b in blocks:
+        at = None
+        for j, inst in enumerate(b.instrs):
+            if inst.is_label or inst.is_phi:
+                continue
+            mn = inst.mnemonic
+            if "saveexec" in mn or "wrexec" in mn or mn.startswith("v_cmpx") or \
+                    any(type(r) is Reg and r.kind == "exec" for r in inst.dsts):
+                at = j
+                break
+        first.append(at)
+    written_in = [False] * len(blocks)  # on entry to the block, along some path
+    changed = True
+    while changed:
+        changed = False
+        for bi in range(len(blocks)):
+            out = written_in[bi] or first[bi] is not None
+            for t in succs[bi]:
+                if out and not written_in[t]:
+                    written_in[t] = changed = True
+    lost: set = set()
+    for bi, b in enumerate(blocks):
+        start = 0 if written_in[bi] else (first[bi] + 1 if first[bi] is not None else len(b.instrs))
+        lost.update((bi, k) for k in range(start, len(b.instrs)))
+    return lost
+
+
+def _lane_read_slice(blocks: list, lost: set) -> tuple[set, set]:
+    """(vector units, mask units) that a lane read may see through per-lane operations, by
+    register units (flow-insensitive): what the skeleton must name."""
+    vec: set = set()
+    per_lane = []
+    for bi, b in enumerate(blocks):
+        for j, inst in enumerate(b.instrs):
+            if inst.is_label or inst.is_phi or (bi, j) in lost or not inst.mnemonic.startswith("v_"):
+                continue
+            if inst.mnemonic.startswith("v_readfirstlane"):
+                vec.update(u for r in inst.srcs if type(r) is Reg and r.kind in ("v", "a") for u in _units(r))
+            elif _per_lane(inst):
+                per_lane.append(inst)
+    masks: set = set()
+    grew = bool(vec)
+    while grew:
+        grew = False
+        for inst in per_lane:
+            outs = [u for r in inst.dsts if type(r) is Reg for u in _units(r)]
+            if not any(u in vec or u in masks for u in outs):
+                continue
+            slot = _mask_slot(inst)
+            for k, r in enumerate([r for r in inst.srcs if type(r) is Reg]):
+                got = _units(r)
+                target = vec if r.kind in ("v", "a") else masks if k == slot else None
+                if target is not None and not target.issuperset(got):
+                    target.update(got)
+                    grew = True
+    return vec, masks
+
+
 def skeleton(blocks: list, succs: list[list[int]], fence_role, gfx12: bool) -> tuple | None:
     """What the walk reads of a function, as a hashable value (None: a call is in it)."""
+    lost = _launch_exec_lost(blocks, succs)
+    vec, masks = _lane_read_slice(blocks, lost)
     out = []
     for bi, b in enumerate(blocks):
         items = []
         last = ""
-        for inst in b.instrs:
+        for j, inst in enumerate(b.instrs):
             if inst.is_label or inst.is_phi:
                 continue
             mn = last = inst.mnemonic
@@ -60,15 +162,22 @@ def skeleton(blocks: list, succs: list[list[int]], fence_role, gfx12: bool) -> t
                 items.append(("fence", role))
                 continue
             dsts = tuple(u for r in inst.dsts if type(r) is Reg and r.kind not in ("v", "a") for u in _units(r))
-            if not dsts:
-                continue  # writes no scalar register (waits, branches, vector results)
+            vdsts = tuple(u for r in inst.dsts if type(r) is Reg and r.kind in ("v", "a") for u in _units(r)
+                          if u in vec)
+            if not dsts and not vdsts:
+                continue  # writes no scalar register nor a vector value a lane read may take
             srcs = tuple((r.kind, r.lo, r.hi) for r in inst.srcs if type(r) is Reg)
             extra = (tuple(repr(o) for o in inst.srcs if type(o) is not Reg),
                      tuple(sorted((k, getattr(m, "raw", None) or repr(getattr(m, "fields", m)))
                                   for k, m in inst.mods.items())))
-            items.append(("op", mn, extra, dsts, srcs))
+            if vec and mn.startswith("v_"):
+                uniform_ok = (bi, j) not in lost and (mn.startswith("v_readfirstlane") or _per_lane(inst))
+                items.append(("vop", mn, extra, dsts, srcs, vdsts, uniform_ok, _mask_slot(inst),
+                              inst.suffix or ""))
+            else:
+                items.append(("op", mn, extra, dsts + vdsts, srcs))
         out.append((tuple(items), tuple(succs[bi]), last))
-    return (tuple(out), gfx12)
+    return (tuple(out), gfx12, frozenset(vec))
 
 
 @lru_cache(maxsize=8)
@@ -79,11 +188,15 @@ def barrier_pairs(skel: tuple) -> dict | None:
 
 class _Walk:
     def __init__(self, skel: tuple) -> None:
-        self.blocks, self.gfx12 = skel
+        self.blocks, self.gfx12, self.vec = skel
         self.partners: dict[tuple, set] | None = None
         self._stop: dict[tuple, tuple] = {}
         #: value names interned as small integers (compared and hashed often)
         self._names: dict[tuple, int] = {}
+        #: names of vector values the same in every lane of both waves
+        self._lane_uniform: set[int] = set()
+        #: a compare's mask (the wave's own scalar name) -> what each lane's bit means
+        self._mask_meaning: dict[int, int] = {}
         if self.blocks:
             self._walk()
         else:
@@ -99,7 +212,54 @@ class _Walk:
         got = vals.get(u)
         return got if got is not None else self._id(("launch", u))
 
+    def _exec_vector(self, side: int, where: tuple, item: tuple, vals: dict) -> None:
+        """A vector instruction writing a scalar or a vector value a lane read may take."""
+        _, mn, extra, dsts, srcs, vdsts, uniform_ok, slot, suffix = item
+        parts: list = []
+        ok = uniform_ok
+        regs = 0
+        for kind, lo, hi in srcs:
+            if not ok:
+                break
+            units = [(kind, u) for u in range(lo, hi + 1)]
+            if kind in ("v", "a"):
+                names = [self._val(vals, u) for u in units]
+                ok = all(n in self._lane_uniform for n in names)
+                parts.append(tuple(names))
+            elif kind in ("exec", "m0") or (kind == "ttmp" and not (self.gfx12 and lo == hi and lo in (6, 7, 9))):
+                ok = False
+            elif regs == slot:
+                meaning = [self._mask_meaning.get(self._val(vals, u)) for u in units]
+                ok = None not in meaning
+                parts.append(("mask",) + tuple(meaning))
+            else:
+                parts.append(tuple(self._val(vals, u) for u in units))
+            regs += 1
+        if mn.startswith("v_readfirstlane"):
+            for u in dsts:
+                vals[u] = self._id(("lane-read", parts[0][0]) + (u,)) if ok and parts else \
+                    self._id(("wave", side, where, u))
+            return
+        if not ok:
+            for u in dsts + vdsts:
+                vals[u] = self._id(("wave", side, where, u))
+            return
+        name = ("per-lane", mn, extra, suffix) + tuple(parts)
+        for u in vdsts:
+            got = vals[u] = self._id(name + (u,))
+            self._lane_uniform.add(got)
+        for u in dsts:  # a compare's (or carry's) mask: the wave's own bits, a shared meaning
+            if mn.startswith("v_cmp_"):
+                meaning = self._id(name + (u,))
+                got = vals[u] = self._id(("wave", side, where, u, meaning))  # (one name, one meaning)
+                self._mask_meaning[got] = meaning
+            else:
+                vals[u] = self._id(("wave", side, where, u))
+
     def _exec(self, side: int, where: tuple, item: tuple, vals: dict) -> None:
+        if item[0] == "vop":
+            self._exec_vector(side, where, item, vals)
+            return
         _, mn, extra, dsts, srcs = item
         own = not mn.startswith("s_") or mn.startswith(_ONLY_ONE)
         execs = 0
@@ -142,8 +302,8 @@ class _Walk:
 
     def _walk(self) -> None:
         start = ((0, 0), (0, 0))
-        init = tuple({u: self._id(("wave", side, u)) for u in (("exec", 0), ("exec", 1), ("m0", 0))}
-                     for side in (0, 1))
+        own = (("exec", 0), ("exec", 1), ("m0", 0)) + tuple(sorted(self.vec))  # (VGPRs: work-item ids)
+        init = tuple({u: self._id(("wave", side, u)) for u in own} for side in (0, 1))
         seen: dict[tuple, tuple] = {start: init}
         partners: dict[tuple, set] = {}
         todo = [start]
@@ -183,7 +343,12 @@ class _Walk:
             if oa == na and ob == nb:
                 continue
             if oa == ob and na == nb:
-                a[u] = b[u] = self._id(("join", pair, u))
+                if oa in self._lane_uniform and na in self._lane_uniform:
+                    # (its own name: a later join that is not lane-uniform gets another)
+                    got = a[u] = b[u] = self._id(("join", pair, u, "per-lane"))
+                    self._lane_uniform.add(got)
+                else:
+                    a[u] = b[u] = self._id(("join", pair, u))
             else:
                 a[u], b[u] = self._id(("join", pair, u, 0)), self._id(("join", pair, u, 1))
         return (a, b)

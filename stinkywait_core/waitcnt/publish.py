@@ -425,12 +425,20 @@ class Publish:
         return self._match
 
     def _match_signature(self) -> tuple:
-        """What the pairing reads: the CFG and, per block, its fences, calls and the
-        instructions that write a scalar register (by identity: an edit makes a new one),
-        and its terminator; not PHIs or reaching definitions (rebuilt on every version)."""
+        """What the pairing reads: the CFG and, per block, its fences, calls, the
+        instructions that write a scalar register or a vector unit a lane read may take
+        (`lane_uniform.lane_slice`), by identity (an edit makes a new one), and its
+        terminator; not PHIs or reaching definitions (rebuilt on every version: an edit that
+        changes what a lane read takes writes one of those units, so is listed)."""
+        from .lane_uniform import lane_slice, vector_units
+        from .wave_match import _unit_keys
+        units = lane_slice(self.func, _unit_keys).units
+
         def reads(i: Instruction) -> bool:
             return (barrier_kind(i) is not None or _is_call(i)
-                    or any(type(r) is Reg and r.kind not in ("v", "a") for r in i.dsts))
+                    or any(type(r) is Reg and r.kind not in ("v", "a") for r in i.dsts)
+                    or (bool(units) and any(u in units for r in i.dsts if type(r) is Reg and r.kind in ("v", "a")
+                                            for u in vector_units(r))))
         return (self._signature()[0], self.facts.launch.arch,
                 tuple((tuple(i for i in b.instrs if not i.is_label and not i.is_phi and reads(i)), b.terminator())
                       for b in self.cfg.rpo))

@@ -25,13 +25,21 @@ keeps LLVM's uniform-branch reading, as the alignment does); anything else a sid
 differ.  A scalar load from equal addresses gives equal values (the alignment's assumption).
 States are joined per position pair (union of `neq`) until nothing changes.
 
+Vector values: a VGPR that may reach a ``v_readfirstlane`` is equal in both waves (and in
+every lane) when it was computed by lane-local vector instructions from equal scalars and
+constants, with EXEC never written (`lane_uniform.py`); ``("lm", unit)`` in `neq` says a scalar
+unit read as a lane mask is not such a compare's result.  Its ``v_readfirstlane`` result is
+then equal (aiter's gfx942 split-k GEMM divides its kernel arguments in the vector unit).
+After an EXEC write nothing vector is equal.
+
 A call or computed jump, two barriers of different kinds met as one instance, or more than
 `_LIMIT` position pairs: no pairing (`None`; the barriers keep their drain).
 """
 
 from __future__ import annotations
 
-from ..ir import Block, Function, Instruction, Reg
+from ..ir import Block, FloatImm, Function, Imm, Instruction, Reg
+from .lane_uniform import LaneSlice, lane_local, lane_slice, mask_operand, vector_units
 
 #: most position pairs walked before giving up
 _LIMIT = 40000
@@ -73,9 +81,11 @@ class WaveMatch:
         self._text: dict[Instruction, str] = {}
         self._pos: dict[Instruction, int] = {}
         self._runs: dict[tuple, tuple] = {}
+        self._lanes: LaneSlice | None = lane_slice(func, _unit_keys)
         self._solve()
         # kept across versions (publish.py's cache): hold the answer, not this version's IR
         self._text, self._pos, self._runs = {}, {}, {}
+        self._lanes = None
         self.func = None
 
     # ---- one side's run ---------------------------------------------------------------------
@@ -85,6 +95,7 @@ class WaveMatch:
         Waits, branches and vector instructions that write no SGPR do not matter to the two
         waves' scalar values."""
         out = []
+        lanes = self._lanes.units if self._lanes is not None else None
         for inst in b.instrs[k:]:
             if inst.is_label or inst.is_phi:
                 continue
@@ -92,6 +103,8 @@ class WaveMatch:
                 return out, inst
             if any(type(r) is Reg and r.kind not in ("v", "a") for r in inst.dsts):
                 out.append(inst)  # the IR names every scalar result, SCC included
+            elif lanes and any(u in lanes for r in inst.dsts if type(r) is Reg for u in vector_units(r)):
+                out.append(inst)  # a vector value a lane read may take
         return out, None
 
     def _cached_run(self, pos: tuple) -> tuple:
@@ -114,6 +127,9 @@ class WaveMatch:
     def _step_same(self, inst: Instruction, neq: set) -> None:
         """Both waves run this instruction (text): its scalar results are equal or not."""
         mn = inst.mnemonic
+        if self._lanes is not None and mn.startswith("v_"):
+            self._step_vector(inst, neq)
+            return
         differ = not mn.startswith("s_") or mn.startswith(_HW)
         if not differ:
             execs = 0
@@ -137,13 +153,72 @@ class WaveMatch:
                 neq.add(u)
             else:
                 neq.discard(u)
+        if self._lanes is not None and self._lanes.masks:
+            for u in _regkeys(inst.dsts):
+                if u in self._lanes.masks:
+                    neq.add(("lm",) + u)
+
+    def _step_vector(self, inst: Instruction, neq: set) -> None:
+        """A vector instruction both waves run, with EXEC never written: its tracked vector
+        results (and a compare's lane mask) are equal when it is lane-local over equal
+        operands; a lane read of such a value is an equal scalar; every scalar result of
+        anything else differs."""
+        lanes = self._lanes
+        same = inst not in lanes.late and lane_local(inst) and self._operands_equal(inst, neq)
+        scalar = [u for u in _regkeys(inst.dsts)]
+        if inst.mnemonic.startswith("v_readfirstlane"):
+            src = [u for r in inst.srcs if type(r) is Reg for u in vector_units(r)]
+            equal = bool(src) and inst not in lanes.late and all(u in lanes.units and u not in neq for u in src)
+            for u in scalar:
+                (neq.discard if equal else neq.add)(u)
+            return
+        for r in inst.dsts:
+            if type(r) is Reg and r.kind in ("v", "a"):
+                for u in vector_units(r):
+                    if u in lanes.units:
+                        (neq.discard if same else neq.add)(u)
+        compare = same and inst.mnemonic.startswith("v_cmp_")
+        for u in scalar:
+            neq.add(u)  # (a mask's bits follow EXEC, a carry out too: not equal as scalars)
+            if u in lanes.masks:
+                (neq.discard if compare else neq.add)(("lm",) + u)
+
+    def _operands_equal(self, inst: Instruction, neq: set) -> bool:
+        """Every operand of `inst` is a constant, a scalar equal in both waves, a tracked equal
+        vector value, or (the mask operand) a tracked equal lane mask."""
+        lanes = self._lanes
+        m = mask_operand(inst)
+        for n, r in enumerate(inst.srcs):
+            t = type(r)
+            if t is Imm or t is FloatImm:
+                continue
+            if t is not Reg:
+                return False
+            k = r.kind
+            if k in ("v", "a"):
+                if any(u not in lanes.units or u in neq for u in vector_units(r)):
+                    return False
+            elif k in ("exec", "m0") or (k == "ttmp" and not self._group_ttmp(r)):
+                return False
+            elif n == m:
+                if any(u not in lanes.masks or ("lm",) + u in neq for u in _unit_keys(r)):
+                    return False
+            elif any(u in neq for u in _unit_keys(r)):
+                return False
+        return True
 
     def _group_ttmp(self, r: Reg) -> bool:
         return self.gfx12 and r.lo == r.hi and r.lo in (6, 7, 9)
 
-    @staticmethod
-    def _step_alone(inst: Instruction, neq: set) -> None:
-        neq.update(_regkeys(inst.dsts))
+    def _step_alone(self, inst: Instruction, neq: set) -> None:
+        """Only one wave runs `inst`: whatever it writes may differ."""
+        keys = _regkeys(inst.dsts)
+        neq.update(keys)
+        lanes = self._lanes
+        if lanes is not None:
+            neq.update(("lm",) + u for u in keys if u in lanes.masks)
+            neq.update(u for r in inst.dsts if type(r) is Reg and r.kind in ("v", "a") for u in vector_units(r)
+                       if u in lanes.units)
 
     # ---- the walk ---------------------------------------------------------------------------
     def _solve(self) -> None:
@@ -160,6 +235,8 @@ class WaveMatch:
         met: dict[Instruction, set] = {}
         entry = (blocks[0], 0)
         init = {("exec", 0), ("exec", 1), ("m0", 0)}
+        if self._lanes is not None:  # (at the entry VGPRs hold the work-item ids: different)
+            init |= self._lanes.units | {("lm",) + u for u in self._lanes.masks}
         start = (entry, entry)
         states: dict[tuple, frozenset] = {start: frozenset(init)}
         work = [start]
