@@ -183,10 +183,14 @@ class LdsFacts:
         aa, ab = self.access(a), self.access(b)
         if aa is None or ab is None:
             return False
-        if self._plain_meet_waves(aa, ab, same_trip):
-            roles = self.roles()
-            return roles is None or self._roles_meet_waves(a, b, roles)
-        return False
+        if not self._plain_meet_waves(aa, ab, same_trip):
+            return False
+        if not any(acc.pieces is None or self._unbounded_why(acc) for acc in (aa, ab)):
+            # both bounded: the per-wave views are asked only where the whole function's
+            # analysis lost an access (they cost a value analysis per wave index)
+            return True
+        roles = self.roles()
+        return roles is None or self._roles_meet_waves(a, b, roles)
 
     def _plain_meet_waves(self, aa: LdsAccess, ab: LdsAccess, same_trip: bool) -> bool:
         for acc in (aa, ab):

@@ -302,7 +302,22 @@ class WaveView:
         a common byte?"""
         if not self._general_meets(a, b, same_trip, barrier_block):
             return False
+        if self._bounded(a) and self._bounded(b):
+            return True  # the per-wave views are for accesses the whole function's analysis lost
         return self._roles_meet(a, b)
+
+    def _bounded(self, inst: Instruction) -> bool:
+        """Every form of the access stays inside the LDS."""
+        res = self._residues(inst)
+        if res is None:
+            return False
+        lim = self.facts.launch.lds_limit
+        for _, size, forms in res:
+            for form in forms:
+                lo, hi, _ = lin_concrete(form)
+                if lo < 0 or hi + size > lim:
+                    return False
+        return True
 
     def _roles_meet(self, a: Instruction, b: Instruction) -> bool:
         """Each wave as it runs (analysis/wave_roles.py: one view per wave index, the wave index a

@@ -159,6 +159,51 @@ class WaveMatch:
             else:
                 neq.discard(u)
 
+    def _step_apart(self, ra: tuple, rb: tuple, neq: frozenset) -> set:
+        """The two waves run different instruction sequences (another role's code, another
+        copy of an unrolled loop): a register both write ends equal when both computed it by
+        the same instruction text from sources equal in both (computed the same way earlier in
+        their runs, or equal before them); anything else either writes may differ."""
+        xa, xb = self._results(ra[0], neq), self._results(rb[0], neq)
+        cur = set(neq)
+        for u in ra[3] | rb[3]:
+            x = xa.get(u)
+            if x is not None and x == xb.get(u):
+                cur.discard(u)
+            else:
+                cur.add(u)
+        return cur
+
+    def _results(self, insts: list, neq: frozenset) -> dict:
+        """Each register unit a run writes -> how it was computed, as a nested tuple of
+        instruction texts over the units it read before the run; a result that may differ
+        between waves holds an object of this call alone (equal to nothing of the other)."""
+        mine = object()
+        env: dict = {}
+        for inst in insts:
+            mn = inst.mnemonic
+            differ = not mn.startswith("s_") or mn.startswith(_HW)
+            srcs: list = []
+            execs = 0
+            for r in inst.srcs:
+                if type(r) is not Reg:
+                    continue
+                if r.kind in ("v", "a") or (r.kind == "ttmp" and not self._group_ttmp(r)) or r.kind == "m0":
+                    differ = True
+                    break
+                if r.kind == "exec":
+                    execs += 1
+                    continue
+                for u in _unit_keys(r):
+                    srcs.append(env.get(u, mine if u in neq else ("before", u)))
+            if not differ and execs:
+                outs = [r.kind for r in inst.dsts if type(r) is Reg and r.kind != "SCC"]
+                differ = not (mn.startswith("s_and_b") and outs == ["vcc"] and execs == 1)
+            text = self._key(inst)
+            for n, u in enumerate(_regkeys(inst.dsts)):
+                env[u] = mine if differ or any(x is mine for x in srcs) else (text, n, tuple(srcs))
+        return env
+
     def _group_ttmp(self, r: Reg) -> bool:
         return self.gfx12 and r.lo == r.hi and r.lo in (6, 7, 9)
 
@@ -222,6 +267,8 @@ class WaveMatch:
             cur = set(neq)
             for i in ra[0]:
                 self._step_same(i, cur)
+        elif ra is not None and rb is not None:
+            cur = self._step_apart(ra, rb, neq)
         else:
             cur = neq.union(*(r[3] for r in (ra, rb) if r is not None))
         ea = ra[1] if ra is not None else None
