@@ -314,8 +314,8 @@ class WaveView:
         lim = self.facts.launch.lds_limit
         for _, size, forms in res:
             for form in forms:
-                lo, hi, _ = lin_concrete(form)
-                if lo < 0 or hi + size > lim:
+                span = lin_concrete(form)
+                if span[0] < 0 or span[1] + size > lim:
                     return False
         return True
 
