@@ -203,6 +203,8 @@ class Gen:
             for _ in range(self.draw(st.integers(0, 2))):
                 self.op()
             self.emit(f"{mn} {self.s_dst()}, {a}, {b}")
+        elif k == 25:
+            self.roles()
         elif k == 24:
             # a conditional swap on a flag (per-wave ping-pong), or a two-way diamond
             self.n += 1
@@ -283,6 +285,38 @@ class Gen:
                 else:
                     self.emit(f"s_and_b32 s44, {mm}, exec_lo")
                 self.emit(f"s_cselect_b32 {self.s_dst()}, {self.s_src()}, {self.s_src()}")
+
+    def roles(self) -> None:
+        """A dispatch on the wave index (aiter's f4gemm): each role sets its own base, value and
+        tile width, then the roles join (analysis/wave_roles.py narrows each path)."""
+        self.n += 1
+        w = self.s_dst()
+        if self.draw(st.booleans()):
+            self.emit(f"s_bfe_u32 {w}, ttmp8, 0x50019")
+        else:
+            self.emit(f"v_lshrrev_b32 v11, 5, v0")
+            self.emit(f"v_readfirstlane_b32 {w}, v11")
+            if "v11" not in self.vdef:
+                self.vdef.append("v11")
+        n = self.draw(st.integers(2, 4))
+        x = self.s_dst() if self.draw(st.booleans()) else self.v_dst()
+        y = self.s_dst()
+        mov = "s_mov_b32" if x.startswith("s") else "v_mov_b32"
+        for r in range(n - 1):
+            cmp = self.draw(st.sampled_from(["s_cmp_eq_u32", "s_cmp_lt_u32", "s_cmp_lg_u32"]))
+            self.emit(f"{cmp} {w}, {r + (cmp == 's_cmp_lt_u32')}")
+            self.emit(f"{self.draw(st.sampled_from(['s_cbranch_scc1', 's_cbranch_scc0']))} .Lrole{self.n}_{r}")
+        for r in range(n):
+            if r:
+                self.emit(f".Lrole{self.n}_{r - 1}:")
+            self.emit(f"{mov} {x}, {self.const()}")
+            self.emit(f"s_mov_b32 {y}, {self.const()}")
+            if self.draw(st.booleans()):
+                self.emit(f"s_mov_b32 s27, {hex(self.draw(st.sampled_from([4, 16, 64, 256])) << 16)}")
+            if self.draw(st.integers(0, 2)) == 0:
+                self.access()
+            self.emit(f"s_branch .Lrj{self.n}")
+        self.emit(f".Lrj{self.n}:")
 
     def access(self) -> None:
         k = self.draw(st.integers(0, 5))

@@ -16,6 +16,7 @@ from stinkywait_core.api import analyze, parse
 from stinkywait_core.results import Options
 from stinkywait_core.syntax.asm_parser import parse_asm
 from stinkywait_core.validate.hwcheck import check_module
+from stinkywait_core.validate.hwfacts import local_transfer_ids
 from stinkywait_core.validate.hwpublish import fence_role
 from stinkywait_core.validate.hwwaves import barrier_pairs, skeleton
 from stinkywait_core.validate.paths import block_successors
@@ -78,7 +79,7 @@ def pairs_of(text: str) -> tuple[dict | None, dict | None]:
     mod = parse(text, "k.s")
     fn = mod.functions[0]
     wm = WaveMatch(fn, barrier_kind, mod.target or "gfx1250")
-    skel = skeleton(list(fn.blocks), block_successors(fn.blocks), fence_role, True)
+    skel = skeleton(list(fn.blocks), block_successors(fn.blocks), fence_role, True, local_transfer_ids(fn))
     bp = barrier_pairs(skel) if skel is not None else None
     fences = [[i for i in blk.instrs if not i.is_label and fence_role(i)] for blk in fn.blocks]
     a = None if wm.met is None else {b.line: {x.line if x else 0 for x in xs} for b, xs in wm.met.items()}
@@ -162,9 +163,125 @@ def test_loop_counters_pair_the_two_loops():
     assert a == b and 0 in a[10]  # an odd wave may meet an even wave that has ended
 
 
-def test_calls_give_no_pairing():
-    body = SPLIT.replace("  s_endpgm\n", "  s_call_i64 s[30:31], .Lf\n  s_endpgm\n.Lf:\n  s_setpc_b64 s[30:31]\n")
+def test_calls_out_of_the_function_give_no_pairing():
+    body = SPLIT.replace("  s_endpgm\n", "  s_getpc_b64 s[30:31]\n  s_swappc_b64 s[30:31], s[30:31]\n  s_endpgm\n")
     assert pairs_of(kernel(body)) == (None, None)
+
+
+# aiter's gfx1250 f4gemm: each role calls one subroutine of the kernel, whose barriers every
+# role's wave meets as the same instance; after the call the roles run their own barriers
+CALLED = """\
+  v_mov_b32 v1, 0x100
+  v_mov_b32 v2, 0x2000
+  s_bfe_u32 s2, ttmp8, 0x50019
+  s_cmp_eq_u32 s2, 0
+  s_cbranch_scc1 .Lw0
+  s_call_i64 s[100:101], .Lsub
+  ds_load_b32 v7, v2
+  s_barrier_signal -1
+  s_barrier_wait 0xffff
+  ds_load_b32 v8, v2
+  s_barrier_signal -1
+  s_barrier_wait 0xffff
+  ds_load_b32 v4, v1
+  s_branch .Ljoin
+.Lw0:
+  s_call_i64 s[100:101], .Lsub
+  ds_store_b32 v1, v3
+  s_barrier_signal -1
+  s_barrier_wait 0xffff
+  s_nop 0
+  s_barrier_signal -1
+  s_barrier_wait 0xffff
+  ds_load_b32 v4, v1
+.Ljoin:
+  v_add_nc_u32 v6, v4, v4
+  s_endpgm
+.Lsub:
+  ds_load_b32 v9, v2
+  s_barrier_signal -1
+  s_barrier_wait 0xffff
+  s_set_pc_i64 s[100:101]
+"""
+
+
+def test_local_calls_are_followed_by_both_pairings():
+    """A subroutine called on both wave paths: its barrier meets itself (both waves run it as
+    their first), and the paths' barriers after the call are paired as without the call (the
+    return goes back after the wave's own call, not after the other path's)."""
+    text = kernel(CALLED)
+    a, b = pairs_of(text)
+    assert a is not None and a == b
+    lines = text.split("\n")
+    sub = next(n for n, ln in enumerate(lines, 1) if ln.strip() == "s_barrier_signal -1" and n > 30)
+    first = [n for n, ln in enumerate(lines, 1) if ln.strip() == "s_barrier_signal -1"]
+    assert a[sub] == {sub}
+    assert a[first[0]] == {first[0], first[2]} and a[first[1]] == {first[1], first[3]}
+    # the store runs across the first barrier after the call (no one reads 0x100 before the
+    # second); the checker, pairing on its own, agrees
+    assert first[2] not in barrier_waits(text)
+    assert checker(text) == []
+
+
+# only wave 0 calls the subroutine (its barrier is wave 0's first); the other waves read the
+# stored bytes after their second barrier, which wave 0's first after the call meets
+ONE_CALLS = """\
+  v_mov_b32 v1, 0x100
+  v_mov_b32 v2, 0x2000
+  s_bfe_u32 s2, ttmp8, 0x50019
+  s_cmp_eq_u32 s2, 0
+  s_cbranch_scc1 .Lw0
+  s_barrier_signal -1
+  s_barrier_wait 0xffff
+  ds_load_b32 v7, v2
+  s_barrier_signal -1
+  s_barrier_wait 0xffff
+  ds_load_b32 v8, v1
+  s_barrier_signal -1
+  s_barrier_wait 0xffff
+  s_branch .Ljoin
+.Lw0:
+  s_call_i64 s[100:101], .Lsub
+  ds_store_b32 v1, v3
+  s_barrier_signal -1
+  s_barrier_wait 0xffff
+  s_nop 0
+  s_barrier_signal -1
+  s_barrier_wait 0xffff
+.Ljoin:
+  s_endpgm
+.Lsub:
+  s_barrier_signal -1
+  s_barrier_wait 0xffff
+  s_set_pc_i64 s[100:101]
+"""
+
+
+def test_a_pairing_that_skips_the_callee_is_caught(monkeypatch):
+    """The subroutine's barrier counts: wave 0's first barrier after the call is the other
+    waves' second, after which they read the stored bytes, so the store is drained there.  A
+    mutated pass walk that steps over the call (as if the callee had no barrier) pairs it with
+    their first and lets the store run; the checker, pairing on its own, reports it."""
+    import stinkywait_core.waitcnt.wave_match as wmod
+    text = kernel(ONE_CALLS)
+    lines = text.split("\n")
+    store = next(n for n, ln in enumerate(lines, 1) if ln.strip().startswith("ds_store_b32"))
+    second = [n for n, ln in enumerate(lines, 1) if ln.strip() == "s_barrier_signal -1"][1]
+    a, b = pairs_of(text)
+    assert a == b and a[store + 1] == {store + 1, second}
+    assert store + 1 in barrier_waits(text)
+    assert checker(text) == []
+    real = wmod.WaveMatch._succs
+
+    def step_over(self, pos):
+        term = pos[0].terminator()
+        if term is not None and term in self._calls:
+            return [(self._calls[term], 0, pos[2])]
+        return real(self, pos)
+
+    monkeypatch.setattr(wmod.WaveMatch, "_succs", step_over)
+    assert store + 1 not in barrier_waits(text)
+    assert any(v.rule == "barrier" and v.consumer.line == store + 1 for v in checker(text))
 
 
 def _random_program(rng: random.Random) -> str:

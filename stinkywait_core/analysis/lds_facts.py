@@ -26,6 +26,7 @@ from .lds_access import LdsAccess, Piece, access_of
 from .lds_regions import Region, instruction_tag, parse_regions, parse_workgroup_sizes, tie
 from .value_flow import ValueFlow
 from .values import Atom, Lin, Val, const_val, lin_window
+from .wave_roles import WaveRestriction, restrictions
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -50,6 +51,39 @@ class LdsFacts:
         self._untrusted: str | None = None
         #: the line of a trusted `workgroup-size` declaration, when the launch comes from one
         self.declared_size: int | None = None
+        #: each wave index's own view (analysis/wave_roles.py), made on the first query the
+        #: path-insensitive analysis cannot answer; False: not made yet, None: none applies
+        self._roles: list | None | bool = False
+
+    # --- per wave index ------------------------------------------------------------------------
+    def roles(self) -> list[tuple[WaveRestriction, "LdsFacts"]] | None:
+        """(restriction, facts of that wave's view) per wave index, when the wave index decides
+        a branch of this kernel (the per-path wave-index restriction); None otherwise."""
+        if self._roles is False:
+            self._roles = None
+            fl = self.flow
+            if fl.launch is not None and fl.role is None:
+                try:
+                    rs = restrictions(self.func, fl.cfg, fl.launch, fl.chains, fl.text_hint)
+                except (RecursionError, ArithmeticError, LookupError, TypeError, ValueError, AttributeError):
+                    fl.depth = 0
+                    rs = None
+                if rs:
+                    out = []
+                    for r in rs:
+                        view = ValueFlow(self.func, fl.cfg, fl.launch, fl.chains, fl.text_hint, r)
+                        view.read_keys = fl.read_keys  # what the answers rest on (lds_reuse)
+                        out.append((r, LdsFacts(self.func, view, self.launch, self.regions, [])))
+                    self._roles = out
+        return self._roles  # type: ignore[return-value]
+
+    def role_accesses(self, inst: Instruction) -> list[tuple[int, LdsAccess | None]] | None:
+        """(wave index, the access as that wave runs it) for every wave that may run `inst`;
+        None when there are no per-wave views."""
+        roles = self.roles()
+        if roles is None:
+            return None
+        return [(r.wave, f.access(inst)) for r, f in roles if inst.block in r.live]
 
     # --- accesses ------------------------------------------------------------------------------
     def access(self, inst: Instruction) -> LdsAccess | None:
@@ -149,14 +183,52 @@ class LdsFacts:
         aa, ab = self.access(a), self.access(b)
         if aa is None or ab is None:
             return False
+        if not self._plain_meet_waves(aa, ab, same_trip):
+            return False
+        if not any(acc.pieces is None or self._unbounded_why(acc) for acc in (aa, ab)):
+            # both bounded: the per-wave views are asked only where the whole function's
+            # analysis lost an access (they cost a value analysis per wave index)
+            return True
+        roles = self.roles()
+        return roles is None or self._roles_meet_waves(a, b, roles)
+
+    def _plain_meet_waves(self, aa: LdsAccess, ab: LdsAccess, same_trip: bool) -> bool:
         for acc in (aa, ab):
             if acc.pieces is None or self._unbounded_why(acc):
                 return True
         return any(_pieces_meet_waves(pa, pb, same_trip) for pa in aa.pieces for pb in ab.pieces)
 
+    def _roles_meet_waves(self, a: Instruction, b: Instruction, roles: list) -> bool:
+        """`a` run by wave i and `b` by wave j != i, each as its own view runs it: every symbol
+        of one view is another instance in the other (its range; the wave index is a constant
+        in each), compared over every trip residue."""
+        for ra, fa in roles:
+            if a.block not in ra.live:
+                continue
+            xa = fa.access(a)
+            for rb, fb in roles:
+                if rb.wave == ra.wave or b.block not in rb.live:
+                    continue
+                xb = fb.access(b)
+                if xa is None or xb is None:
+                    continue
+                for acc, f in ((xa, fa), (xb, fb)):
+                    if acc.pieces is None or f._unbounded_why(acc):
+                        return True
+                if any(_pieces_meet(pa, pb, False, 0) for pa in xa.pieces for pb in xb.pieces):
+                    return True
+        return False
+
     def wave_footprint(self, inst: Instruction) -> tuple:
         """What `may_overlap_waves` reads of an access, as plain values (no symbols: each is
         its range), so that an answer can be reused while this stays equal."""
+        plain = self._plain_footprint(inst)
+        roles = self.roles()
+        if not roles:
+            return plain
+        return (plain,) + tuple((r.wave, inst.block in r.live, f._plain_footprint(inst)) for r, f in roles)
+
+    def _plain_footprint(self, inst: Instruction) -> tuple:
         acc = self.access(inst)
         if acc is None:
             return ("none",)
@@ -177,7 +249,32 @@ class LdsFacts:
 
     def _verdict(self, a: Instruction, b: Instruction, same_trip: bool, say: bool = True) -> tuple[bool, str]:
         """(may overlap, why); `say=False`: the verdict alone, its sentence left empty (the
-        pass asks only the verdict, for every pair it scans; the sentence is for the hover)."""
+        pass asks only the verdict, for every pair it scans; the sentence is for the hover).
+        What the whole function's analysis cannot separate may still be apart in each wave's
+        own view (`roles`): a wave runs one view's paths only."""
+        got = self._plain_verdict(a, b, same_trip, say)
+        if not got[0]:
+            return got
+        roles = self.roles()
+        if roles is None:
+            return got
+        n = 0
+        for r, f in roles:
+            if a.block not in r.live or b.block not in r.live:
+                continue  # this wave never runs one of them
+            if f._plain_verdict(a, b, same_trip, False)[0]:
+                return got
+            n += 1
+        if not say:
+            return False, ""
+        msg = (f"{_name(a)} and {_name(b)}: disjoint as each wave runs them (the wave index fixed, the "
+               f"branches it decides followed; {n} of {len(roles)} waves run both)")
+        if not same_trip:
+            msg += " in every trip"
+        return False, msg
+
+    def _plain_verdict(self, a: Instruction, b: Instruction, same_trip: bool, say: bool = True) -> tuple[bool, str]:
+        """`_verdict` of this analysis alone (no per-wave views)."""
         na, nb = (_name(a), _name(b)) if say else ("", "")
         aa, ab = self.access(a), self.access(b)
         if aa is None or ab is None:

@@ -54,6 +54,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from .ssa import UseDefChains
+    from .wave_roles import WaveRestriction
 
 Key = tuple
 
@@ -502,10 +503,14 @@ class ValueFlow:
     """
 
     def __init__(self, func: Function, cfg: CfgInfo, launch: LaunchInfo | None,
-                 chains: UseDefChains | None = None, text_hint: str | None = None) -> None:
+                 chains: UseDefChains | None = None, text_hint: str | None = None,
+                 role: "WaveRestriction | None" = None) -> None:
         self.func = func
         self.cfg = cfg
         self.launch = launch
+        #: one wave's view (analysis/wave_roles.py): the wave index fixed, and the CFG edges
+        #: that wave never takes left out of every join
+        self.role = role
         #: the file's text, when known (cheap tests for EXEC writes and calls)
         self.text_hint = text_hint
         self.calls = call_info(func)
@@ -653,6 +658,9 @@ class ValueFlow:
 
     def _preds(self, b: Block) -> list:
         idx = self.cfg.rpo_index
+        role = self.role
+        if role is not None:
+            return [p for p in b.preds if p in idx and role.takes(p, b)]
         return [p for p in b.preds if p in idx]
 
     def _start_def(self, b: Block, key: Key) -> Any:
@@ -1062,11 +1070,14 @@ class ValueFlow:
         v = self._entry_atoms.get(("ttmp", 8))
         if v is None:
             la = self.launch
-            wave = self.new_atom(I.make(0, la.waves_per_group - 1, 1), 0, "the wave's index (TTMP8[29:25])")
             low = self.new_atom(I.make(0, (1 << 25) - 1, 1), 0, "TTMP8[24:0] at kernel entry")
             high = self.new_atom(I.make(0, 3, 1), 0, "TTMP8[31:30] at kernel entry")
-            form = lin_add(lin_add(lin_atom(low), lin_mul_const(lin_atom(wave), 1 << 25)),
-                           lin_mul_const(lin_atom(high), 1 << 30))
+            if self.role is not None:
+                index = ((), I.const(self.role.wave << 25))  # this wave's index, known
+            else:
+                wave = self.new_atom(I.make(0, la.waves_per_group - 1, 1), 0, "the wave's index (TTMP8[29:25])")
+                index = lin_mul_const(lin_atom(wave), 1 << 25)
+            form = lin_add(lin_add(lin_atom(low), index), lin_mul_const(lin_atom(high), 1 << 30))
             v = self._entry_atoms[("ttmp", 8)] = Val((form,), True)
         return v
 
@@ -1075,6 +1086,8 @@ class ValueFlow:
         w = la.wave_size
         if la.one_dimensional() and (la.workitem_id == 0 or la.packed_ids):
             waves = la.reqd[0] // w
+            if self.role is not None:
+                return si_val(I.make(self.role.wave * w, self.role.wave * w + w - 1, 1), False)
             a = self.new_atom(I.make(0, waves - 1, 1), 0, "the wave's index in its workgroup")
             return Val(((((a, w),), I.make(0, w - 1, 1)),), False)
         r = la.reqd
@@ -1100,6 +1113,8 @@ class ValueFlow:
         b = phi.block
         idx = self.cfg.rpo_index
         ops = [(p, ENTRY if d is None else d) for p, d in zip(b.preds, phi.sources) if p in idx]
+        if self.role is not None:
+            ops = [(p, d) for p, d in ops if self.role.takes(p, b)]
         if b is self.entry_block:
             ops.append((None, ENTRY))
         return ops

@@ -131,6 +131,11 @@ def _jump_origin_is_a_symbol(block_instrs: list[Instruction], jump: Instruction)
     return False
 
 
+def local_transfer_ids(func: Function) -> frozenset:
+    """Ids of the calls of `func`'s own subroutines and of their returns (see `_transfers`)."""
+    return frozenset(_transfers(func)[1])
+
+
 def _transfers(func: Function) -> tuple[set[int], set[int]]:
     """(ids of tail calls, ids of calls and returns of subroutines of `func` itself).  A call
     whose block has a successor that is not the next block calls code of the function (the

@@ -60,6 +60,10 @@ class WaveView:
         self.alone = waves <= 1
         self._spans: dict = {}
         self._cycle: dict[int, set[int]] = {}
+        #: ids of the calls of the function's own subroutines and their returns (the checker's
+        #: reading, hwfacts.py): CFG edges into the callee and back, not an unknown
+        from .hwfacts import local_transfer_ids
+        self.local = local_transfer_ids(func)
         self.aligned = self.alone or (facts is not None and self._aligned())
         #: not aligned: the barrier instances two waves meet at (validate/hwwaves.py), by
         #: fence position (block index, instruction index); None: not known
@@ -74,7 +78,7 @@ class WaveView:
         own wave): the pairing walks two waves over the whole function."""
         if self._pairs is False:
             from .hwwaves import barrier_pairs, skeleton
-            skel = skeleton(self.blocks, self.succs, fence_role, self.gfx12)
+            skel = skeleton(self.blocks, self.succs, fence_role, self.gfx12, self.local)
             got = barrier_pairs(skel) if skel is not None else None
             if got is not None:
                 # fences by (block, ordinal) -> by (block, instruction index)
@@ -108,7 +112,7 @@ class WaveView:
                     break
                 if role == "signal":
                     sig = True
-                if inst.mnemonic.startswith(("s_call", "s_swappc", "s_setpc", "s_set_pc")):
+                if inst.mnemonic.startswith(("s_call", "s_swappc", "s_setpc", "s_set_pc")) and id(inst) not in self.local:
                     bad = True
                     break
                 kind = self.lds_of.get(id(inst), "")
@@ -306,6 +310,54 @@ class WaveView:
     def other_wave_meets(self, a: Instruction, b: Instruction, same_trip: bool, barrier_block: int) -> bool:
         """May `a` (this wave) and `b` (another wave, whose wave index is another value) touch
         a common byte?"""
+        if not self._general_meets(a, b, same_trip, barrier_block):
+            return False
+        if self._bounded(a) and self._bounded(b):
+            return True  # the per-wave views are for accesses the whole function's analysis lost
+        return self._roles_meet(a, b)
+
+    def _bounded(self, inst: Instruction) -> bool:
+        """Every form of the access stays inside the LDS."""
+        res = self._residues(inst)
+        if res is None:
+            return False
+        lim = self.facts.launch.lds_limit
+        for _, size, forms in res:
+            for form in forms:
+                span = lin_concrete(form)
+                if span[0] < 0 or span[1] + size > lim:
+                    return False
+        return True
+
+    def _roles_meet(self, a: Instruction, b: Instruction) -> bool:
+        """Each wave as it runs (analysis/wave_roles.py: one view per wave index, the wave index a
+        constant there, the branches it decides followed): `a` by wave i, `b` by wave j != i,
+        every symbol of either view as its concrete range, every trip against every trip.  No
+        views: they may meet."""
+        if self.facts is None:
+            return True
+        xa, xb = self.facts.role_accesses(a), self.facts.role_accesses(b)
+        if xa is None or xb is None:
+            return True
+        lim = self.facts.launch.lds_limit
+        for wa, acc_a in xa:
+            for wb, acc_b in xb:
+                if wa == wb or acc_a is None or acc_b is None:
+                    continue
+                if acc_a.pieces is None or acc_b.pieces is None:
+                    return True
+                for pa in acc_a.pieces:
+                    for pb in acc_b.pieces:
+                        for x in pa.addr.lins:
+                            for y in pb.addr.lins:
+                                sx, sy = lin_concrete(x), lin_concrete(y)
+                                if sx[0] < 0 or sy[0] < 0 or sx[1] + pa.size > lim or sy[1] + pb.size > lim:
+                                    return True
+                                if _bytes_meet((sx[0], sx[1], sx[2] or 1, pa.size), (sy[0], sy[1], sy[2] or 1, pb.size)):
+                                    return True
+        return False
+
+    def _general_meets(self, a: Instruction, b: Instruction, same_trip: bool, barrier_block: int) -> bool:
         ra, rb = self._residues(a), self._residues(b)
         if ra is None or rb is None:
             return True

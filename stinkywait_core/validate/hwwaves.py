@@ -17,8 +17,12 @@ Each wave runs to its next LDS-fence barrier or its block's end; two waves at a 
 that barrier instance in both (`partners`); a wave at a barrier waits while the other runs; at
 two block ends a conditional branch on the same-named SCC/VCC, of the same kind, goes one way
 in both, every other pair of successors is walked.  A wave with no successor has ended
-(`None` partner: it touches no LDS).  Calls, two fence kinds met as one instance, or too many
-pairs of positions: no pairing (None).
+(`None` partner: it touches no LDS).  Calls of the function's own subroutines (the checker's
+reading, hwfacts.py) are followed with a return stack per wave: a call goes to its callee and
+remembers the block after it, a return goes back to the last call's block (the return address a
+call writes is named by the call's position: two waves at one call hold the same address).
+Other calls or jumps, a return with nothing to return to, calls nested deeper than `_NEST`,
+two fence kinds met as one instance, or too many pairs of positions: no pairing (None).
 
 Vector registers a ``v_readfirstlane`` may read are named too (split-k kernels divide kernel
 arguments in the vector unit and take the quotient back to a scalar: the loop bound).  A
@@ -46,6 +50,7 @@ _ONLY_ONE = ("s_getreg", "s_memtime", "s_memrealtime", "s_get_barrier_state", "s
              "s_barrier_signal_isfirst", "s_atomic", "s_buffer_atomic", "s_get_pc", "s_sleep_var")
 _CALLS = ("s_call", "s_swappc", "s_setpc", "s_set_pc")
 _MAX_PAIRS = 40000
+_NEST = 8
 _END = -1
 
 
@@ -143,20 +148,31 @@ def _lane_read_slice(blocks: list, lost: set) -> tuple[set, set]:
     return vec, masks
 
 
-def skeleton(blocks: list, succs: list[list[int]], fence_role, gfx12: bool) -> tuple | None:
-    """What the walk reads of a function, as a hashable value (None: a call is in it)."""
+def skeleton(blocks: list, succs: list[list[int]], fence_role, gfx12: bool,
+             local: frozenset = frozenset()) -> tuple | None:
+    """What the walk reads of a function, as a hashable value (None: a call or jump that is
+    not a transfer to or from a subroutine of the function (`local`: their ids) is in it)."""
     lost = _launch_exec_lost(blocks, succs)
     vec, masks = _lane_read_slice(blocks, lost)
     out = []
+    writes: dict[int, tuple] = {}
     for bi, b in enumerate(blocks):
         items = []
         last = ""
+        ctl = ""
         for j, inst in enumerate(b.instrs):
             if inst.is_label or inst.is_phi:
                 continue
             mn = last = inst.mnemonic
             if mn.startswith(_CALLS):
-                return None
+                if id(inst) not in local or inst is not b.instrs[-1]:
+                    return None
+                ctl = "ret" if mn.startswith(("s_setpc", "s_set_pc")) else "call"
+                if ctl == "call":
+                    items.append(("call",))
+                    writes[bi] = tuple(u for r in inst.dsts if type(r) is Reg and r.kind not in ("v", "a")
+                                       for u in _units(r))
+                continue
             role = fence_role(inst)
             if role:
                 items.append(("fence", role))
@@ -176,8 +192,8 @@ def skeleton(blocks: list, succs: list[list[int]], fence_role, gfx12: bool) -> t
                               inst.suffix or ""))
             else:
                 items.append(("op", mn, extra, dsts + vdsts, srcs))
-        out.append((tuple(items), tuple(succs[bi]), last))
-    return (tuple(out), gfx12, frozenset(vec))
+        out.append((tuple(items), tuple(succs[bi]), last, ctl))
+    return (tuple(out), gfx12, frozenset(vec), tuple(sorted(writes.items())))
 
 
 @lru_cache(maxsize=8)
@@ -186,9 +202,14 @@ def barrier_pairs(skel: tuple) -> dict | None:
     return _Walk(skel).partners
 
 
+class _NoPairing(Exception):
+    """The walk cannot follow a wave (see the module docstring)."""
+
+
 class _Walk:
     def __init__(self, skel: tuple) -> None:
-        self.blocks, self.gfx12, self.vec = skel
+        self.blocks, self.gfx12, self.vec, rets = skel
+        self._ret_units = dict(rets)
         self.partners: dict[tuple, set] | None = None
         self._stop: dict[tuple, tuple] = {}
         #: value names interned as small integers (compared and hashed often)
@@ -257,6 +278,8 @@ class _Walk:
                 vals[u] = self._id(("wave", side, where, u))
 
     def _exec(self, side: int, where: tuple, item: tuple, vals: dict) -> None:
+        if item[0] == "call":
+            return  # its return address: written where the call ends the block (`_next_blocks`)
         if item[0] == "vop":
             self._exec_vector(side, where, item, vals)
             return
@@ -286,6 +309,7 @@ class _Walk:
 
     def _to_stop(self, pos: tuple) -> tuple:
         """(items before the next fence at or after item `pos`, that fence's position or None)."""
+        pos = pos[:2]
         got = self._stop.get(pos)
         if got is None:
             bi, k = pos
@@ -301,7 +325,7 @@ class _Walk:
         return got
 
     def _walk(self) -> None:
-        start = ((0, 0), (0, 0))
+        start = ((0, 0, ()), (0, 0, ()))
         own = (("exec", 0), ("exec", 1), ("m0", 0)) + tuple(sorted(self.vec))  # (VGPRs: work-item ids)
         init = tuple({u: self._id(("wave", side, u)) for u in own} for side in (0, 1))
         seen: dict[tuple, tuple] = {start: init}
@@ -311,7 +335,10 @@ class _Walk:
         while todo:
             pair = todo.pop()
             queued.discard(pair)
-            out = self._advance(pair, seen[pair], partners)
+            try:
+                out = self._advance(pair, seen[pair], partners)
+            except _NoPairing:
+                return
             if out is None:
                 return
             for nxt, vals in out:
@@ -335,6 +362,8 @@ class _Walk:
         return (bi, sum(1 for it in self.blocks[bi][0][:j] if it[0] == "fence"))
 
     def _join(self, pair: tuple, old: tuple, new: tuple) -> tuple:
+        if old == new:
+            return old
         keys = set(old[0]) | set(old[1]) | set(new[0]) | set(new[1])
         a, b = dict(old[0]), dict(old[1])
         for u in keys:
@@ -366,31 +395,50 @@ class _Walk:
             stops.append(stop)
         fa, fb = stops
         nv = (va, vb)
+        # a fence position keeps its wave's return stack
+        if fa is not None:
+            fa_at = fa + (pair[0][2],)
+        if fb is not None:
+            fb_at = fb + (pair[1][2],)
         if fa is not None and fb is not None:
             if self.blocks[fa[0]][0][fa[1]] != self.blocks[fb[0]][0][fb[1]]:
                 return None  # two kinds of fence as one instance
             partners.setdefault(fa, set()).add(fb)
             partners.setdefault(fb, set()).add(fa)
-            return [(((fa[0], fa[1] + 1), (fb[0], fb[1] + 1)), nv)]
+            return [(((fa[0], fa[1] + 1, pair[0][2]), (fb[0], fb[1] + 1, pair[1][2])), nv)]
         if fa is not None:
             if pair[1] == _END:
                 partners.setdefault(fa, set()).add(None)
-                return [(((fa[0], fa[1] + 1), _END), nv)]
-            return [((fa, s), nv) for s in self._next_blocks(pair[1][0])]
+                return [(((fa[0], fa[1] + 1, pair[0][2]), _END), nv)]
+            return [((fa_at, s), nv) for s in self._next_blocks(pair[1], 1, vb)]
         if fb is not None:
             if pair[0] == _END:
                 partners.setdefault(fb, set()).add(None)
-                return [((_END, (fb[0], fb[1] + 1)), nv)]
-            return [((s, fb), nv) for s in self._next_blocks(pair[0][0])]
-        na = self._next_blocks(pair[0][0]) if pair[0] != _END else [_END]
-        nb = self._next_blocks(pair[1][0]) if pair[1] != _END else [_END]
+                return [((_END, (fb[0], fb[1] + 1, pair[1][2])), nv)]
+            return [((s, fb_at), nv) for s in self._next_blocks(pair[0], 0, va)]
+        na = self._next_blocks(pair[0], 0, va) if pair[0] != _END else [_END]
+        nb = self._next_blocks(pair[1], 1, vb) if pair[1] != _END else [_END]
         if pair[0] != _END and pair[1] != _END and len(na) == 2 and len(nb) == 2 \
                 and self._one_way(pair[0][0], pair[1][0], va, vb):
             return [((na[0], nb[0]), nv), ((na[1], nb[1]), nv)]
         return [((x, y), nv) for x in na for y in nb]
 
-    def _next_blocks(self, bi: int) -> list:
-        return [(s, 0) for s in self.blocks[bi][1]] or [_END]
+    def _next_blocks(self, pos: tuple, side: int, vals: dict) -> list:
+        """Where a wave goes at the end of block `pos[0]` with return stack `pos[2]`."""
+        bi, _, stack = pos
+        _, succs, _, ctl = self.blocks[bi]
+        if ctl == "call":
+            if len(stack) >= _NEST:
+                raise _NoPairing
+            back = bi + 1
+            for r in self._ret_units.get(bi, ()):
+                vals[r] = self._id(("return address", bi, r))
+            return [(s, 0, stack + (back,)) for s in succs if s != back] or [_END]
+        if ctl == "ret":
+            if not stack or stack[-1] not in succs:
+                raise _NoPairing
+            return [(stack[-1], 0, stack[:-1])]
+        return [(s, 0, stack) for s in succs] or [_END]
 
     def _one_way(self, ba: int, bb: int, va: dict, vb: dict) -> bool:
         ma, mb = self.blocks[ba][2], self.blocks[bb][2]

@@ -42,6 +42,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from ..analysis.boundaries import local_transfers
 from ..ir import Block, Function, Instruction, Reg
 
 TYPE_CHECKING = False
@@ -261,7 +262,7 @@ class Segment:
 
     __slots__ = ("accesses", "opaque", "key", "seen")
 
-    def __init__(self, barrier: Instruction, cfg: "CfgInfo", is_lds) -> None:
+    def __init__(self, barrier: Instruction, cfg: "CfgInfo", is_lds, local: frozenset = frozenset()) -> None:
         self.accesses: dict[Instruction, bool] = {}
         self.opaque = ""
         order: list = []
@@ -289,7 +290,9 @@ class Segment:
                     break
                 if kind == _SIGNAL:
                     signalled = True
-                if _is_call(inst):
+                if _is_call(inst) and inst not in local:
+                    # (a call of a subroutine of the function, and its return, are CFG edges:
+                    # the walk goes into the callee and back after every call of it)
                     self.opaque = f"{inst.mnemonic} at line {inst.line} leaves the function's CFG"
                 if is_lds(inst):
                     self.accesses[inst] = self.accesses.get(inst, False) or crossed
@@ -345,6 +348,15 @@ class Publish:
         self._sig: tuple | None = None
         self._bytes: dict[Instruction, object] = {}
         self._token: object | None = None
+        self._transfers: frozenset | None = None
+
+    def _local(self) -> frozenset:
+        """The calls of subroutines of this function and their returns (CFG edges, not
+        boundaries: analysis/boundaries.py)."""
+        if self._transfers is None:
+            calls, returns = local_transfers(self.func)
+            self._transfers = frozenset(calls | returns)
+        return self._transfers
 
     def _is_lds(self, inst: Instruction) -> bool:
         inf = self.info.get(inst)
@@ -378,7 +390,7 @@ class Publish:
     def segment(self, barrier: Instruction) -> Segment:
         seg = self._segs.get(barrier)
         if seg is None and not self.persist:
-            seg = self._segs[barrier] = Segment(barrier, self.cfg, self._is_lds)
+            seg = self._segs[barrier] = Segment(barrier, self.cfg, self._is_lds, self._local())
         if seg is None:
             edges = self._signature()[0]
             got = self.cache.old_segments.get(barrier)
@@ -386,7 +398,7 @@ class Publish:
                     _marks(b, self._is_lds) == old for b, old in got[1].seen.items()):
                 seg = got[1]
             else:
-                seg = Segment(barrier, self.cfg, self._is_lds)
+                seg = Segment(barrier, self.cfg, self._is_lds, self._local())
             self.cache.segments[barrier] = (edges, seg)
             self._segs[barrier] = seg
         return seg

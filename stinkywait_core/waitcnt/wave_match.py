@@ -32,21 +32,33 @@ unit read as a lane mask is not such a compare's result.  Its ``v_readfirstlane`
 then equal (aiter's gfx942 split-k GEMM divides its kernel arguments in the vector unit).
 After an EXEC write nothing vector is equal.
 
-A call or computed jump, two barriers of different kinds met as one instance, or more than
+Local subroutines (aiter's gfx1250 f4gemm calls ``s_call_i64 s[100:101], .Lsub`` on each
+wave role's path; the subroutine ends in ``s_set_pc_i64 s[100:101]``): a position carries the
+wave's return stack.  A call pushes the block after it and goes to the callee; a return pops
+and goes back there (the CFG's return edges go after every call; a wave returns after its own).
+A return with an empty stack, a call that leaves the function or a computed jump, nesting
+deeper than `_DEPTH`, two barriers of different kinds met as one instance, or more than
 `_LIMIT` position pairs: no pairing (`None`; the barriers keep their drain).
 """
 
 from __future__ import annotations
 
+from ..analysis.boundaries import local_transfers
 from ..ir import Block, FloatImm, Function, Imm, Instruction, Reg
 from .lane_uniform import LaneSlice, lane_local, lane_slice, mask_operand, vector_units
 
 #: most position pairs walked before giving up
 _LIMIT = 40000
+#: deepest nesting of local calls followed
+_DEPTH = 8
 _HW = ("s_getreg", "s_memtime", "s_memrealtime", "s_get_barrier_state", "s_sendmsg_rtn", "s_barrier_signal_isfirst",
        "s_atomic", "s_buffer_atomic", "s_get_pc", "s_sleep_var", "s_rfe", "s_call", "s_swappc", "s_setpc",
        "s_set_pc")
 _DONE = "done"
+
+
+class _GiveUp(Exception):
+    """No pairing can be made (the message says why)."""
 
 
 def _unit_keys(r: Reg) -> list[tuple]:
@@ -82,9 +94,16 @@ class WaveMatch:
         self._pos: dict[Instruction, int] = {}
         self._runs: dict[tuple, tuple] = {}
         self._lanes: LaneSlice | None = lane_slice(func, _unit_keys)
-        self._solve()
+        #: local call terminators -> the block their return comes back to; local returns
+        self._calls: dict[Instruction, Block] = {}
+        self._returns: set[Instruction] = set()
+        try:
+            self._solve()
+        except _GiveUp as e:
+            self.why, self.met = str(e), None
         # kept across versions (publish.py's cache): hold the answer, not this version's IR
         self._text, self._pos, self._runs = {}, {}, {}
+        self._calls, self._returns = {}, set()
         self._lanes = None
         self.func = None
 
@@ -108,7 +127,9 @@ class WaveMatch:
         return out, None
 
     def _cached_run(self, pos: tuple) -> tuple:
-        """(instructions, fence or None, their texts, the registers they write) from `pos`."""
+        """(instructions, fence or None, their texts, the registers they write) from `pos`
+        (block, index, return stack)."""
+        pos = pos[:2]
         got = self._runs.get(pos)
         if got is None:
             insts, stop = self._run(*pos)
@@ -207,6 +228,51 @@ class WaveMatch:
                 return False
         return True
 
+    def _step_apart(self, ra: tuple, rb: tuple, neq: frozenset) -> set:
+        """The two waves run different instruction sequences (another role's code, another
+        copy of an unrolled loop): a register both write ends equal when both computed it by
+        the same instruction text from sources equal in both (computed the same way earlier in
+        their runs, or equal before them); anything else either writes may differ."""
+        xa, xb = self._results(ra[0], neq), self._results(rb[0], neq)
+        cur = set(neq)
+        for u in ra[3] | rb[3]:
+            x = xa.get(u)
+            if x is not None and x == xb.get(u):
+                cur.discard(u)
+            else:
+                cur.add(u)
+        return cur
+
+    def _results(self, insts: list, neq: frozenset) -> dict:
+        """Each register unit a run writes -> how it was computed, as a nested tuple of
+        instruction texts over the units it read before the run; a result that may differ
+        between waves holds an object of this call alone (equal to nothing of the other)."""
+        mine = object()
+        env: dict = {}
+        for inst in insts:
+            mn = inst.mnemonic
+            differ = not mn.startswith("s_") or mn.startswith(_HW)
+            srcs: list = []
+            execs = 0
+            for r in inst.srcs:
+                if type(r) is not Reg:
+                    continue
+                if r.kind in ("v", "a") or (r.kind == "ttmp" and not self._group_ttmp(r)) or r.kind == "m0":
+                    differ = True
+                    break
+                if r.kind == "exec":
+                    execs += 1
+                    continue
+                for u in _unit_keys(r):
+                    srcs.append(env.get(u, mine if u in neq else ("before", u)))
+            if not differ and execs:
+                outs = [r.kind for r in inst.dsts if type(r) is Reg and r.kind != "SCC"]
+                differ = not (mn.startswith("s_and_b") and outs == ["vcc"] and execs == 1)
+            text = self._key(inst)
+            for n, u in enumerate(_regkeys(inst.dsts)):
+                env[u] = mine if differ or any(x is mine for x in srcs) else (text, n, tuple(srcs))
+        return env
+
     def _group_ttmp(self, r: Reg) -> bool:
         return self.gfx12 and r.lo == r.hi and r.lo in (6, 7, 9)
 
@@ -227,13 +293,20 @@ class WaveMatch:
         if not blocks:
             self.met = {}
             return
-        for b in blocks:
+        calls, returns = local_transfers(self.func)
+        for i, b in enumerate(blocks):
             for inst in b.instrs:
-                if not inst.is_label and inst.mnemonic.startswith(("s_call", "s_swappc", "s_setpc", "s_set_pc")):
-                    self.why = f"{inst.mnemonic} at line {inst.line}: calls are not followed"
+                if inst.is_label or not inst.mnemonic.startswith(("s_call", "s_swappc", "s_setpc", "s_set_pc")):
+                    continue
+                if inst in calls and inst is b.terminator() and i + 1 < len(blocks):
+                    self._calls[inst] = blocks[i + 1]
+                elif inst in returns and inst is b.terminator():
+                    self._returns.add(inst)
+                else:
+                    self.why = f"{inst.mnemonic} at line {inst.line}: calls out of the function are not followed"
                     return
         met: dict[Instruction, set] = {}
-        entry = (blocks[0], 0)
+        entry = (blocks[0], 0, ())
         init = {("exec", 0), ("exec", 1), ("m0", 0)}
         if self._lanes is not None:  # (at the entry VGPRs hold the work-item ids: different)
             init |= self._lanes.units | {("lm",) + u for u in self._lanes.masks}
@@ -271,6 +344,8 @@ class WaveMatch:
             cur = set(neq)
             for i in ra[0]:
                 self._step_same(i, cur)
+        elif ra is not None and rb is not None:
+            cur = self._step_apart(ra, rb, neq)
         else:
             cur = neq.union(*(r[3] for r in (ra, rb) if r is not None))
         ea = ra[1] if ra is not None else None
@@ -282,28 +357,42 @@ class WaveMatch:
                 return [None]
             met.setdefault(ea, set()).add(eb)
             met.setdefault(eb, set()).add(ea)
-            return [((self._after(ea), self._after(eb)), cur)]
+            return [((self._after(ea, pa), self._after(eb, pb)), cur)]
         if ea is not None or eb is not None:
             # one waits at its barrier; the other goes on alone
             if ea is not None:
                 if pb == _DONE:
                     met.setdefault(ea, set()).add(None)
-                    return [((self._after(ea), _DONE), cur)]
-                return [((self._at(ea), s), cur) for s in self._succs(pb[0])]
+                    return [((self._after(ea, pa), _DONE), cur)]
+                return [((self._at(ea, pa), s), cur) for s in self._succs(pb)]
             if pa == _DONE:
                 met.setdefault(eb, set()).add(None)
-                return [((_DONE, self._after(eb)), cur)]
-            return [((s, self._at(eb)), cur) for s in self._succs(pa[0])]
+                return [((_DONE, self._after(eb, pb)), cur)]
+            return [((s, self._at(eb, pb)), cur) for s in self._succs(pa)]
         # both at their blocks' ends (or ended)
-        sa = self._succs(pa[0]) if pa != _DONE else [_DONE]
-        sb = self._succs(pb[0]) if pb != _DONE else [_DONE]
+        sa = self._succs(pa) if pa != _DONE else [_DONE]
+        sb = self._succs(pb) if pb != _DONE else [_DONE]
         if pa != _DONE and pb != _DONE and len(sa) == 2 and len(sb) == 2 and self._same_way(pa[0], pb[0], cur):
             return [((sa[0], sb[0]), cur), ((sa[1], sb[1]), cur)]
         return [((x, y), cur) for x in sa for y in sb]
 
-    def _succs(self, b: Block) -> list:
-        """Successor positions, the taken target first (`succs` is in that order); none: ended."""
-        return [(s, 0) for s in b.succs] or [_DONE]
+    def _succs(self, pos: tuple) -> list:
+        """Successor positions, the taken target first (`succs` is in that order); none: ended.
+        A local call goes to its callee with the block after it pushed; a return pops."""
+        b, _, stack = pos
+        term = b.terminator()
+        if term is not None and term in self._calls:
+            back = self._calls[term]
+            if len(stack) >= _DEPTH:
+                raise _GiveUp(f"local calls nested deeper than {_DEPTH} at line {term.line}")
+            return [(s, 0, stack + (back,)) for s in b.succs if s is not back] or [_DONE]
+        if term is not None and term in self._returns:
+            if not stack:
+                raise _GiveUp(f"{term.mnemonic} at line {term.line} may return without a call")
+            if stack[-1] not in b.succs:
+                raise _GiveUp(f"{term.mnemonic} at line {term.line} has no edge back to its call")
+            return [(stack[-1], 0, stack[:-1])]
+        return [(s, 0, stack) for s in b.succs] or [_DONE]
 
     def _same_way(self, a: Block, b: Block, neq: set) -> bool:
         ta, tb = a.terminator(), b.terminator()
@@ -316,13 +405,14 @@ class WaveMatch:
             return not (neq & _vcc_keys())
         return False
 
-    def _at(self, barrier: Instruction) -> tuple:
-        """The position of a wave waiting at `barrier` (it runs the barrier next)."""
+    def _at(self, barrier: Instruction, pos: tuple) -> tuple:
+        """The position of a wave waiting at `barrier` (it runs the barrier next), reached from
+        `pos` (same block: the same return stack)."""
         k = self._pos.get(barrier)
         if k is None:
             k = self._pos[barrier] = barrier.block.instrs.index(barrier)
-        return (barrier.block, k)
+        return (barrier.block, k, pos[2])
 
-    def _after(self, barrier: Instruction) -> tuple:
-        b, k = self._at(barrier)
-        return (b, k + 1)
+    def _after(self, barrier: Instruction, pos: tuple) -> tuple:
+        b, k, stack = self._at(barrier, pos)
+        return (b, k + 1, stack)
