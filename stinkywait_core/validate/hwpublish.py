@@ -282,8 +282,8 @@ class WaveView:
 
     # ---- bytes --------------------------------------------------------------------------------
     def _residues(self, inst: Instruction):
-        """(header block index or None, size, [form per residue]) per piece, or None when
-        the access is not known (overlaps everything)."""
+        """(header block index or None, size, [form per residue], the checker's tensor bytes or
+        None) per piece, or None when the access is not known (overlaps everything)."""
         got = self._spans.get(inst)
         if got is None:
             acc = self.facts.access(inst) if self.facts is not None else None
@@ -322,7 +322,7 @@ class WaveView:
         if res is None:
             return False
         lim = self.facts.launch.lds_limit
-        for _, size, forms in res:
+        for _, size, forms, _tb in res:
             for form in forms:
                 span = lin_concrete(form)
                 if span[0] < 0 or span[1] + size > lim:

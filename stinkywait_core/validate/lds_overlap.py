@@ -132,27 +132,40 @@ class AddressRegions:
         return got
 
     def _tensor_pair(self, a: Instruction, b: Instruction) -> bool:
-        """A pair with a tensor DMA on a side: the checker's own bytes of the tensor
-        (validate/hwtensor.py), the other side's address pieces as the analysis gives them.
+        """A pair with a tensor DMA on a side (`_tensor_pair_in`), over the whole function's
+        values; where those meet and the kernel branches on the wave index, again in each
+        wave's view (analysis/wave_roles.py: both accesses run by one wave, whose index is a
+        constant there): apart in every view that runs both is apart."""
+        if not self._tensor_pair_in(a, b, self.facts):
+            return False
+        roles = self.facts.roles()
+        if roles is None:
+            return True
+        return any(self._tensor_pair_in(a, b, f) for r, f in roles if a.block in r.live and b.block in r.live)
+
+    @staticmethod
+    def _tensor_pair_in(a: Instruction, b: Instruction, facts) -> bool:
+        """The checker's own bytes of the tensor (validate/hwtensor.py), the other side's
+        address pieces as the analysis `facts` give them.
         A symbol both sides use that is defined once per wave (outside loops and
         subroutines: one value for the whole wave) takes the same value on both sides, its
         few values enumerated; every other symbol is independent on each side, over its
         range.  Unknown, or past the LDS end: may overlap."""
         sides = []
         for inst in (a, b):
-            acc = self.facts.access(inst)
+            acc = facts.access(inst)
             if acc is None:
                 return False
             if acc.pieces is None:
                 return True
-            tb = tensor_bytes(inst, self.facts.flow) if is_tensor(inst) and acc.trusted is None else None
+            tb = tensor_bytes(inst, facts.flow) if is_tensor(inst) and acc.trusted is None else None
             if tb is not None:
                 sides.append([(form, tb.size, tb) for form in tb.forms])
             elif is_tensor(inst) and acc.trusted is None:
                 return True
             else:
                 sides.append([(form, p.size, None) for p in acc.pieces for form in p.addr.lins])
-        lim = self.facts.launch.lds_limit
+        lim = facts.launch.lds_limit
         for values in _joint_values(sides):
             known = values.get
             parts = [[x for form, size, tb in side for x in lattices(form, size, tb, known)] for side in sides]
