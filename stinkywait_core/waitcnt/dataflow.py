@@ -105,6 +105,8 @@ class WaitDataflow(FunctionFacts, HazardCandidates, LdsQueries, Brackets, Requir
         self._publish = None
         #: the logs of the memoised walks being recorded (each gets every disjointness answer)
         self._qlogs: list[list] = []
+        #: called between blocks of the solve (api.analyze's `pause`; None: never)
+        self.pause = None
         if memo is not None and memo.infos and memo.changed_blocks is not None \
                 and memo.ssa.touched is not None and memo.target is self.target:
             self._init_incremental(memo)
@@ -348,10 +350,15 @@ class WaitDataflow(FunctionFacts, HazardCandidates, LdsQueries, Brackets, Requir
                 return False
             frozen = freeze and it > 0
             exit_state, entry_state = self.exit_state, self.entry_state
+            pause, steps = self.pause, 0
             for bb in self.rpo:
                 if it >= 2 and bb not in dirty:
                     continue
                 dirty.discard(bb)
+                if pause is not None:
+                    steps += 1
+                    if not steps & 15:
+                        pause()
                 step = None
                 if memo is not None:
                     step = (bb, it, self.block_sig[bb], tuple([exit_state.get(p) for p in bb.preds]),
