@@ -286,6 +286,8 @@ def _analyze(text: str, path: str, options: Options, language: str | None,
         module = parse(text, path, lang, previous=cache.module(path, options) if cache is not None else None)
     if cache is not None:
         cache.set_module(path, options, module)
+    if pause is not None:
+        pause()
     options, target_error = _effective_options(module, options)
     an = Analysis(path, lang, options, module, cache=cache)
     an.read = read

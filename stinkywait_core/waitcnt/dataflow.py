@@ -51,7 +51,7 @@ class WaitDataflow(FunctionFacts, HazardCandidates, LdsQueries, Brackets, Requir
     """The solver for one function, under one target and model."""
 
     def __init__(self, func: Function, cfg: CfgInfo, options: Options, memo: FunctionMemo | None = None,
-                 units: dict | None = None):
+                 units: dict | None = None, pause=None):
         """`units`: the SSA's (source, destination) register units per instruction, built
         without memtoken pseudo registers (`UseDefChains.units`), reused for the hazard maps."""
         self.func = func
@@ -106,8 +106,8 @@ class WaitDataflow(FunctionFacts, HazardCandidates, LdsQueries, Brackets, Requir
         self._publish = None
         #: the logs of the memoised walks being recorded (each gets every disjointness answer)
         self._qlogs: list[list] = []
-        #: called between blocks of the solve (api.analyze's `pause`; None: never)
-        self.pause = None
+        #: called between blocks of the facts, the solve and finalize (api.analyze's `pause`)
+        self.pause = pause
         if memo is not None and memo.infos and memo.changed_blocks is not None \
                 and memo.ssa.touched is not None and memo.target is self.target:
             self._init_incremental(memo)

@@ -215,12 +215,13 @@ def plan_function(func: Function, options: Options, memo: FunctionMemo | None = 
         memo.begin()
     if pause is not None:
         pause()
-    df = WaitDataflow(func, cfg, options, memo, units=None if pseudo else chains.units)
-    df.pause = pause
+    df = WaitDataflow(func, cfg, options, memo, units=None if pseudo else chains.units, pause=pause)
     assembly = module is not None and getattr(module, "kind", "") == "asm"
     if df.hw and assembly:
         df.lds_source = lambda: _lds_facts_of(func, module, options.arch, cfg, chains)
     df.solve()
+    if pause is not None:
+        pause()
     plan = df.materialize_plan()
     relaxed: dict[Instruction, list[int]] = {}
     if options.optimize and not (options.bounded and df.cap_hit):
@@ -234,6 +235,8 @@ def plan_function(func: Function, options: Options, memo: FunctionMemo | None = 
     coalesced = coalesce_waits(plan, df, window, options.latency_model,
                                memo.stall_facts if memo is not None else None,
                                memo.folds if memo is not None else None) if options.optimize and window else {}
+    if pause is not None:
+        pause()
     if end_is_return and df.hw:
         _end_of_function_drains(df, plan)
     if memo is not None:
