@@ -386,22 +386,48 @@ def _analyze(text: str, path: str, options: Options, language: str | None,
     return an
 
 
+def _scoped_vmem(inst: Instruction | None, sem) -> bool:
+    """A vector-memory access written with a coherence scope (gfx940+ `sc0`/`sc1`, gfx12+
+    `scope:SCOPE_*`) and no non-temporal hint: how LLVM's memory legalizer spells an atomic
+    load or store at a scope wider than the wave, the flag of a release or an acquire (a
+    streaming store, `sc0 nt sc1`, is no flag)."""
+    if inst is None or sem is None or sem.family not in ("global", "flat", "buffer", "scratch"):
+        return False
+    toks = inst.suffix.split()
+    return "nt" not in toks and any(t in ("sc0", "sc1") or t.startswith("scope:") for t in toks)
+
+
 def _in_fence_sequence(instrs: list[Instruction], k: int, target) -> bool:
     """The wait at `instrs[k]` belongs to a memory-model sequence the pass does not rebuild:
     it directly precedes a cache invalidate / write-back or a barrier signal (acquire and
     release fences: AMDGPUUsage "Memory Model GFX12/GFX125x"), or directly follows a cache
-    operation.  `--replace-waits` keeps such waits (they are credited like any other)."""
+    operation; or it drains vector memory or LDS right before a scoped store or atomic (a
+    release: the ops before it, LDS writes and DMA included, complete before another wave can
+    see the flag) or vector memory right after a scoped load or atomic (an acquire: nothing
+    after it runs before the flag is read; a volatile access, spelled with the same bits,
+    which LLVM waits for).  Neither sequence shows in the registers the pass reads (llc-22 on
+    lds-dma-workgroup-release.ll: `s_waitcnt vmcnt(0) lgkmcnt(0)` / `global_store_dword ... sc0`
+    and `global_load_dword ... sc0` / `s_waitcnt vmcnt(0)`).  `--replace-waits` keeps such
+    waits (they are credited like any other)."""
     def neighbour(step: int):
         j = k + step
         while 0 <= j < len(instrs):
             i = instrs[j]
             if not i.is_label and not i.is_phi and not target.sem(i).wait:
-                return target.sem(i)
+                return i, target.sem(i)
             j += step
-        return None
-    nxt, prev = neighbour(1), neighbour(-1)
+        return None, None
+    nxt_i, nxt = neighbour(1)
+    prev_i, prev = neighbour(-1)
     if nxt is not None and nxt.mem_model or prev is not None and prev.mem_model:
         return True
+    wait = target.decode_wait(instrs[k])
+    vm = [v for c, v in wait.items() if c in ("loadcnt", "vmcnt")]
+    if vm and not any(vm) and _scoped_vmem(prev_i, prev):
+        return True  # acquire: the flag's load completes first
+    drained = [v for c, v in wait.items() if c in ("loadcnt", "vmcnt", "lgkmcnt", "dscnt")]
+    if drained and 0 in drained and _scoped_vmem(nxt_i, nxt):
+        return True  # release: the memory and LDS accesses before the flag complete first
     if nxt is not None and nxt.barrier in ("barrier", "signal") and not target.features.lds_dma:
         # a vector-memory wait before a barrier is a release fence (on gfx9/gfx10 it usually
         # publishes LDS DMA instead, which the pass rebuilds)

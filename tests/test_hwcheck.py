@@ -235,6 +235,11 @@ def test_return_drains_all_but_stores():
     assert where(only(check("ds_load_b32 v1, v0\ns_set_pc_i64 s[30:31]"))) == ("return", 3, 2, {"dscnt": 0})
     ok(check("global_store_b32 v[4:5], v8, off\ns_set_pc_i64 s[30:31]"))
     assert only(check("global_load_dword v1, v[2:3], off\ns_setpc_b64 s[30:31]", "gfx942")).rule == "return"
+    # a FLAT store may write LDS: owed on dscnt at the return, never on storecnt (LLVM 22's
+    # return wait, llc-22 on memintrinsic-unroll.ll's memcpy_p0_p0_sz2048 for gfx1250)
+    flat = "flat_store_b128 v[4:5], v[8:11]\n{}s_set_pc_i64 s[30:31]"
+    assert where(only(check(flat.format("")))) == ("return", 3, 2, {"dscnt": 0})
+    ok(check(flat.format("s_wait_dscnt 0\n")))
 
 
 def test_code_after_a_return_is_not_reached():

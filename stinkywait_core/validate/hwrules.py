@@ -26,8 +26,9 @@ that would retire the producer there.
   (another wave's) may touch its bytes first (validate/hwpublish.py);
 * isa-drain: the table's drain before an instruction (cache invalidates, gfx1250 atomics,
   `s_barrier` without back-off) and right after one (GWS, ordered count);
-* return: anything but store-like ops in flight at a return (the caller may read it); a tail
-  call (`analysis/boundaries.py`) is not a return;
+* return: anything but store-like ops in flight at a return (the caller may read it), and of a
+  store that may touch LDS (FLAT) its LDS timeline only; a tail call (`analysis/boundaries.py`)
+  is not a return;
 * entry: an instruction of a callable function that touches a register, LDS or memory, or
   transfers control, while the caller's operations may still be in flight (the callee's side
   of the calling convention: it waits at its entry).
@@ -35,7 +36,7 @@ that would retire the producer there.
 
 from __future__ import annotations
 
-from ..targets.model import CK_XV, CTL_RETURN, ENG_DS, ENG_FLAT, ENG_TENSOR
+from ..targets.model import CK_STORE, CK_XV, CTL_RETURN, ENG_DS, ENG_FLAT, ENG_TENSOR
 from .hwfacts import Facts
 from .hwpublish import fence_role
 from .hwstate import Machine, State
@@ -124,7 +125,9 @@ def check_instruction(m: Machine, st: State, f: Facts, regions: LdsRegionModel, 
         for s in st.mask:
             pf = facts[st.sid[s]]
             if not pf.store_like and s != st.caller:  # (the caller's ops: reported as "entry")
-                cands.append((s, m.need(st, s, pf.result_mask or pf.lock_mask), True))
+                # a store that may also touch LDS (FLAT) is owed on its LDS timeline only: the
+                # store timeline is not the caller's to wait for, as for any other store
+                cands.append((s, m.need(st, s, (pf.result_mask or pf.lock_mask) & ~(1 << CK_STORE)), True))
         _report_strictest("return", "in flight at the return", cands, report)
 
 
