@@ -228,7 +228,15 @@ def plan_function(func: Function, options: Options, memo: FunctionMemo | None = 
         relaxed = ShallowPredPromotion().rewrite(plan, df)
     if pause is not None:
         pause()
+    promoted = {k: list(v) for k, v in plan.anchor_waits.items()} if relaxed else None
     df.finalize_plan(plan, unchanged=not relaxed)
+    if promoted is not None and not df.cap_hit:
+        # waits the replay added at joins get the same promotion, then one more replay
+        more = ShallowPredPromotion().rewrite_added(plan, df, promoted)
+        if more:
+            for k, cs in more.items():
+                relaxed.setdefault(k, []).extend(cs)
+            df.finalize_plan(plan)
     if pause is not None:
         pause()
     window = options.coalesce_for(assembly)
