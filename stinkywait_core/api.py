@@ -13,6 +13,7 @@ are memoised (waitcnt/incremental.py); the result is always the from-scratch one
 from __future__ import annotations
 
 import os
+from functools import partial
 TYPE_CHECKING = False  # (no `typing` / `dataclasses` imports on a cold command's path)
 if TYPE_CHECKING:
     from typing import Any, Callable
@@ -157,16 +158,19 @@ class Analysis:
                 self._missing = missing_waits(self)
         return self._missing
 
-    def check_diagnostics(self, stop: Callable[[], bool] | None = None) -> list[Diagnostic]:
+    def check_diagnostics(self, stop: Callable[[], bool] | None = None,
+                          pause: Callable[[], object] | None = None) -> list[Diagnostic]:
         """Review of the hand-written waits: missing (error), redundant (warning), stricter (hint).
 
         `stop`: asked between the review's steps; once it answers true the review raises
-        `interrupt.ReviewInterrupted` and keeps no partial result."""
+        `interrupt.ReviewInterrupted` and keeps no partial result.  `pause`: handed to the
+        review's re-plans (`analyze`'s `pause`)."""
         if self._check is None:
             from .review import review  # only a review needs it (not a cold plan)
             self.stop_review = stop
+            replan = analyze if pause is None else partial(analyze, pause=pause)
             try:
-                self._check = review(self, analyze)
+                self._check = review(self, replan)
             finally:
                 self.stop_review = None
         return self._check
@@ -204,7 +208,7 @@ def _with_explanation(text: str, w: PlannedWait, names: Any, target: Any = None)
 
 
 def analyze(text: str, path: str = "<input>", options: Options = Options(), language: str | None = None,
-            cache: AnalysisCache | None = None, read=None) -> Analysis:
+            cache: AnalysisCache | None = None, read=None, pause: Callable[[], object] | None = None) -> Analysis:
     """Parse and plan a whole file.  Never raises on bad input: errors become diagnostics.
 
     The cyclic collector is paused for the duration: the pass allocates many short-lived
@@ -212,10 +216,13 @@ def analyze(text: str, path: str = "<input>", options: Options = Options(), lang
     over that live set made the time grow faster than the file (see BENCHMARKS.md).
 
     `read(path) -> text | None` reads included files (default: the disk; the language server
-    serves its open buffers first).
+    serves its open buffers first).  `pause()`, when given, is called between functions,
+    between the pass's stages and between the solver's blocks: a caller that shares the
+    interpreter with more urgent work (the language server's background documents) waits
+    there; it never changes the result.
     """
     with bulk_construction():
-        return _analyze(text, path, options, language, cache, read)
+        return _analyze(text, path, options, language, cache, read, pause)
 
 
 def declared_target(module: Module) -> tuple[str, int, int] | None:
@@ -255,7 +262,7 @@ def _effective_options(module: Module, options: Options) -> tuple[Options, Diagn
 
 
 def _analyze(text: str, path: str, options: Options, language: str | None,
-             cache: AnalysisCache | None, read=None) -> Analysis:
+             cache: AnalysisCache | None, read=None, pause=None) -> Analysis:
     lang = language_for(path, language)
     sites = None
     if lang == "asm" and needs_expansion(text):
@@ -279,6 +286,8 @@ def _analyze(text: str, path: str, options: Options, language: str | None,
         module = parse(text, path, lang, previous=cache.module(path, options) if cache is not None else None)
     if cache is not None:
         cache.set_module(path, options, module)
+    if pause is not None:
+        pause()
     options, target_error = _effective_options(module, options)
     an = Analysis(path, lang, options, module, cache=cache)
     an.read = read
@@ -296,6 +305,8 @@ def _analyze(text: str, path: str, options: Options, language: str | None,
     occurrences: dict[str, int] = {}
     keys: set = set()
     for fi, func in enumerate(module.functions):
+        if pause is not None:
+            pause()
         chain = None
         if cache is not None:
             nth = occurrences[func.name] = occurrences.get(func.name, -1) + 1
@@ -341,7 +352,7 @@ def _analyze(text: str, path: str, options: Options, language: str | None,
             implicit = []
         try:
             po = plan_function(func, options, chain.memo if chain is not None else None,
-                               end_is_return=lang == "asm", module=module)
+                               end_is_return=lang == "asm", module=module, pause=pause)
         except RecursionError:  # pathological nesting: report, never crash
             an.diagnostics.append(Diagnostic(ERROR, "internal", f"analysis of @{func.name} too deep",
                                              func.span.line if func.span else 1, 1, function=func.name))

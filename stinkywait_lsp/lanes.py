@@ -15,11 +15,21 @@ worker thread cannot be interrupted, so the order work *starts* in is what can b
 
 Which items are foreground is decided when a thread picks its next item, not at submit:
 work queued for a document becomes foreground the moment the user turns to it.
+
+A background item already running when the focus's work arrives would still share the GIL
+with it (with 40 kernels open a GEMM edit took twice as long as alone).  So background work
+*yields*: the core asks a `pause` callable between functions, stages and solver blocks, and
+the review between its steps (`pause_for(owner)`); while foreground work is queued or
+running (or the focus was just edited and its plan is on the way, `expect_focus`), a
+background caller waits on the executor's condition, which releases the GIL.  A pause lasts
+at most `max_pause_s` at a time, so work that a foreground item might wait on (a lock the
+paused item holds) is never stuck, only slowed.
 """
 
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import Executor, Future
 from dataclasses import dataclass, field
@@ -55,6 +65,14 @@ class LaneExecutor(Executor):
         self._running_fg = 0
         self._running_bg = 0
         self._closed = False
+        #: monotonic time until which the focus's work is expected (set on an edit of the
+        #: focus, before its plan is queued: background callers of `pause_for` wait meanwhile)
+        self._expect_until = 0.0
+        #: longest single pause of a background item (see the module doc)
+        self.max_pause_s = 2.0
+        #: pauses made and their total (tests, stats)
+        self.pauses = 0
+        self.paused_s = 0.0
         self._threads = [threading.Thread(target=self._work, name=f"{name}_{i}", daemon=True)
                          for i in range(self.workers)]
         for t in self._threads:
@@ -72,6 +90,47 @@ class LaneExecutor(Executor):
             if owner != self._focus:
                 self._focus = owner
                 self._cond.notify_all()
+
+    def expect_focus(self, within_s: float = 0.25) -> None:
+        """The focus was just edited: its plan will be queued within `within_s`; background
+        work pauses until then (or until that work has run)."""
+        with self._cond:
+            self._expect_until = time.monotonic() + within_s
+
+    def pause_for(self, owner: str | None) -> Callable[[], None]:
+        """The `pause` callable for work of `owner` (see the module doc): it returns at once
+        for foreground work and while no foreground work waits."""
+        def pause() -> None:
+            if owner is None or owner == self._focus:
+                return
+            if not self._running_fg and self._expect_until == 0.0 and not self._queue:
+                return  # (lock-free fast path: nothing at all is waiting)
+            self._yield(owner)
+        return pause
+
+    def _foreground_waiting(self) -> bool:
+        """(lock held) Foreground work is queued or running, or the focus's is on its way."""
+        if self._running_fg:
+            return True
+        if self._expect_until:
+            if time.monotonic() < self._expect_until:
+                return True
+            self._expect_until = 0.0
+        return any(self._foreground(it) and not it.future.cancelled() for it in self._queue)
+
+    def _yield(self, owner: str) -> None:
+        t0 = time.monotonic()
+        with self._cond:
+            waited = False
+            while owner != self._focus and not self._closed and self._foreground_waiting():
+                left = self.max_pause_s - (time.monotonic() - t0)
+                if left <= 0:
+                    break
+                waited = True
+                self._cond.wait(min(left, 0.05))
+            if waited:
+                self.pauses += 1
+                self.paused_s += time.monotonic() - t0
 
     # -- submitting ------------------------------------------------------------------------
 
@@ -134,6 +193,7 @@ class LaneExecutor(Executor):
                 self._queue.remove(item)
                 if fg:
                     self._running_fg += 1
+                    self._expect_until = 0.0  # (what was expected has arrived)
                 else:
                     self._running_bg += 1
             try:

@@ -109,20 +109,33 @@ class Reviewer(Protocol):
 
 
 def run_review(text: str, path: str, options: Any, language: str | None, analysis: Any = None,
-               cache: Any = None, stop: Callable[[], bool] | None = None) -> ReviewResult:
+               cache: Any = None, stop: Callable[[], bool] | None = None,
+               pause: Callable[[], None] | None = None) -> ReviewResult:
     """analyze (unless `analysis` is given; with `cache` when one is) + check_diagnostics;
     never raises.  `stop`: asked between the review's steps (stinkywait_core/interrupt.py);
-    a review it stops returns no diagnostics and `error` "interrupted"."""
+    a review it stops returns no diagnostics and `error` "interrupted".  `pause`: called
+    there too, and by the review's re-plans between their stages (a background document's
+    review yields to the focus's work: lanes.py)."""
     import traceback
     from stinkywait_core.interrupt import ReviewInterrupted
     t0, c0 = time.perf_counter(), time.process_time()
     try:
         if analysis is None:
             from stinkywait_core.api import analyze
-            extra = {"cache": cache} if cache is not None else {}
+            extra: dict[str, Any] = {"cache": cache} if cache is not None else {}
+            if pause is not None:
+                extra["pause"] = pause
             analysis = analyze(text, path, options, language=language, **extra)
         t1 = time.perf_counter()
-        found = list(analysis.check_diagnostics(stop))
+        if pause is not None:
+            asked = stop
+
+            def stop() -> bool:  # (the review's steps: a pause, then the question)
+                pause()
+                return asked is not None and asked()
+            found = list(analysis.check_diagnostics(stop, pause=pause))
+        else:
+            found = list(analysis.check_diagnostics(stop))
         t2 = time.perf_counter()
         timings = {"analyze_ms": 1e3 * (t1 - t0), "check_ms": 1e3 * (t2 - t1)}
         error = None
@@ -155,7 +168,9 @@ class ThreadReviewer:
         self._stops[uri] = stop
         submit_for = getattr(self.executor, "submit_for", None)
         if submit_for is not None:  # a `lanes.LaneExecutor`: this document's review lane
-            fut = submit_for(uri, REVIEW, run_review, text, path, options, language, analysis, None, stop.is_set)
+            pause_for = getattr(self.executor, "pause_for", None)
+            fut = submit_for(uri, REVIEW, run_review, text, path, options, language, analysis, None, stop.is_set,
+                             pause_for(uri) if pause_for is not None else None)
         else:
             fut = self.executor.submit(run_review, text, path, options, language, analysis, None, stop.is_set)
         try:

@@ -502,12 +502,15 @@ def _reader(sources: dict[str, str]):
     return read
 
 
-def run_job(job: Job, analyze: AnalyzeFn, cache: Any = None, collector: Any = None) -> Snapshot:
+def run_job(job: Job, analyze: AnalyzeFn, cache: Any = None, collector: Any = None,
+            pause: Any = None) -> Snapshot:
     """Analyse one document version (runs in a worker thread; never raises).
 
     `cache` is the core's plan cache of this document (only one job per document runs at a
     time, so it is never shared between threads).  `collector`, when given, runs a full
     collection first: the scheduler passes it only when garbage has piled up (see `memory`).
+    `pause`, when given, is handed to the core, which calls it between its stages and blocks
+    (a background document's plan yields to the focus's work there: `lanes`).
     Stage times (ms) and the worker's start/end (monotonic s) go into `Snapshot.timings`.
     """
     started = time.monotonic()
@@ -524,6 +527,8 @@ def run_job(job: Job, analyze: AnalyzeFn, cache: Any = None, collector: Any = No
         extra: dict[str, Any] = {"cache": cache} if cache is not None else {}
         if job.sources and ".include" in job.text:
             extra["read"] = _reader(job.sources)
+        if pause is not None:
+            extra["pause"] = pause
         analysis = analyze(job.text, job.path, job.options, language=job.language, **extra)
         t2, c2 = time.perf_counter(), time.thread_time()
         # stable: waits sharing an anchor keep the core's order (the order they are inserted)

@@ -41,16 +41,17 @@ from .lds_queries import LdsQueries
 from .overflow import OverflowReports
 from .producer_join import MAX_JOIN_SWEEPS, WHOLE_PATH_TIMELINES, join_by_producer
 from .rules import RequiredWaits
+from .sparse_solve import STEP_CHANGED, STEP_WALKED, SolveTrace, SparseSolve
 from .state import (EMPTY, K_MAX_TRIPS_BACK, CounterEmitState, DataflowState, PerPredQueue, QOp,
                     WaitInsertionPlan, new_spec)
 
 
 class WaitDataflow(FunctionFacts, HazardCandidates, LdsQueries, Brackets, RequiredWaits, Widening,
-                   OverflowReports, Finalizer):
+                   OverflowReports, Finalizer, SparseSolve):
     """The solver for one function, under one target and model."""
 
     def __init__(self, func: Function, cfg: CfgInfo, options: Options, memo: FunctionMemo | None = None,
-                 units: dict | None = None):
+                 units: dict | None = None, pause=None):
         """`units`: the SSA's (source, destination) register units per instruction, built
         without memtoken pseudo registers (`UseDefChains.units`), reused for the hazard maps."""
         self.func = func
@@ -105,6 +106,8 @@ class WaitDataflow(FunctionFacts, HazardCandidates, LdsQueries, Brackets, Requir
         self._publish = None
         #: the logs of the memoised walks being recorded (each gets every disjointness answer)
         self._qlogs: list[list] = []
+        #: called between blocks of the facts, the solve and finalize (api.analyze's `pause`)
+        self.pause = pause
         if memo is not None and memo.infos and memo.changed_blocks is not None \
                 and memo.ssa.touched is not None and memo.target is self.target:
             self._init_incremental(memo)
@@ -326,99 +329,70 @@ class WaitDataflow(FunctionFacts, HazardCandidates, LdsQueries, Brackets, Requir
         # (represent_empty_paths).  For upstream's choices both are the same bottom.
         self.exit_state = {}
         self.block_sites = {}
+        self._step_queries = False
+        freeze = not self.loop_carried
+        # whole-block reuse across versions needs identical input objects; ring/trip kernels
+        # also read their predecessors' terminators at the join, so they walk chunks only
+        memo = self.memo if not (self.widening or self.by_producer or self.track_trips) else None
+        if memo is not None:
+            trace = memo.trace
+            memo.trace = None
+            if trace is not None and trace.applies(self):
+                done = self._solve_sparse(trace, memo)  # (sparse_solve.py)
+                if done is not None:
+                    return done
+                # (it could not: the full solve below gives the same answer)
+                self.exploded = False
+                self.work = 0
+                self.exit_state, self.block_sites = {}, {}
+                self._step_queries = False
+                memo.blocks = {}
         for b in self.rpo:
             self.entry_state[b] = DataflowState()
-        freeze = not self.loop_carried
         # From sweep 2 on, a block runs only if a predecessor's exit changed since its last
         # merge: with the same inputs (and the tensor freeze already applied in sweep >= 1)
         # it would compute the same entry, plan and exit again.
         dirty: set[Block] = set()
-        # whole-block reuse across versions needs identical input objects; ring/trip kernels
-        # also read their predecessors' terminators at the join, so they walk chunks only
-        memo = self.memo if not (self.widening or self.by_producer or self.track_trips) else None
         # A block whose merged entry equals the entry of its last walk in this solve would
         # walk to the same plan and exit (the walk is a function of the entry; widening also
         # reads the join, so it always walks): it is not walked again.  Without this, every
         # block of a loop nest walks once more only to confirm its exit.
         walked: set[Block] = set()
+        #: what the next version's sparse solve replays (sparse_solve.py): each block's steps
+        hist: dict[Block, list] | None = {b: [] for b in self.rpo} if memo is not None else None
+        changed_at: list[set[Block]] = []
         for it in range(self.cap):
             self.sweeps = it + 1
             changed = False
             if self.exploded and self.options.bounded and not self.widening:
                 return False
             frozen = freeze and it > 0
-            exit_state, entry_state = self.exit_state, self.entry_state
+            pause, steps = self.pause, 0
+            if hist is not None:
+                changed_at.append(set())
             for bb in self.rpo:
                 if it >= 2 and bb not in dirty:
                     continue
                 dirty.discard(bb)
-                step = None
-                if memo is not None:
-                    step = (bb, it, self.block_sig[bb], tuple([exit_state.get(p) for p in bb.preds]),
-                            entry_state[bb] if frozen else None, exit_state.get(bb) if frozen else None)
-                    rec = memo.find_block(step)
-                    if rec is not None and (rec.queries and not self.queries_hold(rec.queries)
-                                            # a skip (store_skip) holds from the same last walk
-                                            or rec.entry is None and rec.exit is not entry_state[bb]):
-                        rec = None
-                    if rec is not None:  # same block, same input objects: same outputs
-                        self.work += rec.work
-                        if self.work > self.budget:
-                            self.exploded = True
-                            if self.options.bounded:
-                                return False
-                        if rec.entry is None:  # the join gives its last walk's entry: left alone
-                            if rec.queries:
-                                self._relog(rec.queries)
-                            continue
-                        entry, work = rec.entry, rec.exit
-                        self.emit_plan[bb] = rec.plan
-                        self.block_sites[bb] = rec.sites
-                        if rec.queries:
-                            self._relog(rec.queries)
-                        walked.add(bb)
-                        step = None
-                if step is not None or memo is None:
-                    keep = self.keep_live[bb]
-                    work_before = self.work
-                    blog = self.recording() if step is not None else None
-                    entry = self.merge_from_predecessors(bb, self.exit_state)
-                    if self.exploded and self.options.bounded and not self.widening:
-                        return False
-                    if frozen:
-                        self._restore_tensor(entry, self.entry_state[bb], keep)
-                    if bb in walked and self._same_entry(bb, entry):
-                        if step is not None:
-                            # remembered too: the next version, given the same inputs and the
-                            # same last-walk entry, skips the join as well (a loop's
-                            # confirming sweep is a whole sweep of joins)
-                            memo.store_skip(step, self.entry_state[bb], self.work - work_before, self.done(blog))
-                        elif blog is not None:
-                            self.done(blog)
-                        continue  # same entry as its last walk: same plan, same exit
-                    walked.add(bb)
-                    work = entry.copy()
-                    self.overflow_sites = {}
-                    self.emit_plan[bb] = self.transfer_block(bb, work)
-                    self.block_sites[bb] = self.overflow_sites
-                    if memo is None:
-                        self.walk_exit[bb] = work.copy()
-                    if frozen:
-                        self._restore_tensor(work, self.exit_state[bb], keep)
-                    if step is not None:
-                        entry, work = memo.store_block(step, entry, work, self.emit_plan[bb],
-                                                       self.overflow_sites, self.work - work_before,
-                                                       self.done(blog))
-                    elif blog is not None:
-                        self.done(blog)
-                old_exit = exit_state.get(bb)
-                if work is not old_exit and work != old_exit:
-                    self.exit_state[bb] = work
+                if pause is not None:
+                    steps += 1
+                    if not steps & 15:
+                        pause()
+                w0 = self.work
+                r = self._block_step(bb, it, frozen, memo, walked)
+                if r < 0:
+                    return False
+                if r & STEP_CHANGED:
                     dirty.update(bb.succs)
                     changed = True
-                self.entry_state[bb] = entry
+                if hist is not None:
+                    hist[bb].append(self._trace_entry(bb, it, r, walked, self.work - w0))
+                    if r & STEP_CHANGED:
+                        changed_at[-1].add(bb)
             if not changed:
                 self._report_overflow()
+                if hist is not None and memo is not None:
+                    memo.trace = SolveTrace(self, hist, changed_at)
                 return True
         self.cap_hit = True
         anchor = self.func.blocks[0].instrs[0] if self.func.blocks and self.func.blocks[0].instrs else None
@@ -431,6 +405,88 @@ class WaitDataflow(FunctionFacts, HazardCandidates, LdsQueries, Brackets, Requir
              f"every anchor falls back to s_wait_* 0"),
             sp.line if sp else 1, sp.col if sp else 1, function=self.func.name))
         return False
+
+    def _block_step(self, bb: Block, it: int, frozen: bool, memo, walked: set) -> int:
+        """One block of one sweep: the join, the tensor freeze, the walk (or the memoised
+        record of it), on `self.entry_state`/`self.exit_state`.  Returns STEP_WALKED when
+        the block's plan was (re)set, | STEP_CHANGED when its exit changed; -1: the exact
+        attempt exploded (bounded mode gives up)."""
+        exit_state, entry_state = self.exit_state, self.entry_state
+        step = None
+        if memo is not None:
+            step = (bb, it, self.block_sig[bb], tuple([exit_state.get(p) for p in bb.preds]),
+                    entry_state[bb] if frozen else None, exit_state.get(bb) if frozen else None)
+            rec = memo.find_block(step)
+            if rec is not None and (rec.queries and not self.queries_hold(rec.queries)
+                                    # a skip (store_skip) holds from the same last walk
+                                    or rec.entry is None and rec.exit is not entry_state[bb]):
+                rec = None
+            if rec is not None:  # same block, same input objects: same outputs
+                self.work += rec.work
+                if self.work > self.budget:
+                    self.exploded = True
+                    if self.options.bounded:
+                        return -1
+                if rec.queries:
+                    self._step_queries = True
+                if rec.entry is None:  # the join gives its last walk's entry: left alone
+                    if rec.queries:
+                        self._relog(rec.queries)
+                    return 0
+                entry, work = rec.entry, rec.exit
+                self.emit_plan[bb] = rec.plan
+                self.block_sites[bb] = rec.sites
+                if rec.queries:
+                    self._relog(rec.queries)
+                walked.add(bb)
+                step = None
+                memo = None  # (reused: nothing to store)
+        else:
+            entry = work = None
+        if step is not None or entry is None:
+            keep = self.keep_live[bb]
+            work_before = self.work
+            blog = self.recording() if step is not None else None
+            entry = self.merge_from_predecessors(bb, exit_state)
+            if self.exploded and self.options.bounded and not self.widening:
+                return -1
+            if frozen:
+                self._restore_tensor(entry, entry_state[bb], keep)
+            if bb in walked and self._same_entry(bb, entry):
+                if step is not None:
+                    # remembered too: the next version, given the same inputs and the
+                    # same last-walk entry, skips the join as well (a loop's
+                    # confirming sweep is a whole sweep of joins)
+                    queries = self.done(blog)
+                    if queries:
+                        self._step_queries = True
+                    memo.store_skip(step, entry_state[bb], self.work - work_before, queries)
+                elif blog is not None:
+                    self.done(blog)
+                return 0  # same entry as its last walk: same plan, same exit
+            walked.add(bb)
+            work = entry.copy()
+            self.overflow_sites = {}
+            self.emit_plan[bb] = self.transfer_block(bb, work)
+            self.block_sites[bb] = self.overflow_sites
+            if step is None:
+                self.walk_exit[bb] = work.copy()
+            if frozen:
+                self._restore_tensor(work, exit_state[bb], keep)
+            if step is not None:
+                queries = self.done(blog)
+                if queries:
+                    self._step_queries = True
+                entry, work = memo.store_block(step, entry, work, self.emit_plan[bb],
+                                               self.overflow_sites, self.work - work_before, queries)
+            elif blog is not None:
+                self.done(blog)
+        entry_state[bb] = entry
+        old_exit = exit_state.get(bb)
+        if work is not old_exit and work != old_exit:
+            exit_state[bb] = work
+            return STEP_WALKED | STEP_CHANGED
+        return STEP_WALKED
 
     def _same_entry(self, bb: Block, entry: DataflowState) -> bool:
         """The solve need not walk `bb` again: its merged entry is the one its last walk

@@ -101,7 +101,10 @@ class Finalizer:
             snaps: dict = {}
             self.final_entry, self.final_exit = {}, {}
             memo = self.memo if not (self.widening or self.by_producer) else None
+            pause = self.pause
             for bb in self.rpo:
+                if pause is not None:
+                    pause()  # (api.analyze's: a background document yields here)
                 entry = self.final_entry[bb] = self.entry_state[bb]  # never mutated: shared
                 rec = None
                 if memo is not None:
@@ -152,6 +155,8 @@ class Finalizer:
             why_all: dict[Instruction, list[list[Contribution]]] = {}
             snaps: dict[Instruction, list[list[PerPredQueue]]] = {}
             for bb in self.rpo:
+                if self.pause is not None:
+                    self.pause()
                 keep = self.keep_live[bb]
                 st = self.merge_from_predecessors(bb, final_exit, join=False)
                 for p in bb.preds:

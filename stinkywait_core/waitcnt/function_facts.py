@@ -27,7 +27,10 @@ class FunctionFacts:
 
     def _init_full(self, memo: FunctionMemo | None, units: dict | None = None) -> None:
         known = memo.infos if memo is not None and memo.target is self.target else {}
-        for b in self.rpo:
+        pause = self.pause
+        for n, b in enumerate(self.rpo):
+            if pause is not None and not n & 15:
+                pause()
             for inst in b.instrs:
                 inf = known.get(inst)
                 if inf is None:
@@ -42,7 +45,9 @@ class FunctionFacts:
                     add(inst, inf, got(inst))
         self._lds_timelines()
         touched = memo.ssa.touched if memo is not None else None
-        for inst, inf in list(self.info.items()):
+        for n, (inst, inf) in enumerate(list(self.info.items())):
+            if pause is not None and not n & 127:
+                pause()
             # an unchanged instruction whose sources the SSA update left alone keeps its links
             if touched is None or not inf.linked or inst in touched or self.hw:
                 self._link_sources(inst, self.info[inst])

@@ -182,6 +182,9 @@ class FunctionMemo:
         self.publish: Any = None
         #: the LDS disjointness answers of the last version (waitcnt/lds_reuse.LdsAnswers)
         self.lds_answers: Any = None
+        #: the last converged memoised solve, for the next version's sparse solve
+        #: (waitcnt/sparse_solve.SolveTrace; None: the next solve visits every block)
+        self.trace: Any = None
         #: statistics of the last analysis (benchmarks and tests): walks reused / walked
         self.hits = 0
         self.misses = 0

@@ -191,14 +191,15 @@ def _lds_facts_of(func: Function, module, arch: str, cfg, chains):
 
 
 def plan_function(func: Function, options: Options, memo: FunctionMemo | None = None,
-                  end_is_return: bool = False, module=None) -> PassOutput:
+                  end_is_return: bool = False, module=None, pause=None) -> PassOutput:
     """Analyze and optimize one function; the IR is left unchanged apart from `sources`.
 
     `memo`: what the previous analysis of this function left (incremental re-planning,
     waitcnt/incremental.py); the result is the same with or without it.  `end_is_return`:
     falling off the function's last block leaves it (assembly; a STIR function is a region of
     a kernel), so under the hardware model it drains like a return.  `module` (assembly): the
-    file, for the LDS address analysis that proves untagged LDS accesses disjoint.
+    file, for the LDS address analysis that proves untagged LDS accesses disjoint.  `pause()`
+    (api.analyze's) is called between the stages and by the solver between blocks.
     """
     if memo is not None and memo.cfg is not None and memo.changed_blocks is not None:
         cfg = memo.cfg  # an adopted function keeps its blocks and edges: same orders, dominators
@@ -212,15 +213,21 @@ def plan_function(func: Function, options: Options, memo: FunctionMemo | None = 
         chains = build_use_def_chain(func, cfg, include_pseudo=pseudo)
     if memo is not None:
         memo.begin()
-    df = WaitDataflow(func, cfg, options, memo, units=None if pseudo else chains.units)
+    if pause is not None:
+        pause()
+    df = WaitDataflow(func, cfg, options, memo, units=None if pseudo else chains.units, pause=pause)
     assembly = module is not None and getattr(module, "kind", "") == "asm"
     if df.hw and assembly:
         df.lds_source = lambda: _lds_facts_of(func, module, options.arch, cfg, chains)
     df.solve()
+    if pause is not None:
+        pause()
     plan = df.materialize_plan()
     relaxed: dict[Instruction, list[int]] = {}
     if options.optimize and not (options.bounded and df.cap_hit):
         relaxed = ShallowPredPromotion().rewrite(plan, df)
+    if pause is not None:
+        pause()
     promoted = {k: list(v) for k, v in plan.anchor_waits.items()} if relaxed else None
     df.finalize_plan(plan, unchanged=not relaxed)
     if promoted is not None and not df.cap_hit:
@@ -230,10 +237,14 @@ def plan_function(func: Function, options: Options, memo: FunctionMemo | None = 
             for k, cs in more.items():
                 relaxed.setdefault(k, []).extend(cs)
             df.finalize_plan(plan)
+    if pause is not None:
+        pause()
     window = options.coalesce_for(assembly)
     coalesced = coalesce_waits(plan, df, window, options.latency_model,
                                memo.stall_facts if memo is not None else None,
                                memo.folds if memo is not None else None) if options.optimize and window else {}
+    if pause is not None:
+        pause()
     if end_is_return and df.hw:
         _end_of_function_drains(df, plan)
     if memo is not None:

@@ -25,39 +25,69 @@ class ShallowPredPromotion:
 
         Each anchor's decision is a function of its spec, its facts and its predecessors'
         exit states; with an incremental memo it is reused while those compare equal (the
-        states are shared objects between versions, so this is mostly identity).
+        states are shared objects between versions, so this is mostly identity).  A whole
+        block's decisions are reused at once while its signature (instructions and facts),
+        its solver plan (the specs of its anchors) and its predecessors' exits are the same
+        objects as last time and none of them rests on an LDS answer: an edit elsewhere then
+        costs one look-up per block, not one per anchor.
         """
         tail_min: dict[Block, list[int]] = {}
         relaxed: dict[Instruction, list[int]] = {}
         memo = df.memo if not (df.widening or df.by_producer) else None
         known = memo.promotion if memo is not None else {}
-        decided: dict[Instruction, tuple] = {}
+        decided: dict[Block, tuple] = {}
         exits = df.exit_state
         info = df.info
-        joined: dict[Block, tuple] = {}  # block -> its predecessors' exits (shared by its anchors)
-        for consumer, spec in plan.anchor_waits.items():
-            bb = consumer.block
-            if bb is None or len(bb.preds) < 2:
-                continue
-            pe = joined.get(bb)
-            if pe is None:
-                pe = joined[bb] = tuple([exits.get(p) for p in bb.preds])
-            key = (tuple(spec), info[consumer], pe)
-            old = known.get(consumer)
-            if old is not None and old[0] == key and (not old[2] or df.queries_hold(old[2])):
-                decision, queries = old[1], old[2]
-            else:
-                log = df.recording()
-                decision = _decide(consumer, spec, df)
-                queries = df.done(log)
-            if memo is not None:
-                decided[consumer] = (key, decision, queries)
+        anchors = plan.anchor_waits
+        cap_hit = df.cap_hit
+
+        def apply(consumer: Instruction, decision: list) -> None:
+            spec = anchors[consumer]
             for c, anchor, tails in decision:
                 for p, w in tails:
                     cur = tail_min.setdefault(p, new_spec())
                     cur[c] = w if cur[c] == -1 else min(cur[c], w)
                 spec[c] = anchor
                 relaxed.setdefault(consumer, []).append(c)
+
+        for bb in df.rpo:
+            preds = bb.preds
+            if len(preds) < 2:
+                continue
+            ep = df.emit_plan.get(bb)
+            if not ep:
+                continue
+            pe = tuple([exits.get(p) for p in preds])
+            sig = df.block_sig.get(bb)
+            old = known.get(bb)
+            if old is not None and _same_block_inputs(old, sig, ep, cap_hit, pe):
+                for consumer, decision in old[4]:
+                    apply(consumer, decision)
+                decided[bb] = old
+                continue
+            per_anchor = old[6] if old is not None else {}
+            mine: dict[Instruction, tuple] = {}
+            applied: list = []
+            any_queries = False
+            for consumer, _ in ep:
+                spec = anchors.get(consumer)
+                if spec is None or consumer.block is not bb:
+                    continue
+                key = (tuple(spec), info[consumer], pe)
+                prev = per_anchor.get(consumer)
+                if prev is not None and prev[0] == key and (not prev[2] or df.queries_hold(prev[2])):
+                    decision, queries = prev[1], prev[2]
+                else:
+                    log = df.recording()
+                    decision = _decide(consumer, spec, df)
+                    queries = df.done(log)
+                mine[consumer] = (key, decision, queries)
+                any_queries = any_queries or bool(queries)
+                if decision:
+                    applied.append((consumer, decision))
+                    apply(consumer, decision)
+            if memo is not None:
+                decided[bb] = (sig, ep, cap_hit, pe, applied, any_queries, mine)
         if memo is not None:
             memo.promotion = decided
         plan.tail_drains = [TailDrain(p, tail_min[p])
@@ -102,6 +132,13 @@ class ShallowPredPromotion:
             plan.tail_drains = [TailDrain(p, tail_min[p])
                                 for p in sorted(tail_min, key=lambda b: (b.label, b.index))] + others
         return relaxed
+
+def _same_block_inputs(old: tuple, sig: tuple | None, ep: list, cap_hit: bool, pe: tuple) -> bool:
+    """The block's decisions of last time hold: the same signature and solver plan objects,
+    the same cap, the same predecessor exit objects, and no decision rested on an LDS
+    answer (those are re-checked per anchor)."""
+    return (old[0] is sig and old[1] is ep and old[2] == cap_hit and not old[5]
+            and len(old[3]) == len(pe) and all(a is b for a, b in zip(old[3], pe)))
 
 
 def _per_pred_hw(consumer: Instruction, df: WaitDataflow, states: tuple | None = None) -> dict[Block, list[int]]:

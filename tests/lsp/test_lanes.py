@@ -72,6 +72,65 @@ def test_foreground_order_and_promotion_when_the_focus_moves():
         pool.shutdown()
 
 
+def test_running_background_work_pauses_while_the_focus_works():
+    """A background item already running yields at its pause points while foreground work
+    is queued or running, and goes on once that is done; the focus's own pauses return."""
+    fg_gate, bg_at_pause = threading.Event(), threading.Event()
+    log: list[str] = []
+    pool = LaneExecutor(2)
+    try:
+        pool.focus = "file:///edited.s"
+        pause = pool.pause_for("file:///other.s")
+
+        def background() -> None:
+            pause()  # nothing waits: returns at once
+            log.append("bg before")
+            bg_at_pause.set()
+            while not fg_running.is_set():
+                pass
+            pause()  # the focus's item runs: waits until it is done
+            log.append("bg after")
+
+        fg_running = threading.Event()
+
+        def foreground() -> None:
+            fg_running.set()
+            pool.pause_for("file:///edited.s")()  # (the focus never pauses)
+            fg_gate.wait(GUARD_S)
+            log.append("fg done")
+
+        bg = pool.submit_for("file:///other.s", PLAN, background)
+        assert bg_at_pause.wait(GUARD_S)
+        fg = pool.submit_for("file:///edited.s", PLAN, foreground)
+        assert fg_running.wait(GUARD_S)
+        threading.Event().wait(0.2)
+        assert log == ["bg before"]  # paused, not finished
+        fg_gate.set()
+        wait_futures([bg, fg], GUARD_S)
+        assert log == ["bg before", "fg done", "bg after"] and pool.pauses == 1
+        # an edit of the focus announced before its plan is queued pauses the background too
+        pool.expect_focus(0.3)
+        t = threading.Thread(target=pause)
+        t.start()
+        t.join(0.1)
+        assert t.is_alive()
+        t.join(GUARD_S)
+        assert not t.is_alive()
+        # never longer than max_pause_s at a time
+        pool.max_pause_s = 0.1
+        hold = pool.submit_for(None, PLAN, fg_gate.clear)
+        hold.result(GUARD_S)
+        blocker = pool.submit_for(None, PLAN, fg_gate.wait, GUARD_S)
+        threading.Event().wait(0.05)
+        pause()  # the ownerless item runs until fg_gate is set: the pause gives up
+        assert not blocker.done()
+        fg_gate.set()
+        blocker.result(GUARD_S)
+    finally:
+        fg_gate.set()
+        pool.shutdown()
+
+
 def test_exceptions_and_cancelled_items_reach_their_futures():
     pool = LaneExecutor(2)
     try:

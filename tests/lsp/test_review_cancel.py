@@ -27,7 +27,7 @@ class _Stepper:
         self.ended = threading.Event()
         self.steps = 0
 
-    def check_diagnostics(self, stop=None):
+    def check_diagnostics(self, stop=None, pause=None):
         self.started.set()
         try:
             while True:
