@@ -1,7 +1,7 @@
 """Predicted stall of our waits against the authors', per real kernel (issue 22's goal).
 
 Usage: .venv/bin/python benchmarks/stall.py [--tree DIR] [--coalesce N] [--latency-model FILE]
-           [--hwcheck] [--arch ARCH] KERNEL.s[.gz] ...
+           [--hwcheck] [--arch ARCH] [--per-wait N] KERNEL.s[.gz] ...
 
 For each kernel: the authors' waits as written, and ours (`stinkywait insert --replace-waits`
 on the kernel, run by the tree at `--tree`, default this one: give an export of an older
@@ -11,7 +11,9 @@ two sides are priced by the same model.  Prints per kernel: predicted stall (cyc
 hot-path walk, loops `loop_trips` times), its ratio ours/authors, rebuildable wait counts and
 their ratio, `check`'s unproven-disjointness findings on the kernel as written, and with
 `--hwcheck` the unsafe count of `check --exhaustive` on our output.  Then the geometric mean of
-the stall ratios and the kernels above 1.25x.  Figures only: no timing is asserted.
+the stall ratios and the kernels above 1.25x.  With `--per-wait N`, each side's N costliest
+waits follow the kernel's line (stall over the walk, on the last visit, visits, the loop, the
+wait as written; ours at lines of our output).  Figures only: no timing is asserted.
 
 A kernel's own folder is searched for its `.include` files (MIOpen's macro-written kernels,
 `tests/data/miopen`: give `--arch` for those that name no target, e.g. gfx1030, gfx908).
@@ -39,17 +41,24 @@ from wait_counts import waits  # noqa: E402  (the same count of rebuildable wait
 
 
 def predicted(text: str, name: str, overrides: tuple, arch: str | None = None,
-              includes: tuple = ()) -> tuple[int, int]:
-    """(stall cycles, walk cycles) of a text with its waits as written (no wait planned)."""
+              includes: tuple = (), per_wait: int = 0) -> tuple[int, int, list[str]]:
+    """(stall cycles, walk cycles, the `per_wait` costliest waits in words) of a text with its
+    waits as written (no wait planned)."""
     extra = {"arch": arch} if arch else {}
     an = analyze(text, name, Options(coalesce_window=0, latency_overrides=overrides, include_paths=includes, **extra))
     stall = cycles = 0
     model = an.options.latency_model
+    points = []
     for po in an.outputs:
         run = simulate(po.func, an.options.target, None, model)
         stall += run.total
         cycles += run.cycles
-    return stall, cycles
+        points.extend(p for p in run.points.values() if p.total)
+    lines = text.splitlines() if per_wait else []
+    worst = sorted(points, key=lambda p: (-p.total, p.line))[:per_wait]
+    words = [f"L{p.line:<6} {p.total:7} ({p.last} last, {p.visits} visits{', loop ' + p.loop if p.loop else ''})  "
+             f"{lines[p.line - 1].strip() if 0 < p.line <= len(lines) else ''}" for p in worst]
+    return stall, cycles, words
 
 
 def ours(path: Path, tree: str | None, coalesce: int, latency: str | None, tmp: str,
@@ -104,6 +113,8 @@ def main() -> None:
     ap.add_argument("--latency-model", help="latency-model overrides for the pricing (and ours)")
     ap.add_argument("--hwcheck", action="store_true", help="also count unsafe waits by check --exhaustive")
     ap.add_argument("--arch", help="target of kernels that name none (MIOpen's)")
+    ap.add_argument("--per-wait", type=int, default=0, metavar="N",
+                    help="also list each side's N costliest waits (predicted stall per wait)")
     ap.add_argument("kernels", nargs="+")
     ns = ap.parse_args()
     overrides = load_overrides(ns.latency_model) if ns.latency_model else ()
@@ -115,8 +126,8 @@ def main() -> None:
             text = gzip.open(p, "rt").read() if p.suffix == ".gz" else p.read_text()
             mine, unproven = ours(p, ns.tree, ns.coalesce, ns.latency_model, tmp, ns.arch)
             inc = (str(p.resolve().parent),)
-            a_stall, a_cyc = predicted(text, p.name, overrides, ns.arch, inc)
-            o_stall, o_cyc = predicted(mine, p.name, overrides, ns.arch, inc)
+            a_stall, a_cyc, a_worst = predicted(text, p.name, overrides, ns.arch, inc, ns.per_wait)
+            o_stall, o_cyc, o_worst = predicted(mine, p.name, overrides, ns.arch, inc, ns.per_wait)
             # a kernel whose waits never stall on the model: compare the walks instead of 0/0
             ratio = (o_stall + 1) / (a_stall + 1) if a_stall or o_stall else 1.0
             ratios.append(ratio)
@@ -133,6 +144,9 @@ def main() -> None:
                     f.write(mine)
                 line += f"  unsafe {hw_unsafe(out, ['-I', str(p.resolve().parent)] + (['--arch', ns.arch] if ns.arch else []))}"
             print(line, flush=True)
+            for side, worst in (("authors'", a_worst), ("ours", o_worst)):
+                for w in worst:
+                    print(f"    {side:8} {w}", flush=True)
     gm = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
     cg = math.exp(sum(math.log(max(r, 1e-9)) for r in cratios) / len(cratios))
     print(f"geomean stall ratio {gm:.3f} over {len(ratios)} kernels; above 1.25x: {len(over)} {over}; "

@@ -71,6 +71,9 @@ class AnalysisCache:
         self.review_memo: dict[int, tuple] = {}
         #: function name -> the last review's verdict on its offered changes (review_reuse.py)
         self.review_verdicts: dict[str, Any] = {}
+        #: the review's own cache for its trial re-plans (review.py `_plan_verified`), kept so
+        #: the next version's trials re-plan incrementally from this version's
+        self.review_scratch: AnalysisCache | None = None
 
     def module(self, path: str, options: Options) -> Module | None:
         return self._modules.get((path, options))
@@ -102,6 +105,9 @@ class AnalysisCache:
         wait-stripped analysis keeps a second copy of every function: about as much memory
         as the plan's own); returns how many entries went."""
         n = 0
+        if self.review_scratch is not None:  # (the review's trial re-plans: made again when asked)
+            self.review_scratch = None
+            n += 1
         for table, at in ((self._d, 2), (self._modules, 1)):
             for key in [k for k in table if k[at] != options]:
                 del table[key]

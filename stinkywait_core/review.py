@@ -23,6 +23,7 @@ from .diagnostics import ERROR, HINT, WARNING, Diagnostic, Related
 from .findings import rule_reason
 from .interrupt import checkpoint
 from .review_proof import Change, edited_text, proven_safe
+from .review_reject import RelaxRejection
 from .textlines import physical_lines
 from .waitcnt.remove import should_remove
 from .waitcnt.stall import cost_phrase, planned_points, relax_saving
@@ -100,6 +101,7 @@ def review(an: Analysis, analyze: Analyze) -> list[Diagnostic]:
                 waits_found.append((po, inst, nxt, values, drains))
                 draining = draining or bool(drains)
     planned: dict[tuple[int, str], int] = {}
+    rejection = None
     if draining:
         # what each point needs at least: CoalesceWaits off, or a wait it folds into an
         # earlier one would look stricter than needed nowhere
@@ -111,7 +113,11 @@ def review(an: Analysis, analyze: Analyze) -> list[Diagnostic]:
         for w in stripped.waits():
             if w.placement == "before":
                 planned[(w.line, w.counter)] = w.count
+        rejection = RelaxRejection(an, stripped)
     proposals: list[tuple[Diagnostic, int, str]] = []  # (diagnostic, line, its new line text)
+    #: (function, line) of a stricter-than-needed proposal -> (its output, the relaxed values):
+    #: the cost phrase is predicted for the offered ones only
+    relaxed_at: dict[tuple[str, int], tuple] = {}
     for po, inst, nxt, values, drains in waits_found:
         checkpoint(an)
         sp = inst.span
@@ -142,11 +148,24 @@ def review(an: Analysis, analyze: Analyze) -> list[Diagnostic]:
             need = planned.get((nxt.span.line, short)) if nxt is not None and nxt.span else None
             if need is None or need <= v or not _in_order_counter(target, cn):
                 continue
+            if rejection is not None and rejection.fails(po, inst, cn, need):
+                continue  # the re-plan would need a new wait (review_reject.py): not tried
             new = _spelled(target, {**values, cn: need}, inst)
-            proposals.append((_stricter(po, inst, values, need, new,
-                                        _stricter_cost(an, po, sp.line, {**values, cn: need})), sp.line, new))
-    out.extend(_verified(an, proposals, analyze))
+            proposals.append((_stricter(po, inst, values, need, new), sp.line, new))
+            relaxed_at.setdefault((po.func.name, sp.line), (po, {**values, cn: need}))
+    for d in _verified(an, proposals, analyze):
+        got = relaxed_at.get((d.function, d.line)) if d.code == "stricter-wait" else None
+        out.append(_costed(an, d, *got) if got is not None else d)
     return out
+
+
+def _costed(an: Analysis, d: Diagnostic, po, relaxed: dict[str, int]) -> Diagnostic:
+    """An offered stricter-than-needed hint with its predicted cost in the message."""
+    cost = _stricter_cost(an, po, d.line, relaxed)
+    if not cost:
+        return d
+    return Diagnostic(d.severity, d.code, d.message + cost, d.line, d.col, d.end_line, d.end_col,
+                      list(d.related), d.data, d.function)
 
 
 def _stricter_cost(an: Analysis, po, line: int, relaxed: dict[str, int]) -> str:
@@ -162,13 +181,13 @@ def _stricter_cost(an: Analysis, po, line: int, relaxed: dict[str, int]) -> str:
     return f"; {cost_phrase(cycles, loop)}" if cycles > 0 else ""
 
 
-def _stricter(po, inst: Instruction, values: dict[str, int], need: int, new: str, cost: str = "") -> Diagnostic:
+def _stricter(po, inst: Instruction, values: dict[str, int], need: int, new: str) -> Diagnostic:
     """The finding for a hand-written wait of `values` where `need` suffices on one counter
-    (`new`, spelled as the user writes it).  Only a proposal: `_verified` decides whether it is offered.
-    `cost`: "; costs ~N cycles per trip of L" (`_stricter_cost`), in the message."""
+    (`new`, spelled as the user writes it).  Only a proposal: `_verified` decides whether it is
+    offered, and an offered one gets its cost in the message (`_costed`)."""
     sp = inst.span
     return Diagnostic(
-        HINT, "stricter-wait", f"{_spelled(po.df.target, values, inst)} is stricter than needed: {new} suffices{cost}",
+        HINT, "stricter-wait", f"{_spelled(po.df.target, values, inst)} is stricter than needed: {new} suffices",
         sp.line, sp.col, sp.end_line, sp.end_col, [],
         {"replace_line": sp.line, "count": need, "instruction": new}, po.func.name)
 
@@ -228,8 +247,8 @@ def _plan_verified(an: Analysis, lines: list[str], usable: list[Change], analyze
 
     All changes are tried together first: if the program with every change needs nothing
     new, each change alone needs nothing new either (a subset of the changes leaves more
-    hand-written waits, so fewer ops in flight); otherwise each is tried alone, one line at a
-    time from the original (an edit the incremental re-plan handles in proportion to it)."""
+    hand-written waits, so fewer ops in flight); otherwise a failing group is halved until
+    the groups pass or hold one change (each trial re-plans incrementally from the last)."""
     if not usable:
         return []
     base: dict[tuple[str, int, str, str], int] = {}
@@ -243,28 +262,39 @@ def _plan_verified(an: Analysis, lines: list[str], usable: list[Change], analyze
         return all(base.get((w.function, w.line, w.placement, w.counter), -1) >= 0
                    and base[(w.function, w.line, w.placement, w.counter)] <= w.count for w in trial.waits())
 
-    scratch = AnalysisCache(size=4)
+    # the trials' own cache: the document's keeps the version the editor shows.  Kept with the
+    # document's cache, the next version's first trial re-plans only what the edit changed
+    scratch = an.cache.review_scratch if an.cache is not None else None
+    if scratch is None:
+        scratch = AnalysisCache(size=4)
+        if an.cache is not None:
+            an.cache.review_scratch = scratch
     if needs_nothing_new(usable, scratch):
         return list(usable)
     # removals of waits that drain nothing change no state: they pass as a group; the
-    # relaxations of draining waits are tried one by one
+    # relaxations of draining waits are tried in groups, halved where a group fails (a group
+    # that passes passes change by change, so each change ends up proven in the largest
+    # group that passes, or tried alone)
     removals = [c for c in usable if c.diag.code == "redundant-wait"]
     relaxations = [c for c in usable if c.diag.code != "redundant-wait"]
     out: list[Change] = []
-    singles = relaxations
+    # (group, known to fail): without removals the relaxations are the group that just failed
+    groups: list[tuple[list[Change], bool]] = [(relaxations, not removals)]
     if removals:
         if needs_nothing_new(removals, scratch):
             out.extend(removals)
         else:
-            singles = usable
-    analyze(an.module.text, an.path, an.options, an.language, cache=scratch, read=an.read)
-    dirty = False
-    for change in singles:
-        if dirty:
-            analyze(an.module.text, an.path, an.options, an.language, cache=scratch, read=an.read)
-        if needs_nothing_new([change], scratch):
-            out.append(change)
-        dirty = True
+            groups = [(usable, True)]
+    while groups:
+        checkpoint(an)
+        group, failed = groups.pop()
+        if not group:
+            continue
+        if not failed and needs_nothing_new(group, scratch):
+            out.extend(group)
+        elif len(group) > 1:
+            half = len(group) // 2
+            groups.extend(((group[half:], False), (group[:half], False)))
     out.sort(key=lambda c: (c.line, c.diag.col))
     return out
 

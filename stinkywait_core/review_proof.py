@@ -12,6 +12,8 @@ need for one it already found.  The checker must also have finished: a search cu
 path, step or loop-trip bound proves nothing, and that function's changes are not offered.
 
 Cost: one checker run of the file as written, then runs with a *group* of changes applied.
+A change of a wait that retired nothing in that first run (the search finished; `_idle_waits`)
+needs no run of its own: with it applied the checker's search is the same search.
 Waiting more never makes a path unsafe (a wait only retires ops), so when the file with the
 whole group applied shows nothing new, every change of the group is safe alone.  When it
 does show something, the changes on an offending path between its producer and its
@@ -66,12 +68,14 @@ class _Run:
     (consumer, producer: line and column; rule) -> (needs, proven); which functions were proved
     (the search finished) and how many steps each took."""
 
-    __slots__ = ("found", "proved", "steps")
+    __slots__ = ("found", "proved", "steps", "idle")
 
     def __init__(self) -> None:
         self.found: dict[str, dict[tuple, tuple[dict[str, int], bool]]] = {}
         self.proved: set[str] = set()
         self.steps: dict[str, int] = {}
+        #: (run on the file as written) per function, the lines of its idle waits (`_idle_waits`)
+        self.idle: dict[str, set[int]] = {}
 
 
 def _line(inst) -> int | None:
@@ -109,19 +113,54 @@ def _check(an: Analysis, text: str, functions: set[str], max_steps: int,
     raw: dict[str, list[HwViolation]] = {}
     if not funcs:
         return run, raw
-    facts = module_facts(module, get_target(an.options.arch, "hw").name)
+    target = get_target(an.options.arch, "hw")
+    facts = module_facts(module, target.name)
     for f in funcs:
         res = check_function(f, an.options, regions=AddressRegions(facts[f]), max_steps=max(1, max_steps),
-                             stop=an.stop_review, proof_only=proof_only)
+                             stop=an.stop_review, proof_only=proof_only, watch_waits=proof_only)
         checkpoint(an)  # a search `stop` ended proves nothing: the review ends here
         run.steps[f.name] = res.steps
         if not res.bounded and not res.trip_cut:
             run.proved.add(f.name)
+            if res.retiring is not None:
+                run.idle[f.name] = _idle_waits(f, target, res.retiring)
         table = run.found.setdefault(f.name, {})
         for v in res.violations:
             table[(_at(v.consumer), _at(v.producer), v.rule)] = (v.needs, v.proven)
         raw[f.name] = res.violations
     return run, raw
+
+
+def _idle_waits(func, target, retiring: set) -> set[int]:
+    """The lines of `func`'s waits that the checker, in a search that finished, never saw
+    retire anything, each the only instruction of its line, and whose removal leaves the
+    checker's facts of the instruction before it as they are (`Target.drain_before` reads
+    the instruction that follows).  Deleting, relaxing or dropping a counter of such waits
+    leaves every state of that search as it was, so the search of the edited file is the
+    same search (minus the waits' own steps): the same violations, finished.  The checker
+    reads a wait only through `Machine.wait`; `tests/test_review_safe_on_gpu.py` runs the
+    checker on every offered change alone."""
+    from .validate.hwfacts import decode_wait
+    per_line: dict[int, int] = {}
+    for b in func.blocks:
+        for inst in b.instrs:
+            if inst.span is not None and not inst.is_label:
+                per_line[inst.span.line] = per_line.get(inst.span.line, 0) + 1
+    out: set[int] = set()
+    for b in func.blocks:
+        body = [i for i in b.instrs if not i.is_label and not i.is_phi]
+        for k, inst in enumerate(body):
+            if inst in retiring or inst.span is None or per_line.get(inst.span.line) != 1:
+                continue
+            if not (target.sem(inst).wait or decode_wait(target, inst)):
+                continue
+            if k > 0:
+                prev = body[k - 1]
+                following = body[k + 1] if k + 1 < len(body) else None
+                if target.drain_before(prev, inst) != target.drain_before(prev, following):
+                    continue
+            out.add(inst.span.line)
+    return out
 
 
 def _new(base: _Run, trial: _Run, raw: dict[str, list[HwViolation]]) -> dict[str, list[HwViolation]]:
@@ -181,8 +220,15 @@ def proven_safe(an: Analysis, lines: list[str], changes: list[Change]) -> list[C
     budget = STEP_BUDGET - sum(max(base.steps.get(n, 0), RUN_STEPS) for n in names)
     safe: list[Change] = []
     # groups of changes of one function still to try, the likeliest-safe first
-    groups = [[c for c in changes if c.function == name] for name in sorted(base.proved)]
-    groups = [g for g in groups if g]
+    groups = []
+    for name in sorted(base.proved):
+        group = [c for c in changes if c.function == name]
+        # a change of an idle wait is proved by the run on the file as written (`_idle_waits`)
+        idle = base.idle.get(name, set())
+        safe.extend(c for c in group if c.line in idle)
+        group = [c for c in group if c.line not in idle]
+        if group:
+            groups.append(group)
     while groups and budget > 0:
         group = groups.pop(0)
         name = group[0].function

@@ -127,3 +127,75 @@ def test_the_proof_keeps_a_safe_delete_and_drops_one_that_unblocks_a_stale_read(
     assert proven_safe(an, lines, [unsafe]) == []
     assert proven_safe(an, lines, [relax]) == []  # v2 is the youngest: a count of 1 leaves it in flight
     assert proven_safe(an, lines, [safe]) == [safe]
+
+
+def _search(text: str, arch: str = "gfx1250"):
+    from stinkywait_core.targets import get_target
+    from stinkywait_core.validate.hwcheck import check_function
+    func = parse(text, "k.s", "asm").functions[0]
+    return func, get_target(arch, "hw"), check_function(func, Options(arch=arch), watch_waits=True)
+
+
+def test_a_wait_that_retires_on_one_path_only_is_not_idle():
+    """`HwResult.retiring`: the wait after the join retires the load on the path through it;
+    the one after the drain retires nothing on either path."""
+    from stinkywait_core.review_proof import _idle_waits
+    text = """.amdgcn_target "amdgcn-amd-amdhsa--gfx1250"
+k:
+  s_cmp_eq_u32 s0, 0
+  s_cbranch_scc1 .Lskip
+  ds_load_b32 v1, v0
+.Lskip:
+  s_wait_dscnt 0x0
+  s_wait_dscnt 0x0
+  v_add_f32 v3, v1, v1
+  s_endpgm
+"""
+    func, target, res = _search(text)
+    assert not res.bounded and not res.trip_cut
+    assert {i.span.line for i in res.retiring} == {7}
+    assert _idle_waits(func, target, res.retiring) == {8}
+
+
+def test_a_wait_whose_removal_changes_the_facts_before_it_is_not_idle():
+    """An `s_set_vgpr_msb` drains the VMEM timelines unless a VMEM op follows it (it then opens
+    that op's replay group: `Target.drain_before`): deleting the wait between them would
+    change that fact, so the idle wait there still gets a checker run of its own."""
+    from stinkywait_core.review_proof import _idle_waits
+    text = """.amdgcn_target "amdgcn-amd-amdhsa--gfx1250:xnack+"
+k:
+  s_set_vgpr_msb 0x41
+  s_wait_dscnt 0x0
+  global_load_b32 v1, v[2:3], off
+  s_wait_dscnt 0x0
+  s_wait_loadcnt 0x0
+  s_endpgm
+"""
+    func, target, res = _search(text, "gfx1250:xnack+")
+    msb = func.blocks[0].instrs[0] if not func.blocks[0].instrs[0].is_label else func.blocks[0].instrs[1]
+    assert msb.mnemonic == "s_set_vgpr_msb" and target.drains_by_context(msb)
+    assert not res.bounded and not res.trip_cut
+    assert {i.span.line for i in res.retiring} == {7}
+    assert _idle_waits(func, target, res.retiring) == {6}
+
+
+def test_an_idle_waits_delete_is_proved_without_a_run_of_its_own(monkeypatch):
+    """The run on the file as written proves the delete of the wait that waits for nothing
+    (line 11 of BARRIER); the wait the read needs (line 9) gets its run and fails."""
+    from stinkywait_core import review_proof
+    runs = []
+    check = review_proof._check
+
+    def counted(an, text, functions, max_steps, proof_only=False):
+        runs.append(proof_only)
+        return check(an, text, functions, max_steps, proof_only)
+
+    monkeypatch.setattr(review_proof, "_check", counted)
+    an = analyze(BARRIER, "k.s", Options())
+    lines = physical_lines(BARRIER, keepends=True)
+    safe = _change(an, lines, 11, "")
+    assert proven_safe(an, lines, [safe]) == [safe]
+    assert runs == [True]
+    runs.clear()
+    assert proven_safe(an, lines, [_change(an, lines, 9, ""), safe]) == [safe]
+    assert runs == [True, False]

@@ -303,11 +303,35 @@ def collapse_phase(v: Val) -> Val:
     return Val((join_lins(v.lins, v.uniform),), v.uniform, None, v.why)
 
 
+def lin_join_shared(x: Lin, y: Lin) -> Lin | None:
+    """Join of two forms whose symbolic parts differ but share some terms (the same symbol
+    with the same coefficient): those terms are kept and the rest of each form (its other
+    terms and its constant) is joined as an integer range.  Why: a register that is
+    ``base + 0`` on one path into a block and ``base + t`` on the other (``t`` a symbol of
+    its own, say an earlier join's) is ``base + r`` after the join, ``r`` in the union of
+    the two rests; falling back to the whole forms' concrete ranges would forget ``base``,
+    and with it a wave-index term that tells two waves' LDS tiles apart.  Sound: each form's
+    value is ``shared + rest`` modulo 2^32 with ``rest`` in its integer range.  None when
+    nothing is shared."""
+    ty = dict(y[0])
+    shared = tuple((a, c) for a, c in x[0] if ty.get(a) == c)
+    if not shared:
+        return None
+    keep = {a for a, _ in shared}
+    rx = (tuple(t for t in x[0] if t[0] not in keep), x[1])
+    ry = (tuple(t for t in y[0] if t[0] not in keep), y[1])
+    return (shared, I.join(lin_int_range(rx), lin_int_range(ry)))
+
+
 def join_lins(lins: tuple, uniform: bool) -> Lin:
-    """Join forms; different symbolic parts fall back to their concrete ranges."""
+    """Join forms; the terms all of them share are kept (`lin_join_shared`), the other
+    symbolic parts fall back to their ranges (all of them to the concrete ranges when
+    nothing is shared)."""
     out = lins[0]
     for x in lins[1:]:
         j = lin_join(out, x)
+        if j is None:
+            j = lin_join_shared(out, x)
         if j is None:
             j = ((), I.join(lin_concrete(out), lin_concrete(x)))
         out = j

@@ -75,7 +75,7 @@ class HwResult(Coverage):
     """Outcome of `check_function` for one function."""
 
     __slots__ = ("function", "target", "violations", "paths", "states", "steps", "bounded", "trip_cut",
-                 "max_trips", "max_paths", "seconds")
+                 "max_trips", "max_paths", "seconds", "retiring")
 
     def __init__(self, function: str, target: Target, max_trips: int, max_paths: int) -> None:
         self.function = function
@@ -85,6 +85,9 @@ class HwResult(Coverage):
         self.bounded = self.trip_cut = False
         self.max_trips, self.max_paths = max_trips, max_paths
         self.seconds = 0.0
+        #: with `watch_waits`: the wait instructions that retired something on some visit
+        #: (every other wait left every state it met as it was)
+        self.retiring: set[Instruction] | None = None
 
     def by_rule(self) -> dict[str, int]:
         out = {r: 0 for r in RULES}
@@ -98,7 +101,7 @@ class _Walker:
 
     def __init__(self, func: Function, target: Target, tensor_raw_required: bool, regions: LdsRegionModel,
                  max_trips: int, max_paths: int, max_steps: int, memoize: bool, num_waves: int | None = None,
-                 stop: Callable[[], bool] | None = None, cut_ends: bool = False) -> None:
+                 stop: Callable[[], bool] | None = None, cut_ends: bool = False, watch_waits: bool = False) -> None:
         self.func = func
         self.blocks = list(func.blocks)
         self.facts_by_id = function_facts(func, target, regions)
@@ -126,6 +129,8 @@ class _Walker:
         self.memo = TripMemo(memoize)
         self.found: dict[tuple[int, int, str], HwViolation] = {}
         self.res = HwResult(func.name, target, max_trips, max_paths)
+        if watch_waits:
+            self.res.retiring = set()
         # the instruction being checked (read by `_report`)
         self._f: Facts | None = None
         self._st: State | None = None
@@ -192,6 +197,7 @@ class _Walker:
         work: list[tuple[int, State, tuple[str, ...]]] = [(0, init, ())]
         check = check_instruction
         regions, treq, report = self.regions, self.tensor_raw_required, self._report
+        retiring = res.retiring
         while work:
             bi, st, path = work.pop()
             if self._seen(bi, st):
@@ -211,7 +217,13 @@ class _Walker:
             for f in self.block_facts[bi]:
                 res.steps += 1
                 if f.wait:
-                    m.wait(st, f)
+                    if retiring is None or f.inst in retiring:
+                        m.wait(st, f)
+                    else:
+                        held = sum(map(len, st.tl))
+                        m.wait(st, f)
+                        if sum(map(len, st.tl)) != held:
+                            retiring.add(f.inst)
                     continue
                 m.translate_other_kind(st, f)
                 self._f = f
@@ -254,7 +266,7 @@ def check_function(func: Function, options: Options | None = None, *, target: Ta
                    num_waves: int | None = None, tensor_raw: str = "num-waves", max_trips: int = 2,
                    max_paths: int = 20000, max_steps: int = 5_000_000, regions: LdsRegionModel | None = None,
                    memoize: bool = True, stop: Callable[[], bool] | None = None,
-                   proof_only: bool = False) -> HwResult:
+                   proof_only: bool = False, watch_waits: bool = False) -> HwResult:
     """Check `func` on every path under the hardware model of `target` (default: the
     options' arch).  `num_waves` (default: the options') and `tensor_raw` (one of
     TENSOR_RAW_POLICIES) decide the tensor-fill RAW policy; `regions` the LDS overlap model
@@ -262,14 +274,15 @@ def check_function(func: Function, options: Options | None = None, *, target: Ta
     asked once per path state, true ends the search early, as a spent budget does (the
     review's caller moved on, interrupt.py).  `proof_only`: the caller uses the result only if
     it is a proof, so the search ends at the first loop trip it has to cut (`trip_cut`, its
-    violations incomplete).  The function is not modified."""
+    violations incomplete).  `watch_waits`: record which waits retired anything
+    (`HwResult.retiring`).  The function is not modified."""
     opts = options or Options()
     if tensor_raw not in TENSOR_RAW_POLICIES:
         raise ValueError(f"tensor_raw must be one of {TENSOR_RAW_POLICIES}")
     waves = opts.num_waves if num_waves is None else num_waves
     treq = tensor_raw == "always" or waves == 1
     return _Walker(func, _target_of(opts, target), treq, regions or TokenRegions(), max(1, max_trips), max_paths,
-                   max_steps, memoize, waves, stop, proof_only).run()
+                   max_steps, memoize, waves, stop, proof_only, watch_waits).run()
 
 
 def check_module(module: Module, options: Options | None = None, lds_addresses: bool = False,

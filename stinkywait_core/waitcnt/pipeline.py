@@ -221,7 +221,15 @@ def plan_function(func: Function, options: Options, memo: FunctionMemo | None = 
     relaxed: dict[Instruction, list[int]] = {}
     if options.optimize and not (options.bounded and df.cap_hit):
         relaxed = ShallowPredPromotion().rewrite(plan, df)
+    promoted = {k: list(v) for k, v in plan.anchor_waits.items()} if relaxed else None
     df.finalize_plan(plan, unchanged=not relaxed)
+    if promoted is not None and not df.cap_hit:
+        # waits the replay added at joins get the same promotion, then one more replay
+        more = ShallowPredPromotion().rewrite_added(plan, df, promoted)
+        if more:
+            for k, cs in more.items():
+                relaxed.setdefault(k, []).extend(cs)
+            df.finalize_plan(plan)
     window = options.coalesce_for(assembly)
     coalesced = coalesce_waits(plan, df, window, options.latency_model,
                                memo.stall_facts if memo is not None else None,

@@ -64,23 +64,64 @@ class ShallowPredPromotion:
                             for p in sorted(tail_min, key=lambda b: (b.label, b.index))]
         return relaxed
 
+    def rewrite_added(self, plan: WaitInsertionPlan, df: WaitDataflow,
+                      promoted: dict[Instruction, list[int]]) -> dict[Instruction, list[int]]:
+        """The second round, after `finalize_plan` replayed a promoted plan: the waits the
+        replay added at joins (not in `promoted`, the plan it replayed) are relaxed the same
+        way, from the replay's states; the new tail drains join the first round's (the
+        stricter wait per predecessor and counter).  Why: a relaxed wait leaves an op in
+        flight longer, and the replay may then need a wait at a later join for the one path
+        that did not issue the ops after it (aiter's gfx1250 fmha fwd: a tensor fill read
+        after a barrier, where one predecessor skipped the next fills); at its own join that
+        wait is the shallow path's alone, and the kernel writer drains that path instead.
+        The caller replays again (`finalize_plan`), which keeps every wait safe.  Not
+        memoised: it runs only when the first round relaxed something and the replay added a
+        wait at a join (decision 48)."""
+        if df.by_producer:
+            return {}
+        states = (df.final_entry, df.final_exit)
+        tail_min: dict[Block, list[int]] = {td.pred: list(td.spec) for td in plan.tail_drains
+                                            if td.rule == "tail-drain"}
+        relaxed: dict[Instruction, list[int]] = {}
+        for consumer, spec in plan.anchor_waits.items():
+            bb = consumer.block
+            if bb is None or len(bb.preds) < 2:
+                continue
+            old = promoted.get(consumer)
+            added = {c for c in df.cks if spec[c] != -1 and (old is None or old[c] == -1)}
+            if not added:
+                continue
+            for c, anchor, tails in _decide(consumer, spec, df, states, added):
+                for p, w in tails:
+                    cur = tail_min.setdefault(p, new_spec())
+                    cur[c] = w if cur[c] == -1 else min(cur[c], w)
+                spec[c] = anchor
+                relaxed.setdefault(consumer, []).append(c)
+        if relaxed:
+            others = [td for td in plan.tail_drains if td.rule != "tail-drain"]
+            plan.tail_drains = [TailDrain(p, tail_min[p])
+                                for p in sorted(tail_min, key=lambda b: (b.label, b.index))] + others
+        return relaxed
 
-def _per_pred_hw(consumer: Instruction, df: WaitDataflow) -> dict[Block, list[int]]:
+
+def _per_pred_hw(consumer: Instruction, df: WaitDataflow, states: tuple | None = None) -> dict[Block, list[int]]:
     """Under the hardware model: what each predecessor's path alone requires at the anchor,
-    by every rule (its queues of the converged join state, the others left out)."""
+    by every rule (its queues of the converged join state, the others left out).  `states`:
+    the (entry, exit) states per block it reads (default: the solve's)."""
     bb = consumer.block
-    entry = df.entry_state.get(bb)
+    entries, exit_of = states if states is not None else (df.entry_state, df.exit_state)
+    entry = entries.get(bb)
     out: dict[Block, list[int]] = {}
     if entry is None:
         return out
     for p in bb.preds:
-        if p in out or df.exit_state.get(p) is None:
+        if p in out or exit_of.get(p) is None:
             continue
         if df.by_producer:
             # the join kept only witness queues, perhaps none of p's: p's own exit is its
             # paths' state (joined by producer itself), as the exact join would tag it
             joined = set(df.producer_cks)
-            ps = df.exit_state[p].queues
+            ps = exit_of[p].queues
             st = DataflowState([[q._replace(pred=p, empty_origin=False) for q in ps[c]] if c in joined
                                 else [q for q in qs if q.pred is p] for c, qs in enumerate(entry.queues)])
         else:
@@ -89,16 +130,19 @@ def _per_pred_hw(consumer: Instruction, df: WaitDataflow) -> dict[Block, list[in
     return out
 
 
-def _decide(consumer: Instruction, spec: list[int], df: WaitDataflow) -> list[tuple[int, int, list]]:
-    """[(timeline, relaxed wait, [(shallow predecessor, its tail drain)])] for one anchor.
+def _decide(consumer: Instruction, spec: list[int], df: WaitDataflow, states: tuple | None = None,
+            only: set[int] | None = None) -> list[tuple[int, int, list]]:
+    """[(timeline, relaxed wait, [(shallow predecessor, its tail drain)])] for one anchor;
+    `states` as `_per_pred_hw` reads them, `only`: these timelines alone.
 
     A timeline that shares its hardware counter with another (gfx9 lgkmcnt, gfx1250 xcnt) is
     left alone: one wait instruction serves them all."""
     bb = consumer.block
     out: list[tuple[int, int, list]] = []
-    per_pred = _per_pred_hw(consumer, df) if df.hw else None
+    per_pred = _per_pred_hw(consumer, df, states) if df.hw else None
+    exit_of = states[1] if states is not None else df.exit_state
     for c in df.cks:
-        if spec[c] == -1 or len(df.siblings[c]) > 1:
+        if spec[c] == -1 or len(df.siblings[c]) > 1 or (only is not None and c not in only):
             continue
         if per_pred is not None:
             infos = [(p, req[c], p is not bb and len(p.succs) == 1) for p, req in per_pred.items() if req[c] >= 0]
@@ -110,7 +154,7 @@ def _decide(consumer: Instruction, spec: list[int], df: WaitDataflow) -> list[tu
             continue
         infos: list[tuple[Block, int, bool]] = []
         for p in bb.preds:
-            ps = df.exit_state.get(p)
+            ps = exit_of.get(p)
             if ps is None:
                 continue
             w = -1
