@@ -3,6 +3,14 @@
 For every instruction: its SSA sources flattened to (memop, timeline) pairs once (PHIs
 resolved here, not at every sweep), and under the hardware model the in-flight writers (WAW)
 and source lockers (WAR) of the registers it writes that can reach it.
+
+The candidate sets an instruction keeps are only ever asked about the ops in flight at it
+(`_newest`, `in`), and an op in flight at a block is one whose block is that block or reaches
+it: the liveness filter changes no answer there.  So each instruction keeps the set shared by
+every block (filtered by order class only; its timelines and its emptiness are those of the
+live subset), instead of one filtered copy per block: on a 30k-line kernel whose blocks all
+reach the later ones, those copies were the largest holder of the analysis (41 of 205 MB
+traced; issue 21, BENCHMARKS.md).
 """
 
 from __future__ import annotations
@@ -42,7 +50,7 @@ class HazardCandidates:
         if self.hw and inst.dsts and not inst.is_phi:
             waw, waw_cks, war, war_cks = self._hazard_candidates(inst, inf)
         if inf.linked:
-            if (inf.mem_srcs, inf.waw, inf.war) == (mem_srcs, waw, war):
+            if (inf.mem_srcs, inf.waw, inf.war, inf.waw_cks, inf.war_cks) == (mem_srcs, waw, war, waw_cks, war_cks):
                 return  # a previous version's facts, still exact
             # shared with the previous version's memo records: never mutate, replace
             inf = self.info[inst] = inf.copy()
@@ -100,12 +108,39 @@ class HazardCandidates:
             # WAR locker it never is: it reads its sources before it writes.
             own = (inst in waw and order is None and inst.block is not None
                    and self.cfg.reaches(inst.block, inst.block))
-            waw, war = (waw if own else waw - {inst}), war - {inst}
+            live = self._live_test(inst.block)
+            if not own:
+                waw = frozenset(p for p in waw if p is not inst and live(p))
+            war = frozenset(p for p in war if p is not inst and live(p))
             if not war:
                 war_cks = ()
         return waw, waw_cks, war, war_cks
 
-    def _candidates(self, home: Block | None, dkey: tuple, order, vmem: bool) -> tuple:
+    def _live_test(self, home: Block | None):
+        """p -> p's block is `home` or reaches it (every p when `home` is None)."""
+        if home is None:
+            return lambda p: True
+        reaches = self.cfg.reaches
+        live_blocks = self._live_into.get(home)
+        if live_blocks is None:
+            live_blocks = self._live_into[home] = {}
+
+        def live(p: Instruction) -> bool:
+            pb = p.block
+            v = live_blocks.get(pb)
+            if v is None:
+                v = live_blocks[pb] = pb is home or (pb is not None and reaches(pb, home))
+            return v
+        return live
+
+    def _base_candidates(self, dkey: tuple, order, located: bool) -> tuple[frozenset, frozenset]:
+        """(WAW writers of another order class than `order`, WAR lockers) of the registers
+        `dkey` names, in any block (`located`: only instructions that have one), shared by
+        every block asking."""
+        key = (dkey, order, located)
+        hit = self._cand_base.get(key)
+        if hit is not None:
+            return hit
         writers, lockers = self.maps.writers, self.maps.lockers
         waw: set[Instruction] = set()
         war: set[Instruction] = set()
@@ -118,30 +153,27 @@ class HazardCandidates:
                 lk = lockers.get(k)
                 if lk:
                     war.update(lk)
-        if not waw and not war:
+        info = self.info
+        if order is not None:
+            waw = {p for p in waw if info[p].order != order}
+        if located:
+            waw = {p for p in waw if p.block is not None}
+            war = {p for p in war if p.block is not None}
+        hit = self._cand_base[key] = (frozenset(waw), frozenset(war))
+        return hit
+
+    def _candidates(self, home: Block | None, dkey: tuple, order, vmem: bool) -> tuple:
+        base_waw, base_war = self._base_candidates(dkey, order, home is not None)
+        if not base_waw and not base_war:
             return _NO_CANDIDATES
         info = self.info
-        if home is not None:
-            reaches = self.cfg.reaches
-            live_blocks = self._live_into.get(home)
-            if live_blocks is None:
-                live_blocks = self._live_into[home] = {}
-
-            def live(p: Instruction) -> bool:
-                pb = p.block
-                v = live_blocks.get(pb)
-                if v is None:
-                    v = live_blocks[pb] = pb is home or (pb is not None and reaches(pb, home))
-                return v
-            waw = {p for p in waw if live(p) and (order is None or info[p].order != order)}
-            war = {p for p in war if live(p)}
-        elif order is not None:
-            waw = {p for p in waw if info[p].order != order}
-        waw_cks = tuple(sorted({c for p in waw for c in info[p].results}))
-        war_cks = tuple(sorted({c for p in war for c in info[p].locks if not (vmem and c == CK_XV)}))
-        if not war_cks:
-            war = set()
-        return frozenset(waw), waw_cks, frozenset(war), war_cks
+        live = self._live_test(home)
+        waw_cks = tuple(sorted({c for p in base_waw if live(p) for c in info[p].results}))
+        war_cks = tuple(sorted({c for p in base_war if live(p)
+                                for c in info[p].locks if not (vmem and c == CK_XV)}))
+        waw = base_waw if any(live(p) for p in base_waw) else frozenset()
+        war = base_war if war_cks else frozenset()
+        return waw, waw_cks, war, war_cks
 
 
 def _unit_masks(*tables: dict) -> dict[str, int]:

@@ -87,6 +87,9 @@ class WaitDataflow(FunctionFacts, HazardCandidates, LdsQueries, Brackets, Requir
         self.maps = HazardMaps()
         #: WAW/WAR candidate sets by (block, destination ranges, order class, VMEM)
         self._cands: dict[tuple, tuple] = {}
+        #: the candidate sets before the liveness filter, by (destination ranges, order
+        #: class, filtered by block): shared by every block (waitcnt/candidates.py)
+        self._cand_base: dict[tuple, tuple] = {}
         #: the units with a candidate at all (`_unit_masks`), made when the first instruction
         #: is linked (the hazard maps are complete by then)
         self._hazard_masks: dict[str, int] | None = None

@@ -308,6 +308,9 @@ class Finalizer:
         """(contributions per timeline, tensor tokens drained or None) of the wait `spec`
         applied before `inst`, from the queues right before it."""
         why = self.compute_required_waits(inst, DataflowState(list(queues)), record=True)[1]
+        # kept for the whole analysis and only read from now on: the timelines nothing
+        # contributed to share one empty tuple instead of an empty list each (issue 21)
+        why = [w or () for w in why]
         toks = self._drained_tokens(list(queues[CK_TENSOR]), spec[CK_TENSOR]) if spec[CK_TENSOR] != -1 else None
         return why, toks
 
