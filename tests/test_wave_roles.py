@@ -186,3 +186,36 @@ def test_f4gemm_shared_loop_fills_are_bounded_per_wave():
         assert a is not None and a.pieces is not None and not facts._unbounded_why(a)
     rs = restrictions(fn, facts.flow.cfg, facts.flow.launch, None, text)
     assert rs is not None and len(rs) == 4
+
+
+def _across_barrier(read: int) -> str:
+    """The roles' fills published at a barrier and read by the other waves after it; roles 2-3
+    fill just below the LDS end, so the join of the roles runs past it and the checker's
+    cross-wave test must ask each wave's view (hwpublish's role comparison)."""
+    from stinkywait_core.analysis.launch import lds_bytes
+    top = lds_bytes("gfx1250") - 0x1000
+    return kernel(read).replace("s_mov_b32 s21, 0x8000\n", f"s_mov_b32 s21, {hex(top)}\n").replace(
+        f"  v_mov_b32 v1, {hex(read)}\n", f"  s_barrier_signal -1\n  s_barrier_wait -1\n  v_mov_b32 v1, {hex(read)}\n")
+
+
+def test_fills_published_across_waves_are_compared_per_view_by_the_checker():
+    from stinkywait_core.validate import hwpublish
+    seen = []
+    real = hwpublish.lattice_meet
+
+    def spy(*args):
+        seen.append(args)
+        return real(*args)
+
+    text = _across_barrier(0x5000)
+    assert not tensor_waits(text)  # apart from every role's tile: published undrained
+    hwpublish.lattice_meet = spy
+    try:
+        assert violations(analyze(text, "k.s", Options()).inserted_text()) == []
+    finally:
+        hwpublish.lattice_meet = real
+    assert seen  # the per-view comparison ran
+    # a near miss: the other waves read inside wave 1's tile
+    near = _across_barrier(0x1000)
+    assert tensor_waits(near)
+    assert violations(near) != []  # without the drain (as written), the checker finds it

@@ -353,7 +353,7 @@ class WaveView:
                                 sx, sy = lin_concrete(x), lin_concrete(y)
                                 if sx[0] < 0 or sy[0] < 0 or sx[1] + pa.size > lim or sy[1] + pb.size > lim:
                                     return True
-                                if _bytes_meet((sx[0], sx[1], sx[2] or 1, pa.size), (sy[0], sy[1], sy[2] or 1, pb.size)):
+                                if lattice_meet((sx[0], sx[1], sx[2] or 1, pa.size), (sy[0], sy[1], sy[2] or 1, pb.size)):
                                     return True
         return False
 
