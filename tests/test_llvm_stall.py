@@ -68,8 +68,8 @@ def test_stall_runs_and_ours_is_safe(built, name, tmp_path):
     text = path.read_text()
     mine, unproven = stall.ours(path, None, -1, None, str(tmp_path))
     assert unproven >= 0
-    a_stall, a_cycles = stall.predicted(text, name, ())
-    o_stall, o_cycles = stall.predicted(mine, name, ())
+    a_stall, a_cycles, _ = stall.predicted(text, name, ())
+    o_stall, o_cycles, _ = stall.predicted(mine, name, ())
     assert a_cycles > 0 and o_cycles > 0 and a_stall >= 0 and o_stall >= 0
     assert stall.waits(mine), "ours has no rebuildable wait at all"
     ours_file = tmp_path / ("ours." + name)

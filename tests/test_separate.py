@@ -84,9 +84,10 @@ def test_applying_a_fix_separates_its_pair_and_adds_no_error(fmha):
         # the wait can stay for an older operation the pass had not named yet, never for this pair
         left = {(p.line, c.line) for p, c in unproven_pairs(after, same[0][3]) or ()}
         assert (fix.producer_line, fix.consumer_line) not in left
-    # the pass names one producer per queue (the youngest); on this kernel most fallback
-    # waits have just one, and tagging it removes the wait
-    assert gone >= 2
+    # the pass names one producer per queue (the youngest); where a fallback wait has just
+    # that one, tagging it removes the wait (on this kernel, since the joined tensor bases keep
+    # their wave terms, the easy ones are proven already: of the two sampled, one goes)
+    assert gone >= 1
 
 
 def test_complete_fix_tags_pair_after_pair(fmha):
