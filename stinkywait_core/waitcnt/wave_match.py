@@ -151,24 +151,8 @@ class WaveMatch:
         if self._lanes is not None and mn.startswith("v_"):
             self._step_vector(inst, neq)
             return
-        differ = not mn.startswith("s_") or mn.startswith(_HW)
-        if not differ:
-            execs = 0
-            for r in inst.srcs:
-                if type(r) is not Reg:
-                    continue
-                if r.kind in ("v", "a") or (r.kind == "ttmp" and not self._group_ttmp(r)) or r.kind == "m0":
-                    differ = True
-                    break
-                if r.kind == "exec":
-                    execs += 1
-                    continue
-                if any(u in neq for u in _unit_keys(r)):
-                    differ = True
-                    break
-            if not differ and execs:
-                outs = [r.kind for r in inst.dsts if type(r) is Reg and r.kind != "SCC"]
-                differ = not (mn.startswith("s_and_b") and outs == ["vcc"] and execs == 1)
+        srcs = self._scalar_sources(inst)
+        differ = srcs is None or any(u in neq for r in srcs for u in _unit_keys(r))
         for u in _regkeys(inst.dsts):
             if differ:
                 neq.add(u)
@@ -250,28 +234,40 @@ class WaveMatch:
         mine = object()
         env: dict = {}
         for inst in insts:
-            mn = inst.mnemonic
-            differ = not mn.startswith("s_") or mn.startswith(_HW)
-            srcs: list = []
-            execs = 0
-            for r in inst.srcs:
-                if type(r) is not Reg:
-                    continue
-                if r.kind in ("v", "a") or (r.kind == "ttmp" and not self._group_ttmp(r)) or r.kind == "m0":
-                    differ = True
-                    break
-                if r.kind == "exec":
-                    execs += 1
-                    continue
-                for u in _unit_keys(r):
-                    srcs.append(env.get(u, mine if u in neq else ("before", u)))
-            if not differ and execs:
-                outs = [r.kind for r in inst.dsts if type(r) is Reg and r.kind != "SCC"]
-                differ = not (mn.startswith("s_and_b") and outs == ["vcc"] and execs == 1)
+            regs = self._scalar_sources(inst)
+            differ = regs is None
+            srcs = [] if differ else [env.get(u, mine if u in neq else ("before", u))
+                                      for r in regs for u in _unit_keys(r)]
             text = self._key(inst)
             for n, u in enumerate(_regkeys(inst.dsts)):
                 env[u] = mine if differ or any(x is mine for x in srcs) else (text, n, tuple(srcs))
         return env
+
+    def _scalar_sources(self, inst: Instruction) -> list[Reg] | None:
+        """The registers (EXEC aside) the scalar results of `inst` are a function of, equal in
+        both waves when these are; None when they may differ whatever it reads: a vector,
+        hardware-register or atomic instruction, a read of M0, of a trap temporary other than
+        gfx12's workgroup ids, or of EXEC other than by ``s_and vcc, exec, s`` (LLVM's
+        uniform-branch reading, as the alignment does)."""
+        mn = inst.mnemonic
+        if not mn.startswith("s_") or mn.startswith(_HW):
+            return None
+        regs = []
+        execs = 0
+        for r in inst.srcs:
+            if type(r) is not Reg:
+                continue
+            if r.kind in ("v", "a") or (r.kind == "ttmp" and not self._group_ttmp(r)) or r.kind == "m0":
+                return None
+            if r.kind == "exec":
+                execs += 1
+            else:
+                regs.append(r)
+        if execs:
+            outs = [r.kind for r in inst.dsts if type(r) is Reg and r.kind != "SCC"]
+            if not (mn.startswith("s_and_b") and outs == ["vcc"] and execs == 1):
+                return None
+        return regs
 
     def _group_ttmp(self, r: Reg) -> bool:
         return self.gfx12 and r.lo == r.hi and r.lo in (6, 7, 9)
