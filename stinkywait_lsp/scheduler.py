@@ -22,8 +22,10 @@ an in-process review) holds the document's `core_lock`, so two never overlap.
 
 Two stages per version: the plan (what hints, hovers and go-to need; waiters are released
 as soon as it is accepted) and the review of hand-written waits (redundant and stricter
-waits, quick fixes), which starts after a quiet period, runs in-process on the analysis
-executor or in a child process (`review`), is stopped when a newer version arrives, and ends
+waits, quick fixes), which starts right after the plan tier's push for the document the user
+works on (after a quiet period for the others: `quiet_period`), runs in-process on the
+analysis executor or in a child process (`review`), is stopped as soon as a newer version
+arrives (`changed`: an in-process review holds the core lock the newer plan needs), and ends
 the version's pipeline: a garbage collection (`memory`), then the diagnostics push.
 
 Diagnostics come in two tiers per version, as rust-analyzer pushes its native diagnostics
@@ -142,6 +144,8 @@ class Scheduler:
     #: full one blocks the loop for 1-5 s with 40 kernels open, and the edit would wait
     focus_quiet_s: float = 1.0
     _focus_edited: float = 0.0
+    #: the document edited last (the focus when the executor has no lanes)
+    _last_edited: str | None = None
     #: documents in the background (not the focus) start a plan only while fewer than this
     #: many documents are being planned or wait for their review: opening 40 kernels at
     #: once otherwise plans all 40 before the first review (plans go first), and all 40
@@ -188,6 +192,8 @@ class Scheduler:
         self.retention.touch(uri)
         self.focus(uri)
         self._focus_edited = time.monotonic()
+        self._last_edited = uri
+        self._stop_review(st)
         expect = getattr(self.executor, "expect_focus", None)
         if expect is not None:  # background work pauses until this edit's plan has run (lanes)
             expect(self.debounce_s + 0.25)
@@ -228,6 +234,19 @@ class Scheduler:
         """Settings changed: every open document is re-analysed under the new generation."""
         for uri in list(self.docs):
             self._start(uri)
+
+    def _stop_review(self, st: DocState) -> None:
+        """A newer version of the document exists: its running review is of no use any more,
+        so it stops now (at its next step, interrupt.py), not when the newer version's plan
+        gets the document's core lock, which the in-process review holds: the review would
+        otherwise run to its end before the new plan starts.  The snapshot itself is left to
+        `_supersede` (its requests are answered already; nothing new reads it)."""
+        snap = st.latest
+        task = snap.review_task if snap is not None else None
+        if task is not None and not task.done():
+            task.cancel()
+            assert self.reviewer is not None
+            self.reviewer.cancel(st.uri)
 
     def _supersede(self, st: DocState) -> None:
         """The current snapshot can never answer again: invalidate and drop it (a big file
@@ -565,8 +584,16 @@ class Scheduler:
             log.exception("publishing tier %d of %s v%d failed", tier, snap.uri, snap.version)
 
     def quiet_period(self, st: DocState) -> float:
-        """Seconds from a version's plan to the start of its review: short when the last
-        review of the document was cheap, else growing with what it cost (capped)."""
+        """Seconds from a version's plan to the start of its review.  Zero for the document
+        the user works on (the focus, or the one edited last): its review starts at once and a
+        newer edit stops it (`changed`), so its hints for hand-written waits come as soon as
+        they are proven, never after a wait for the user to stop typing.  Other documents
+        (opened in bulk, edited by a rename elsewhere): short when the last review of the
+        document was cheap, else growing with what it cost (capped), so their reviews run
+        after the focus's work and are rarely superseded."""
+        focus = getattr(self.executor, "focus", None) if hasattr(self.executor, "submit_for") else self._last_edited
+        if focus is not None and focus == st.uri:
+            return 0.0
         if 0.0 < st.review_cost < self.cheap_review_s:
             return min(self.review_delay_s, self.cheap_review_delay_s)
         return max(self.review_delay_s, min(st.review_cost, self.max_review_delay_s))
@@ -582,19 +609,21 @@ class Scheduler:
         open").  The plan tier's push goes before any collection: it is what the user waits
         for right after the hints, and a collection there would delay it by its whole length.
 
-        While the user keeps typing, a review of a version about to be replaced is wasted
-        work (and the core's GC-paused runs make garbage faster than it is freed), so the
-        quiet period grows with what the last review cost (capped), and is short only when
-        that was cheap (`quiet_period`).
+        The document the user works on has no quiet period: its review starts at once, and
+        an edit stops it at its next step (`changed`), so the server never waits for the user
+        to stop typing.  For the other documents a review of a version about to be replaced
+        is wasted work, so their quiet period grows with what the last review cost (capped),
+        and is short only when that was cheap (`quiet_period`).
         """
         await self._push_plan(st, snap)
         if snap.pushed >= 2 or st.latest is not snap or not snap.valid:
             return
         delay = self.quiet_period(st)
         warm = min(delay, 0.05)
-        await asyncio.sleep(warm)
+        if warm > 0:
+            await asyncio.sleep(warm)
         start = getattr(self.reviewer, "start", None)
-        if start is not None and st.latest is snap:
+        if start is not None and st.latest is snap and delay > 0:
             # a child process that is not running yet starts (and imports the core) during
             # the quiet period, not while the first answer is being computed
             try:
@@ -602,7 +631,8 @@ class Scheduler:
             except OSError as exc:
                 log.error("review worker unavailable (%r): reviewing in-process", exc)
                 self.review_in_process()
-        await asyncio.sleep(delay - warm)
+        if delay > warm:
+            await asyncio.sleep(delay - warm)
         if st.latest is not snap or not snap.valid:
             return
         rec = self.traces.of(st.uri, snap.key)
