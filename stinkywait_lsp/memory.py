@@ -153,6 +153,10 @@ class Collector:
     def full_wanted(self) -> bool:
         return self._drops >= self.full_after_drops
 
+    def full_due(self) -> bool:
+        """Whether the next collection (`collect` with `full=None`) would be a full one."""
+        return self.managed and self._full_due()
+
     def _full_due(self) -> bool:
         if self.full_wanted or self._young >= self.full_every:
             return True

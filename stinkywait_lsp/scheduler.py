@@ -603,10 +603,10 @@ class Scheduler:
         (while a child process reviews, or after an in-process review), then the review
         tier's push.
 
-        The collection stays before the review tier's push: after it, it would land on the
+        A full collection stays before the review tier's push: after it, it would land on the
         next edit of a user who types once the diagnostics show (tried: a GEMM edit -> hints
         of 10.6 s, as long as that run's longest full collection; BENCHMARKS.md "Many files
-        open").  The plan tier's push goes before any collection: it is what the user waits
+        open"); a young one (tens of ms) goes right after the push (`_collect_young`).  The plan tier's push goes before any collection: it is what the user waits
         for right after the hints, and a collection there would delay it by its whole length.
 
         The document the user works on has no quiet period: its review starts at once, and
@@ -677,11 +677,30 @@ class Scheduler:
                     log.exception("the diagnostics of %s v%d failed", st.uri, snap.version)
         if st.latest is not snap or not snap.valid or self.docs.get(st.uri) is not st:
             return
+        young_after = False
         if self.collector is not None and self.collector.worth_it() and not self._focus_busy(st.uri):
-            gc_rec = self.collector.collect("version done")
-            if gc_rec is not None:
-                rec["gc_ms"] = rec.get("gc_ms", 0.0) + gc_rec.ms
+            if self.collector.full_due():
+                gc_rec = self.collector.collect("version done")
+                if gc_rec is not None:
+                    rec["gc_ms"] = rec.get("gc_ms", 0.0) + gc_rec.ms
+            else:
+                young_after = True
         self._publish(st, snap)
+        if young_after:
+            # a young collection (30-50 ms on the GEMM) goes right after the push, not
+            # before it: the diagnostics are out first; an edit typed in those few ms waits
+            # for it, which a full one (seconds with many files open) must never make it do
+            asyncio.get_running_loop().call_soon(self._collect_young, st, snap, rec)
+
+    def _collect_young(self, st: DocState, snap: Snapshot, rec: dict) -> None:
+        """The version-end collection after the review tier's push, unless the document
+        moved on meanwhile (its next plan collects when due) or a full one fell due."""
+        if self.collector is None or st.latest is not snap or self.collector.full_due() \
+                or self._focus_busy(st.uri):
+            return
+        gc_rec = self.collector.collect("version done", full=False)
+        if gc_rec is not None:
+            rec["gc_ms"] = rec.get("gc_ms", 0.0) + gc_rec.ms
 
     # -- memory --------------------------------------------------------------------------------
 

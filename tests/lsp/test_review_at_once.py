@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 
 from stinkywait_core.api import analyze
 from stinkywait_core.interrupt import ReviewInterrupted
@@ -39,7 +40,7 @@ class _Held:
             if stop is not None and stop():
                 self.stopped.set()
                 raise ReviewInterrupted("held")
-            self.started.wait(0.002)
+            time.sleep(0.002)
         return []
 
 
@@ -129,3 +130,55 @@ def test_other_documents_keep_the_quiet_period():
         assert sched.quiet_period(DocState("file:///other.s")) == sched.review_delay_s
     finally:
         pool.shutdown()
+
+
+class _Collector:
+    """Records when the version-end collection runs, against the pushes."""
+
+    full_wanted = False
+
+    def __init__(self, events: list[str], full: bool) -> None:
+        self.events, self.full = events, full
+
+    def due(self) -> bool:
+        return False
+
+    def worth_it(self) -> bool:
+        return True
+
+    def full_due(self) -> bool:
+        return self.full
+
+    def want_full(self) -> None:
+        pass
+
+    def collect(self, reason: str, full: bool | None = None):
+        self.events.append("full" if (self.full if full is None else full) else "young")
+        return None
+
+
+async def _version_end(full: bool) -> list[str]:
+    from concurrent.futures import ThreadPoolExecutor
+    doc = _Doc()
+    events: list[str] = []
+    ready = asyncio.Event()
+    ready.set()
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        sched = Scheduler(executor=pool, analyze=doc.analyze, make_job=doc.make_job, current_key=doc.key,
+                          on_snapshot=lambda snap: events.append("push"), ready=ready, review_delay_s=0.0,
+                          collector=_Collector(events, full))  # type: ignore[arg-type]
+        try:
+            sched.opened(URI)
+            for _ in range(400):
+                if "push" in events and len(events) >= 2:
+                    break
+                await asyncio.sleep(0.02)
+            await asyncio.sleep(0.05)
+        finally:
+            sched.shutdown()
+    return events
+
+
+async def test_a_young_version_end_collection_follows_the_push_and_a_full_one_precedes_it():
+    assert await _version_end(full=False) == ["push", "young"]
+    assert await _version_end(full=True) == ["full", "push"]
