@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/bench_lsp.py [--iterations 15] [--big-blocks 3750] [--json]
         [--skip-big] [--many-files N [--kernels DIR] [--wait-others]] [--keep-analyses N]
-        [--server-log FILE] [--server-arg=--automatic-gc ...]
+        [--server-log FILE] [--server-arg=--automatic-gc ...] [--typing GAP_MS [--typing-edits N]]
 
 Scenarios (targets from issue 5):
   * open -> first hints on the 3.2k-line gfx1250 GEMM of the shared corpus   (<= 500 ms)
@@ -13,6 +13,9 @@ Scenarios (targets from issue 5):
     corpus's and tests/data/aiter_gfx1250's, repeated) are opened at once and the GEMM is
     edited while the server works through them: its edit -> hints must not wait behind
     them (issue 21: "the document being edited never waits behind other files' work")
+  * `--typing GAP_MS`: a burst of GEMM edits GAP_MS apart, each with its hint request and no
+    wait for diagnostics: edit -> hints while the reviews the edits start are stopped by the
+    next edit, and the last edit -> its review tier
 
 Every scenario also times each edit -> that version's publishDiagnostics (issue 21: 200 ms),
 per tier: the plan tier (the first push of the version: parse and pass diagnostics, missing
@@ -321,6 +324,38 @@ async def scenario(driver: Driver, name: str, uri: str, text: str, iterations: i
     return sc
 
 
+async def typing(driver: Driver, uri: str, text: str, edits: int, gap_ms: float) -> dict:
+    """A burst of `edits` one-line edits `gap_ms` apart (a user typing), each followed at once
+    by the viewport's hint request, as `scenario` sends them; no edit waits for diagnostics.
+    Returns edit -> hints per edit (ms) and, for the last edit, edit -> its review tier: the
+    cost of reviews started (and stopped) while typing lands on these."""
+    lines = text.split("\n")
+    open_document(driver, uri, text)
+    await driver.hints(uri, 0, VIEWPORT)
+    await driver.diagnostics(uri, 1)
+    await driver.review_tier(uri, 1)
+    out = {"gap_ms": gap_ms, "edit_to_hints_ms": [], "last_to_review_tier_ms": None}
+    version = 1
+    t_last = 0.0
+    for i in range(edits):
+        n, new = edit_line(lines, i + 1000)
+        rng = T.Range(start=T.Position(line=n, character=0), end=T.Position(line=n, character=len(lines[n])))
+        lines[n] = new
+        version += 1
+        t0 = time.perf_counter()
+        driver.client.text_document_did_change(T.DidChangeTextDocumentParams(
+            text_document=T.VersionedTextDocumentIdentifier(uri=uri, version=version),
+            content_changes=[T.TextDocumentContentChangePartial(range=rng, text=new)]))
+        await driver.hints(uri, max(0, n - VIEWPORT // 2), n + VIEWPORT // 2)
+        out["edit_to_hints_ms"].append(1e3 * (time.perf_counter() - t0))
+        t_last = t0
+        if i + 1 < edits:
+            await asyncio.sleep(max(0.0, gap_ms / 1e3 - (time.perf_counter() - t0)))
+    out["last_to_review_tier_ms"] = 1e3 * (await driver.review_tier(uri, version) - t_last)
+    driver.client.text_document_did_close(T.DidCloseTextDocumentParams(text_document=T.TextDocumentIdentifier(uri=uri)))
+    return out
+
+
 #: (label, how to get it from one edit's record) in pipeline order; None when not recorded
 def _span(a: str, b: str):
     return lambda r: 1e3 * (r[b] - r[a]) if a in r and b in r else None
@@ -396,6 +431,10 @@ async def run(args: argparse.Namespace) -> dict:
             results.append(await scenario(driver, "gemm1 (corpus)", GEMM.as_uri(), GEMM.read_text(), args.iterations))
         else:
             print(f"skipping the GEMM: {GEMM} not found", file=sys.stderr)
+        typed = None
+        if args.typing and GEMM.exists():
+            typed = await typing(driver, (REPO / "typing" / GEMM.name).as_uri(), GEMM.read_text(),
+                                 args.typing_edits, args.typing)
         if not args.skip_big:
             big = synthetic_kernel(args.big_blocks)
             results.append(await scenario(driver, "synthetic 30k", (REPO / "big-synthetic.s").as_uri(), big,
@@ -411,7 +450,7 @@ async def run(args: argparse.Namespace) -> dict:
             "load_average": os.getloadavg(), "server_args": server_args,
             "server_rss_mb": rss, "server_peak_rss_mb": peak,
             "review_worker": worker | {"rss_mb": worker_rss[0], "peak_rss_mb": worker_rss[1]},
-            "collections": stats.get("collections", [])}
+            "collections": stats.get("collections", []), "typing": typed}
 
 
 def main() -> int:
@@ -430,6 +469,10 @@ def main() -> int:
                    help="--many-files: also open the *.s of DIR (repeatable), after the repository's kernels")
     p.add_argument("--keep-analyses", type=int, metavar="N",
                    help="the server's stinkywait.keepAnalyses (default: the server's own)")
+    p.add_argument("--typing", type=float, default=0.0, metavar="GAP_MS",
+                   help="also type on the GEMM: --typing-edits one-line edits GAP_MS apart, each with its hint "
+                        "request, none waiting for diagnostics (edit -> hints while reviews start and stop)")
+    p.add_argument("--typing-edits", type=int, default=12, metavar="N")
     p.add_argument("--server-arg", action="append", default=[],
                    help="extra server flag, e.g. --server-arg=--automatic-gc (repeatable)")
     args = p.parse_args()
@@ -475,6 +518,12 @@ def main() -> int:
         elif s["other_lines"]:
             print(f"{s['name']}: {s['others_diagnosed']} of the other documents ({s['other_lines']} lines "
                   f"in all) had diagnostics when the GEMM's edits were done (in opening order)")
+    ty = out.get("typing")
+    if ty:
+        e = ty["edit_to_hints_ms"]
+        print(f"typing on the GEMM, {len(e)} edits {ty['gap_ms']:.0f} ms apart: edit -> hints median "
+              f"{statistics.median(e):.0f} ms, max {max(e):.0f} ms; the last edit -> its review tier "
+              f"{ty['last_to_review_tier_ms']:.0f} ms")
     w = out["review_worker"]
     print(f"server RSS {out['server_rss_mb']:.0f} MB (peak {out['server_peak_rss_mb']:.0f} MB); review worker "
           + (f"RSS {w['rss_mb']:.0f} MB (peak {w['peak_rss_mb']:.0f} MB), " if w.get("pid") else "not running, ")

@@ -120,14 +120,21 @@ async def test_the_focus_is_reviewed_at_once_and_an_edit_stops_its_review():
         pool.shutdown()
 
 
-def test_other_documents_keep_the_quiet_period():
+def test_other_documents_keep_the_quiet_period_and_typing_waits_one_keystroke():
     pool = LaneExecutor(1)
     try:
         sched = Scheduler(executor=pool, analyze=None, make_job=None, current_key=None,  # type: ignore[arg-type]
                           on_snapshot=None, ready=asyncio.Event(), reviewer=object())  # type: ignore[arg-type]
         pool.focus = "file:///focus.s"
-        assert sched.quiet_period(DocState("file:///focus.s")) == 0.0
+        focus = DocState("file:///focus.s")
+        assert sched.quiet_period(focus) == 0.0
         assert sched.quiet_period(DocState("file:///other.s")) == sched.review_delay_s
+        focus.edit_gap = 0.1  # typing: about one more keystroke's gap
+        assert sched.quiet_period(focus) == sched.typing_delay_factor * 0.1
+        focus.edit_gap = 0.29
+        assert sched.quiet_period(focus) == sched.review_delay_s
+        focus.edit_gap = 2.0  # an edit after a pause
+        assert sched.quiet_period(focus) == 0.0
     finally:
         pool.shutdown()
 
