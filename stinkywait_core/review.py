@@ -9,6 +9,7 @@ api -> review, never back.
 from __future__ import annotations
 
 import re
+from operator import attrgetter
 TYPE_CHECKING = False  # (no `typing` import on a cold command's path)
 if TYPE_CHECKING:
     from typing import Callable
@@ -27,6 +28,9 @@ from .review_reject import RelaxRejection
 from .textlines import physical_lines
 from .waitcnt.remove import should_remove
 from .waitcnt.stall import cost_phrase, planned_points, relax_saving
+
+
+_OPS, _SAT = attrgetter("ops"), attrgetter("sat")
 
 
 def missing_waits(an: Analysis) -> list[Diagnostic]:
@@ -96,7 +100,7 @@ def review(an: Analysis, analyze: Analyze) -> list[Diagnostic]:
                 drains = set()
                 for cn, v in values.items():
                     tls = [c for c in target.timelines if target.counter_of[c] == cn]
-                    if any(_drains(q, v, target.in_order[c]) for c in tls for q in (snap[c] if snap else ())):
+                    if any(_drains(snap[c] if snap else (), v, target.in_order[c]) for c in tls):
                         drains.add(cn)
                 waits_found.append((po, inst, nxt, values, drains))
                 draining = draining or bool(drains)
@@ -299,8 +303,12 @@ def _plan_verified(an: Analysis, lines: list[str], usable: list[Change], analyze
     return out
 
 
-def _drains(q, v: int, in_order: bool) -> bool:
-    """A wait of `v` on this queue's counter retires something from it."""
+def _drains(queues, v: int, in_order: bool) -> bool:
+    """A wait of `v` on these queues' counter retires something from one of them (a FIFO
+    snapshot holds one queue per predecessor path: thousands on the GEMM, so the scan is
+    C-level maps, not a call per queue)."""
+    if any(map(_SAT, queues)):
+        return in_order or v == 0
     if not in_order:
-        return v == 0 and bool(q.ops or q.sat)
-    return len(q.ops) > v or bool(q.sat)
+        return v == 0 and any(map(_OPS, queues))
+    return max(map(len, map(_OPS, queues)), default=0) > v
