@@ -101,13 +101,14 @@ def _check(an: Analysis, text: str, functions: set[str], max_steps: int,
     from .targets import get_target
     from .validate.hwcheck import check_function
     from .validate.lds_overlap import AddressRegions
+    memo = None
     if an.language == "asm" and wants_expansion(text):
         # the expansion, as the pass and `check --exhaustive` see it (macro_sites.py)
         from .macro_sites import parse_expanded
         opts = an.options
         module, _ = parse_expanded(text, an.path, opts.arch, opts.include_paths, an.read, opts.defsyms)
     elif proof_only and an.cache is not None and an.cache.review_scratch is not None:
-        module = _parsed_as_written(an, text, an.cache.review_scratch)
+        module, memo = _parsed_as_written(an, text, an.cache.review_scratch)
     else:
         module = parse(text, an.path, an.language)
     funcs = [f for f in module.functions if f.name in functions]
@@ -119,7 +120,7 @@ def _check(an: Analysis, text: str, functions: set[str], max_steps: int,
     facts = module_facts(module, target.name)
     for f in funcs:
         res = check_function(f, an.options, regions=AddressRegions(facts[f]), max_steps=max(1, max_steps),
-                             stop=an.stop_review, proof_only=proof_only, watch_waits=proof_only)
+                             stop=an.stop_review, proof_only=proof_only, watch_waits=proof_only, facts_memo=memo)
         checkpoint(an)  # a search `stop` ended proves nothing: the review ends here
         run.steps[f.name] = res.steps
         if not res.bounded and not res.trip_cut:
@@ -133,19 +134,26 @@ def _check(an: Analysis, text: str, functions: set[str], max_steps: int,
     return run, raw
 
 
-def _parsed_as_written(an: Analysis, text: str, scratch) -> object:
+def _parsed_as_written(an: Analysis, text: str, scratch) -> tuple[object, dict]:
     """The checker's own parse of the file as written, made from its parse of the previous
     version kept in the review's scratch cache (`AnalysisCache.review_scratch`, under a key of
     its own): the front end re-parses only the edited lines (1-2 ms on the 3.2k-line GEMM,
     35-60 ms cold) and its result is the cold parse's (syntax/asm_incremental.py; the checker
     reads no object of the pass: this module is the checker's, never the plan's).  Only the
     runs on the file as written use it; a trial's parse of an edited file would reposition
-    this module's instructions, so trials parse from scratch."""
+    this module's instructions, so trials parse from scratch.  With it comes the memo of the
+    checker's per-instruction facts (`check_function(facts_memo=)`): the unchanged lines'
+    objects keep theirs."""
     from .syntax import parse
     key = ("hwcheck", an.options, an.language)
     module = parse(text, an.path, an.language, previous=scratch.module(an.path, key))
     scratch.set_module(an.path, key, module)
-    return module
+    memo_key = ("hwcheck facts", an.options, an.language)
+    memo = scratch.module(an.path, memo_key)
+    if memo is None:
+        memo = {}
+        scratch.set_module(an.path, memo_key, memo)  # (a table of its own, kept as the module is)
+    return module, memo
 
 
 def _idle_waits(func, target, retiring: set) -> set[int]:

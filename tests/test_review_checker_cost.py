@@ -91,3 +91,41 @@ def test_a_tensor_side_is_decoded_once_per_instruction(monkeypatch):
         assert fresh._tensor_pair(a, b) == regions._pairs[(a_id, b_id, same_trip)][0]
     assert got.steps > 0
 
+
+
+@needs_shared
+def test_the_checkers_facts_from_the_memo_are_the_facts_of_a_cold_parse():
+    """Random one-line edits of a real kernel (a register renamed, a line deleted, duplicated,
+    an `s_nop` typed, two lines swapped), each version parsed from the last as the review's
+    runs on the file as written do, its facts made with the memo, against a cold parse's."""
+    import random
+
+    from stinkywait_core.syntax import parse
+    from stinkywait_core.targets import get_target
+    from stinkywait_core.validate.hwfacts import Facts, function_facts
+    from test_incremental_regions import _edit
+
+    target = get_target("gfx1250", "hw")
+    regions = lds_overlap.TokenRegions()
+    path = str(GEMM2)
+    lines = GEMM2.read_text().splitlines(keepends=True)
+    rng = random.Random(49)
+    memo: dict = {}
+    prev = None
+    hits = 0
+    fields = [s for s in Facts.__slots__ if s != "inst"]
+    for step in range(8):
+        if step:
+            lines = _edit(lines, rng)
+        text = "".join(lines)
+        module = parse(text, path, "asm", previous=prev)
+        prev = module
+        kept = dict(memo.get((target.name, module.functions[0].name)) or {})
+        warm = function_facts(module.functions[0], target, regions, memo)
+        hits += sum(1 for k, f in warm.items() if kept.get(k, (None,))[0] is f.inst)
+        cold_func = parse(text, path, "asm").functions[0]
+        cold = function_facts(cold_func, target, regions)
+        got = [tuple(getattr(f, s) for s in fields) for f in sorted(warm.values(), key=lambda f: f.sid)]
+        want = [tuple(getattr(f, s) for s in fields) for f in sorted(cold.values(), key=lambda f: f.sid)]
+        assert got == want, f"edit {step}"
+    assert hits > 1000, "the memo was not used"

@@ -101,10 +101,11 @@ class _Walker:
 
     def __init__(self, func: Function, target: Target, tensor_raw_required: bool, regions: LdsRegionModel,
                  max_trips: int, max_paths: int, max_steps: int, memoize: bool, num_waves: int | None = None,
-                 stop: Callable[[], bool] | None = None, cut_ends: bool = False, watch_waits: bool = False) -> None:
+                 stop: Callable[[], bool] | None = None, cut_ends: bool = False, watch_waits: bool = False,
+                 facts_memo: dict | None = None) -> None:
         self.func = func
         self.blocks = list(func.blocks)
-        self.facts_by_id = function_facts(func, target, regions)
+        self.facts_by_id = function_facts(func, target, regions, facts_memo)
         facts = sorted(self.facts_by_id.values(), key=lambda f: f.sid)
         self.caller = caller_facts(len(facts), func, target)
         self.m = Machine(target, facts + ([self.caller] if self.caller is not None else []))
@@ -266,7 +267,7 @@ def check_function(func: Function, options: Options | None = None, *, target: Ta
                    num_waves: int | None = None, tensor_raw: str = "num-waves", max_trips: int = 2,
                    max_paths: int = 20000, max_steps: int = 5_000_000, regions: LdsRegionModel | None = None,
                    memoize: bool = True, stop: Callable[[], bool] | None = None,
-                   proof_only: bool = False, watch_waits: bool = False) -> HwResult:
+                   proof_only: bool = False, watch_waits: bool = False, facts_memo: dict | None = None) -> HwResult:
     """Check `func` on every path under the hardware model of `target` (default: the
     options' arch).  `num_waves` (default: the options') and `tensor_raw` (one of
     TENSOR_RAW_POLICIES) decide the tensor-fill RAW policy; `regions` the LDS overlap model
@@ -275,14 +276,17 @@ def check_function(func: Function, options: Options | None = None, *, target: Ta
     review's caller moved on, interrupt.py).  `proof_only`: the caller uses the result only if
     it is a proof, so the search ends at the first loop trip it has to cut (`trip_cut`, its
     violations incomplete).  `watch_waits`: record which waits retired anything
-    (`HwResult.retiring`).  The function is not modified."""
+    (`HwResult.retiring`).  `facts_memo`: a dict kept by a caller that checks versions of one
+    document parsed from each other (unchanged lines keep their objects): each instruction's
+    own facts are taken from the last run that met it (hwfacts.function_facts).  The function
+    is not modified."""
     opts = options or Options()
     if tensor_raw not in TENSOR_RAW_POLICIES:
         raise ValueError(f"tensor_raw must be one of {TENSOR_RAW_POLICIES}")
     waves = opts.num_waves if num_waves is None else num_waves
     treq = tensor_raw == "always" or waves == 1
     return _Walker(func, _target_of(opts, target), treq, regions or TokenRegions(), max(1, max_trips), max_paths,
-                   max_steps, memoize, waves, stop, proof_only, watch_waits).run()
+                   max_steps, memoize, waves, stop, proof_only, watch_waits, facts_memo).run()
 
 
 def check_module(module: Module, options: Options | None = None, lds_addresses: bool = False,

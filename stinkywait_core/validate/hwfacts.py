@@ -175,8 +175,21 @@ def decode_wait(target: Target, inst: Instruction) -> dict[str, int]:
     return {}
 
 
-def function_facts(func: Function, target: Target, regions: LdsRegionModel) -> dict[int, Facts]:
-    """id(instruction) -> Facts for every instruction of `func` (sids in program order)."""
+#: the Facts fields that are a function of the instruction and the target alone (never of its
+#: place: sid, the LDS region, the control the function's transfers give it, drain_before)
+_OWN = ("skip", "wait", "pushes", "push_mask", "result_mask", "lock_mask", "srcs", "dsts", "late", "order", "lds",
+        "engine", "fence", "drain_after", "store_like", "xv", "xs")
+
+
+def function_facts(func: Function, target: Target, regions: LdsRegionModel,
+                   memo: dict | None = None) -> dict[int, Facts]:
+    """id(instruction) -> Facts for every instruction of `func` (sids in program order).
+
+    `memo` (a dict the caller keeps between runs on versions of one document whose parse
+    reuses the unchanged lines' instruction objects, as the review's checker runs do): the
+    facts of an instruction that are its own (`_OWN`: its semantics under the target, its
+    register units) are taken from the run that met the same object under the same target;
+    the ones of its place are computed every time."""
     active = set(target.timelines)
     by_counter: dict[str, tuple[int, ...]] = {}
     for ck in target.timelines:
@@ -185,6 +198,10 @@ def function_facts(func: Function, target: Target, regions: LdsRegionModel) -> d
     out: dict[int, Facts] = {}
     sid = 0
     tail_calls, local = _transfers(func)
+    seen: dict | None = None
+    if memo is not None:
+        seen = memo.get((target.name, func.name)) or {}
+        fresh: dict = {}
     for b in func.blocks:
         for k, inst in enumerate(b.instrs):
             f = Facts(sid, inst)
@@ -192,31 +209,20 @@ def function_facts(func: Function, target: Target, regions: LdsRegionModel) -> d
             out[id(inst)] = f
             if inst.is_label or inst.is_phi:
                 continue
-            f.skip = False
-            s = target.sem(inst)
-            # (the table knows the target's own wait spellings; the pass's IR form
-            # `s_wait_<counter>` is a wait on every target)
-            vals = decode_wait(target, inst) if s.wait or inst.mnemonic.startswith("s_wait_") else {}
-            if s.wait or vals:
-                f.wait = tuple((cn, v, by_counter.get(cn, ())) for cn, v in vals.items())
-                if not f.wait:
-                    f.skip = True  # a wait on a counter we do not track: retires nothing
+            got = seen.get(id(inst)) if seen is not None else None
+            if got is not None and got[0] is inst:
+                for name, v in zip(_OWN, got[1]):
+                    setattr(f, name, v)
+                s = got[2]
+            else:
+                s = _own_facts(f, inst, target, active, by_counter)
+            if seen is not None:
+                fresh[id(inst)] = (inst, got[1] if got is not None and got[0] is inst
+                                   else tuple(getattr(f, name) for name in _OWN), s)
+            if f.wait or f.skip:
                 continue
-            locks = tuple(c for c in s.locks if c in active)
-            pushes = tuple(dict.fromkeys(c for c in s.pushes + s.locks if c in active))
-            results = tuple(c for c in pushes if c not in locks)
-            f.pushes = pushes
-            f.push_mask, f.result_mask, f.lock_mask = _bits(pushes), _bits(results), _bits(locks)
-            f.srcs = units_of(inst.srcs)
-            f.dsts = units_of(inst.dsts)
-            f.late = bool(s.late_dsts and pushes)
-            f.order = s.order_class
-            f.lds = s.lds
-            f.engine = s.engine
             if s.lds or s.barrier:
                 f.region = regions.region(inst)
-            f.fence = s.barrier in (BAR_FULL, BAR_SIGNAL, BAR_WAIT) and not (
-                s.barrier != BAR_FULL and _is_cluster_handshake(inst))
             # a tail call jumps to a callee that waits at its entry: not a return
             f.control = CTL_JUMP if id(inst) in tail_calls else s.control
             if id(inst) in local:
@@ -224,11 +230,41 @@ def function_facts(func: Function, target: Target, regions: LdsRegionModel) -> d
                 f.control = CTL_JUMP
             following = b.instrs[k + 1] if k + 1 < len(b.instrs) else None
             f.drain_before = tuple(c for c in target.drain_before(inst, following) if c in active)
-            f.drain_after = tuple(c for c in s.drain_after if c in active)
-            f.store_like = bool(pushes) and not s.late_dsts and not s.lds and s.family in _VMEM_FAMILIES
-            f.xv = CK_XV in pushes
-            f.xs = CK_XS in pushes
+    if seen is not None:
+        memo[(target.name, func.name)] = fresh  # (the instructions of this version only)
     return out
+
+
+def _own_facts(f: Facts, inst: Instruction, target: Target, active: set, by_counter: dict):
+    """Fill the facts of `inst` that are its own (`_OWN`); returns its semantics."""
+    f.skip = False
+    s = target.sem(inst)
+    # (the table knows the target's own wait spellings; the pass's IR form
+    # `s_wait_<counter>` is a wait on every target)
+    vals = decode_wait(target, inst) if s.wait or inst.mnemonic.startswith("s_wait_") else {}
+    if s.wait or vals:
+        f.wait = tuple((cn, v, by_counter.get(cn, ())) for cn, v in vals.items())
+        if not f.wait:
+            f.skip = True  # a wait on a counter we do not track: retires nothing
+        return s
+    locks = tuple(c for c in s.locks if c in active)
+    pushes = tuple(dict.fromkeys(c for c in s.pushes + s.locks if c in active))
+    results = tuple(c for c in pushes if c not in locks)
+    f.pushes = pushes
+    f.push_mask, f.result_mask, f.lock_mask = _bits(pushes), _bits(results), _bits(locks)
+    f.srcs = units_of(inst.srcs)
+    f.dsts = units_of(inst.dsts)
+    f.late = bool(s.late_dsts and pushes)
+    f.order = s.order_class
+    f.lds = s.lds
+    f.engine = s.engine
+    f.fence = s.barrier in (BAR_FULL, BAR_SIGNAL, BAR_WAIT) and not (
+        s.barrier != BAR_FULL and _is_cluster_handshake(inst))
+    f.drain_after = tuple(c for c in s.drain_after if c in active)
+    f.store_like = bool(pushes) and not s.late_dsts and not s.lds and s.family in _VMEM_FAMILIES
+    f.xv = CK_XV in pushes
+    f.xs = CK_XS in pushes
+    return s
 
 
 def caller_facts(sid: int, func: Function, target: Target) -> Facts | None:
