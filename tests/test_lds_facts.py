@@ -552,15 +552,15 @@ def _load(name: str):
 def test_f4gemm_prologue_fills():
     """f4gemm (hand-written, aiter): the three prologue fills of 256 rows x 128 bytes, each row
     padded by 16 bytes (D#1: pad every 32 dwords by 4), at LDS 0, 0x9000 and 0x14000; the
-    kernel reads them back with a 0x90 row stride (v_mul_u32_u24 v72, v4, 0x90).  The first
-    fill's rows are exactly 128 bytes: its chunks, the last row's pad not written; the other two
-    may have narrower rows (their width is a range): one span each (a pad counted per row would
-    move their chunks)."""
+    kernel reads them back with a 0x90 row stride (v_mul_u32_u24 v72, v4, 0x90).  The pad is
+    counted along the tile's stream (not per row), so each fill is its chunks, the last one's
+    pad not written: each ends 16 bytes before the next begins, also the two whose width is a
+    range (at most 128 bytes)."""
     m = _load("f4gemm_mxfp4_256x256_apre0.s.gz")
     f = m.functions[0]
     facts = lds_facts(f, m)
     by = {i.line: i for b in f.blocks for i in b.instrs}
-    assert [rng(facts, by[ln]) for ln in (426, 441, 456)] == [(0, 0x8ff0), (0x9000, 0x12000), (0x14000, 0x1d000)]
+    assert [rng(facts, by[ln]) for ln in (426, 441, 456)] == [(0, 0x8ff0), (0x9000, 0x11ff0), (0x14000, 0x1cff0)]
     assert not facts.may_overlap(by[426], by[441]) and not facts.may_overlap(by[441], by[456])
     assert facts.flow.calls is not None and facts.flow.untrusted() is None  # s_call_i64 / s_set_pc_i64 pairs
 

@@ -193,13 +193,14 @@ def test_start_off_the_interval_is_one_span(start):
     assert tb.count == 1 and tb.size >= 16 * 128 + 16 * 144
 
 
-def test_rows_not_whole_intervals_are_one_span():
-    """96-byte rows with a 128-byte interval: a pad counted per row or per stream would put the
-    chunks in different places: one span (both footprints)."""
+def test_rows_not_whole_intervals_pad_the_stream():
+    """96-byte rows with a 128-byte interval: the unit pads the tile's linear stream, not each
+    row (Triton's TDMUtility.cpp), so the 1536 data bytes are 12 chunks of 128 bytes, 0x110
+    apart, in both footprints (rows straddle the chunks)."""
     acc, tb = footprints(0x1000, width=96)
     (piece,) = acc.pieces
-    assert piece.size >= 16 * 96
-    assert tb.count == 1 and tb.size >= 16 * 96
+    assert (piece.size, piece.span()) == (128, (0x1000, 0x1000 + 11 * 0x110, 0x110))
+    assert (tb.count, tb.size, tb.stride) == (12, 128, 0x110)
 
 
 def test_lattice_meet_is_exact_on_the_holes():

@@ -35,6 +35,10 @@ Forms and their addresses (facts from the sources named):
   128x128 bf16 tile padded 16 bytes per 256 an element space of 34,800 bytes, row 1 at byte
   272).  The tile is written to LDS as one linear stream with the padding inserted; the data
   is bounded by the product of the tile dimensions (each at least 1) times the element size.
+  The pad is counted along that stream, not per tile row (Triton's AMD backend, which lays
+  out its padded shared memory for this unit: "TDM writes data as a linear element stream with
+  LDS padding applied every padInterval elements", TDMUtility.cpp; aiter's gfx1250 fmha fwd
+  mxfp8 pads 0x110-byte rows every 256 bytes).
   With padding certainly on and a single interval and amount, and the start a multiple of the
   interval, the footprint is the chunks written (one piece: ``interval`` bytes every
   ``interval + pad``): the pad bytes are skipped, not written, and may hold another tile
@@ -305,10 +309,7 @@ def _tensor(inst: Instruction, flow: ValueFlow) -> LdsAccess:
         elems *= max(1, d)
     nbytes = elems * esize
     lds = flow.operand(inst, 0, 1)
-    row = None
-    if _field_min(g1[1], 16, 16) == dims[0] and _field_min(g1[0], 16, 2) == _field_max(g1[0], 16, 2):
-        row = dims[0] * esize
-    rows = _padded_rows(g1[0], lds, nbytes, row)
+    rows = _padded_rows(g1[0], lds, nbytes)
     if rows is not None:
         return LdsAccess(inst, kind, TENSOR, (rows,))
     if _field_max(g1[0], 20, 1):
@@ -320,15 +321,14 @@ def _tensor(inst: Instruction, flow: ValueFlow) -> LdsAccess:
     return LdsAccess(inst, kind, TENSOR, (Piece(start, nbytes + slack),))
 
 
-def _padded_rows(g1w0: Val, lds: Val, nbytes: int, row: int | None) -> Piece | None:
+def _padded_rows(g1w0: Val, lds: Val, nbytes: int) -> Piece | None:
     """The bytes of a padded tile as its chunks: `interval` bytes written, then `pad` bytes
     skipped, from the start on (the pad bytes are not written: another tile may live there,
     as aiter's fmha v3 bwd puts the other wave's half rows in them).  Only when padding is
-    certainly on, its interval and amount are single values, the start is a multiple of the
-    interval (and of 16) and a tile row (`row` bytes: tile width times element size, one
-    value) a multiple of the interval: then counting the interval from the stream's start,
-    from each row's or from interval-aligned addresses gives the same chunks.  `nbytes` bounds the data (the tile's
-    largest size): chunk k covers ``[start + k*(interval+pad), + interval)`` for every k below
+    certainly on, its interval and amount are single values and the start is a multiple of the
+    interval (and of 16): then counting the interval from the stream's start (as the unit
+    does, whatever the row width) or from interval-aligned addresses gives the same chunks.
+    `nbytes` bounds the data (the tile's largest size): chunk k covers ``[start + k*(interval+pad), + interval)`` for every k below
     ``ceil(nbytes / interval)`` (the last one full: an over-approximation of a partial one).
     None: one span instead (the caller's)."""
     if _field_min(g1w0, 20, 1) != 1:
@@ -338,8 +338,6 @@ def _padded_rows(g1w0: Val, lds: Val, nbytes: int, row: int | None) -> Piece | N
     if code[0] != code[1] or amount[0] != amount[1]:
         return None
     interval = 4 << (code[0] + 1)
-    if row is None or row % interval:
-        return None
     stride = interval + 4 * (amount[0] + 1)
     span = lds.concrete()
     if span[0] < 0 or I.align_bits(span) < max(interval, _TDM_ALIGN).bit_length() - 1:

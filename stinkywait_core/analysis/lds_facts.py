@@ -354,7 +354,9 @@ def _diff_meets(la: Lin, lb: Lin, lo: int, hi: int) -> bool:
         coeff[atom] = c
     for atom, c in lb[0]:
         coeff[atom] = coeff.get(atom, 0) - c
-    base = I.shift(I.sub(la[1], lb[1]), -((ka - kb) << 32))
+    # the two constant parts stay apart until the end (`_sub_meets`): their difference as one
+    # interval of the steps' gcd would fill the holes between a padded tile's chunks
+    base = (-((ka - kb) << 32), -((ka - kb) << 32), 0)
     # symbols derived from one root (a bit and a half of the wave index) are enumerated with
     # it: their values are the root's function, not independent
     groups: dict = {}
@@ -379,12 +381,38 @@ def _diff_meets(la: Lin, lb: Lin, lo: int, hi: int) -> bool:
         vals = [r[0]] if r[2] == 0 else range(r[0], r[1] + 1, r[2])
         steps = [sum(c * (v if atom is root else atom.derived[1](v)) for atom, c in members) for v in vals]
         offsets = [o + st for o in offsets for st in steps]
-    return any(_meets(I.shift(base, o), lo, hi) for o in offsets)
+    left = I.add(I.plain(la[1]), base)
+    return any(_sub_meets(I.shift(left, o), lb[1], lo, hi) for o in offsets)
+
+
+#: most members of the smaller side `_sub_meets` walks one by one
+_EXACT = 256
+
+
+def _sub_meets(x: I.SI, y: I.SI, lo: int, hi: int) -> bool:
+    """May a member of `x` minus a member of `y` fall in [lo, hi]?  ``I.sub(x, y)`` steps by
+    gcd(x's step, y's step): chunks 768 apart against a store's lanes 4 apart would cover every
+    residue, also the 512 bytes of pad between the chunks.  So when both are strided and one has
+    at most `_EXACT` members, each of its members is compared with the other as a strided
+    interval (exact: one point against a strided interval)."""
+    x, y = I.plain(x), I.plain(y)
+    if not _meets(I.sub(x, y), lo, hi):
+        return False
+    if x[2] == 0 or y[2] == 0:
+        return True  # a constant side: the difference above is exact
+    if I.size(x) <= I.size(y):
+        if I.size(x) > _EXACT:
+            return True
+        ny = I.neg(y)
+        return any(_meets(I.shift(ny, v), lo, hi) for v in range(x[0], x[1] + 1, x[2]))
+    if I.size(y) > _EXACT:
+        return True
+    return any(_meets(I.shift(x, -w), lo, hi) for w in range(y[0], y[1] + 1, y[2]))
 
 
 def _meets(d: I.SI, lo: int, hi: int) -> bool:
     """Does the strided interval `d` have a member in [lo, hi]?"""
-    dlo, dhi, st = d
+    dlo, dhi, st = d[:3]
     if dhi < lo or dlo > hi:
         return False
     if st == 0:
@@ -504,7 +532,7 @@ def _pieces_meet_waves(pa: Piece, pb: Piece, same_trip: bool) -> bool:
             continue
         for wa, wb in combos:
             sa, sb = _lane_sets(la, wa), _lane_sets(lb, wb)
-            if sa is None or sb is None or any(_meets(I.sub(x, y), 1 - pa.size, pb.size - 1)
+            if sa is None or sb is None or any(_sub_meets(x, y, 1 - pa.size, pb.size - 1)
                                                for x in sa for y in sb):
                 return True
     return False

@@ -11,12 +11,13 @@ element size (bits 16-17, log2 bytes), iterate mode (bit 19), padding enable (bi
 interval (bits 22-24: 2^(code+1) dwords) and pad amount (bits 25-31: code+1 dwords); the tile
 sizes are group 1 word 3 bits 16-31, word 4 bits 0-15 and 16-31, group 2 word 3 bits 16-31
 and group 3 word 2 bits 16-31; group 0 bit 31 turns on gather.  The tile goes to LDS as one
-stream, densely; with padding on, after every `interval` bytes the next `pad` bytes are
-skipped (not written).  So the bytes are `count` chunks of `interval` bytes, `interval + pad`
-apart, from the start.  The checker uses the chunks only when padding is certainly on with one
-interval and one amount, every start is a multiple of the interval and of 16, and a tile row
-(one width, one element size) holds whole intervals (then a pad counted from the stream's
-start, from each row's or from aligned addresses agree).  Otherwise one
+stream, densely; with padding on, after every `interval` bytes of that stream (whatever the
+width of a tile row: "TDM writes data as a linear element stream with LDS padding applied
+every padInterval elements", Triton's TDMUtility.cpp) the next `pad` bytes are skipped (not
+written).  So the bytes are `count` chunks of `interval` bytes, `interval + pad` apart, from
+the start.  The checker uses the chunks only when padding is certainly on with one interval
+and one amount, and every start is a multiple of the interval and of 16 (then a pad counted
+from the stream's start and one counted from aligned addresses agree).  Otherwise one
 block: the start rounded down to 16 bytes, the data plus one pad per started interval, plus
 15 bytes when the start may be unaligned.  Gather or iterate mode, or a tile size that is not
 bounded, is not known (touches everything).
@@ -109,9 +110,6 @@ def tensor_bytes(inst: Instruction, flow) -> TensorBytes | None:
     widest = data + 4 * (amount[1] + 1) * ((data + every - 1) // every)
     if pad_on[0] == 0 or code[0] != code[1] or amount[0] != amount[1]:
         return _block(forms, head, span, widest)
-    width, size_code = _bits(_word(flow, inst, 1, 3), 16, 16), _bits(cfg, 16, 2)
-    if width[0] != width[1] or size_code[0] != size_code[1] or (width[0] << size_code[0]) % every:
-        return _block(forms, head, span, widest)  # rows that do not hold whole intervals
     unit = max(every, _ALIGN)
     if span[0] < 0 or span[0] % unit or (span[0] != span[1] and span[2] % unit):
         return _block(forms, head, span, widest)
@@ -182,7 +180,27 @@ def _starts(lo: int, hi: int, step: int) -> list[tuple[int, int, int]]:
 
 def lattice_meet(x: tuple, y: tuple) -> bool:
     """Do {x0 + i*sx} + [0, zx) and {y0 + j*sy} + [0, zy) share a byte (members inside the
-    bounds)?  Their start difference lies in (y0 - x0) + gcd(sx, sy)*Z, within its range."""
+    bounds)?  When one lattice has at most `_ENUM` starts, each of them is tried against the
+    other (exact); otherwise the start difference is taken in (y0 - x0) + gcd(sx, sy)*Z within
+    its range, which covers every residue when the steps' gcd is small (a padded tile's chunks
+    768 apart against a store's lanes 4 apart: the pad holes too)."""
+    if not _residue_meet(x, y):
+        return False
+    nx, ny = _count(x), _count(y)
+    if nx == 1 or ny == 1 or min(nx, ny) > _ENUM:
+        return True  # one start against a lattice: the residue test is exact
+    if nx > ny:
+        x, y, nx = y, x, ny
+    xlo, sx, zx = x[0], x[2], x[3]
+    return any(_residue_meet((a, a, 0, zx), y) for a in range(xlo, xlo + nx * sx, sx))
+
+
+def _count(x: tuple) -> int:
+    return 1 if x[0] == x[1] or x[2] == 0 else (x[1] - x[0]) // x[2] + 1
+
+
+def _residue_meet(x: tuple, y: tuple) -> bool:
+    """`lattice_meet` by the steps' gcd alone (exact when one side is a single start)."""
     xlo, xhi, sx, zx = x
     ylo, yhi, sy, zy = y
     lo = max(ylo - xhi, 1 - zy)

@@ -21,6 +21,11 @@ from ..targets.model import CK_XV
 from .facts import InstInfo
 
 _NO_CANDIDATES = (frozenset(), (), frozenset(), ())
+#: how many instructions after an out-of-order op `_ahead` looks at
+AHEAD = 4
+#: how many instructions before it an older op must be issued on every path for `_ahead`
+#: (gfx9's SMEM latency is 20 cycles, one instruction a cycle at most: docs/latency-model.md)
+AHEAD_FAR = 32
 
 
 class HazardCandidates:
@@ -49,8 +54,10 @@ class HazardCandidates:
         war_cks: tuple = ()
         if self.hw and inst.dsts and not inst.is_phi:
             waw, waw_cks, war, war_cks = self._hazard_candidates(inst, inf)
+        ahead = self._ahead(inst, inf) if self.hw else ()
         if inf.linked:
-            if (inf.mem_srcs, inf.waw, inf.war, inf.waw_cks, inf.war_cks) == (mem_srcs, waw, war, waw_cks, war_cks):
+            if (inf.mem_srcs, inf.waw, inf.war, inf.waw_cks, inf.war_cks, inf.ahead) == (
+                    mem_srcs, waw, war, waw_cks, war_cks, ahead):
                 return  # a previous version's facts, still exact
             # shared with the previous version's memo records: never mutate, replace
             inf = self.info[inst] = inf.copy()
@@ -59,8 +66,9 @@ class HazardCandidates:
         inf.linked = True
         inf.mem_srcs = mem_srcs
         inf.waw, inf.waw_cks, inf.war, inf.war_cks = waw, waw_cks, war, war_cks
+        inf.ahead = ahead
         if self.hw:
-            inf.simple = not (waw or war or inf.lds or inf.fence or inf.drain or inf.after or inf.control or inf.entry
+            inf.simple = not (waw or war or ahead or inf.lds or inf.fence or inf.drain or inf.after or inf.control or inf.entry
                               or inf.ring or inf.lc_war is not None or inf.lc_raw is not None
                               or self.options.enable_tensor_descriptor_war)
             inf.needs_check = bool(mem or not inf.simple or inf.clause) and not inf.is_wait
@@ -69,6 +77,63 @@ class HazardCandidates:
                 mem or inf.tensor_anchor or inf.lds_writer or inf.fence or inf.ring
                 or inf.lc_war is not None or inf.lc_raw is not None
                 or (self.options.enable_tensor_descriptor_war and not inf.is_wait and inst.dsts))
+
+    def _ahead(self, inst: Instruction, inf: InstInfo) -> tuple:
+        """For an op whose result completes out of order (gfx9 SMEM on lgkmcnt): the older
+        sources of those timelines that the next `AHEAD` instructions of its block read
+        (before a wait instruction), issued at least `AHEAD_FAR` instructions earlier on
+        every path.  A wait for one of them there must be 0, so it would also wait for this
+        op, just issued; `hazards.hw_required` waits before this op instead, when the older
+        op has had time to complete (aiter's gfx942 flatmm: ``s_load s[84:85]; v_mov v50, s31``
+        waits for the previous trip's ``s_load s[30:31]`` above the new load, as its authors
+        do).  Loads issued together (a prologue's ``s_load``s, then their uses) keep one wait
+        after the last: waiting between them would serialise them."""
+        ooo = [c for c in inf.results if not self.in_order[c]]
+        b = inst.block
+        if not ooo or b is None or inst.is_phi:
+            return ()
+        k = self._position(inst)
+        if k is None:
+            return ()
+        info = self.info
+        out: list = []
+        n = 0
+        for y in self._ahead_pos[b][1][k + 1:]:
+            yi = info.get(y)
+            if yi is None or yi.is_wait or n >= AHEAD:
+                break
+            n += 1
+            for src in flatten_sources(y):
+                if src is inst:
+                    continue
+                si = info.get(src)
+                if si is None:
+                    si = self._fresh_info(src)
+                for c in si.results:
+                    if c in ooo and (src, c) not in out and self._apart(src, inst, k) >= AHEAD_FAR:
+                        out.append((src, c))
+        return tuple(out)
+
+    def _position(self, inst: Instruction) -> int | None:
+        b = inst.block
+        if b is None:
+            return None
+        pos = self._ahead_pos.get(b)
+        if pos is None or pos[0] is not b.instrs:
+            real = [i for i in b.instrs if not i.is_phi and not i.is_label]
+            pos = self._ahead_pos[b] = (b.instrs, real, {id(i): k for k, i in enumerate(real)})
+        return pos[2].get(id(inst))
+
+    def _apart(self, src: Instruction, inst: Instruction, k: int) -> int:
+        """Instructions that run between `src` and `inst` (at position k of its block, PHIs
+        and labels not counted) on every path: the rest of src's block and the start of
+        inst's, or the run between them in one block."""
+        j = self._position(src)
+        if j is None:
+            return 0
+        if src.block is inst.block and j < k:
+            return k - j
+        return len(self._ahead_pos[src.block][1]) - j + k
 
     def _hazard_candidates(self, inst: Instruction, inf: InstInfo) -> tuple:
         """(WAW writers, their timelines, WAR lockers, their lock timelines) for the

@@ -78,6 +78,8 @@ class WaitDataflow(FunctionFacts, HazardCandidates, LdsQueries, Brackets, Requir
         self.track_trips = False
         self.memo = memo
         self.chunks: dict[Block, list[tuple]] = {}
+        #: block -> (its instruction list, position by id): candidates.py's `_ahead`
+        self._ahead_pos: dict = {}
         self.chunk_infos: dict[tuple, tuple] = {}
         self.block_sig: dict[Block, tuple] = {}
         #: timelines whose ops may carry an LDS effect (the LDS scan looks only there)

@@ -41,13 +41,15 @@ class InstInfo(Record):
     (WAW), `locks`, `entry` (a callable function's first instruction: the timelines the caller
     may have left in flight, drained before it whatever the queues hold).
     Linked: `mem_srcs`, `waw`/`waw_cks`, `war`/`war_cks`, `needs_check`, `simple` (only
-    register RAW can apply: the solver's inline fast path), `linked`.
+    register RAW can apply: the solver's inline fast path), `linked`, `ahead` (an op of an
+    out-of-order timeline: the (memop, timeline) sources of that timeline the next few
+    instructions of its block read, `hazards.hw_required`'s early drain).
     """
 
     __slots__ = ("pushes", "tokens", "ring", "advances", "lc_war", "lc_raw", "is_wait", "tensor_anchor",
                  "lds_writer", "fence", "ds_read_or_atomic", "tensor_raw", "results", "lds", "engine", "control",
                  "drain", "after", "clause", "in_clause", "late", "order", "locks",
-                 "mem_srcs", "waw", "waw_cks", "war", "war_cks", "needs_check", "simple", "linked", "entry")
+                 "mem_srcs", "waw", "waw_cks", "war", "war_cks", "needs_check", "simple", "linked", "entry", "ahead")
 
     def __init__(self, pushes: tuple, tokens, ring: list, advances: list, lc_war, lc_raw, is_wait: bool,
                  tensor_anchor: bool, lds_writer: bool, fence: bool, ds_read_or_atomic: bool, tensor_raw: bool,
@@ -55,7 +57,7 @@ class InstInfo(Record):
                  after: tuple = (), clause: tuple | None = None, in_clause=None, late: bool = False,
                  order: str | None = None, locks: tuple = (), mem_srcs: tuple = (), waw: frozenset = frozenset(),
                  waw_cks: tuple = (), war: frozenset = frozenset(), war_cks: tuple = (), needs_check: bool = True,
-                 simple: bool = False, linked: bool = False, entry: tuple = ()):
+                 simple: bool = False, linked: bool = False, entry: tuple = (), ahead: tuple = ()):
         self.pushes, self.tokens, self.ring, self.advances = pushes, tokens, ring, advances
         self.lc_war, self.lc_raw, self.is_wait, self.tensor_anchor = lc_war, lc_raw, is_wait, tensor_anchor
         self.lds_writer, self.fence, self.ds_read_or_atomic = lds_writer, fence, ds_read_or_atomic
@@ -64,7 +66,7 @@ class InstInfo(Record):
         self.in_clause, self.late, self.order, self.locks = in_clause, late, order, locks
         self.mem_srcs, self.waw, self.waw_cks, self.war, self.war_cks = mem_srcs, waw, waw_cks, war, war_cks
         self.needs_check, self.simple, self.linked = needs_check, simple, linked
-        self.entry = entry
+        self.entry, self.ahead = entry, ahead
 
     def copy(self) -> "InstInfo":
         """A copy to re-link (facts shared with a previous version are never mutated)."""

@@ -2,7 +2,10 @@
 
 Written from the hardware's side (docs/decisions.md 28-36), per requirement:
 
-* RAW: a register it reads is still to be written by an in-flight op (the SSA sources);
+* RAW: a register it reads is still to be written by an in-flight op (the SSA sources); and,
+  before an op of an out-of-order timeline, the older op of that timeline one of the next few
+  instructions reads (`InstInfo.ahead`, docs/decisions.md 49: its wait there would also wait
+  for the new op);
 * WAW: a register it writes is still to be written by an in-flight op, unless both writes land
   in issue order (same `order_class`: LDS returns, same-type VMEM on gfx9-11);
 * WAR: a register it writes is still read by an in-flight op's source lock (gfx1250 address
@@ -62,7 +65,7 @@ if TYPE_CHECKING:
 
 RULE_CLASS = {"raw": "RAW", "waw": "WAW", "war-xcnt": "WAR", "war-exp": "WAR", "lds-raw": "RAW",
               "lds-waw": "WAW", "lds-war": "WAR", "barrier": "barrier", "fallback-lds": "fallback",
-              "fallback-barrier": "fallback", "return": "return", "callee-entry": "callee entry", "isa-drain": "ISA", "clause": "clause",
+              "fallback-barrier": "fallback", "return": "return", "callee-entry": "callee entry", "isa-drain": "ISA", "clause": "clause", "raw-ahead": "RAW",
               "widening": "widening"}
 
 
@@ -101,6 +104,14 @@ def hw_required(df: "SolverView", inst: "Instruction", inf: "InstInfo", queues: 
             n = count_from(q, src, newest)
             if n > 0:
                 tighten(c, drain(c, n), "raw", src, q.pred, n, df.trips_of(q, src))
+    # an out-of-order op issued right before a consumer of an older op of its timeline: that
+    # consumer's wait (count 0) would wait for this op too; waiting here, before it issues,
+    # costs only what the older op has left (its consumer then waits for nothing)
+    for src, c in inf.ahead:
+        for q in queues[c]:
+            n = count_from(q, src, newest)
+            if n > 0:
+                tighten(c, drain(c, n), "raw-ahead", src, q.pred, n, df.trips_of(q, src))
     if inf.simple and not record:
         return req, None
     # WAW: the newest in-flight writer of a register this writes, per timeline
