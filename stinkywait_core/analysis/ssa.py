@@ -23,6 +23,12 @@ def _range_keys(kind: str, lo: int, hi: int) -> tuple[Key, ...]:
     return tuple((kind, i) for i in range(lo, hi + 1))
 
 
+@lru_cache(maxsize=16384)
+def _unit_reg(kind: str, unit: int) -> Reg:
+    """The register a PHI of one unit defines (immutable: one object for every PHI of it)."""
+    return Reg(kind, unit, unit)
+
+
 def _keys(ops: list, pseudo: bool = True) -> list[Key]:
     keys: list[Key] = []
     for op in ops:
@@ -195,22 +201,32 @@ def _solve_units(rpo: list, cfg: CfgInfo, st: UseDefChains, scope: set[Key] | No
     st.old_phis = []
     if scope is not None:
         for per_block in phis.values():
-            for k in [k for k in per_block if k in scope]:
-                st.old_phis.append(per_block.pop(k))
+            if not scope.isdisjoint(per_block):
+                for k in [k for k in per_block if k in scope]:
+                    st.old_phis.append(per_block.pop(k))
     placed_phis: list[Instruction] = []
+    frontier = cfg.frontier
+    new_phi = Instruction.phi
     for key in sorted(k for k in def_blocks if k in read):
-        work = list(def_blocks[key])
+        defining = def_blocks[key]
+        work = list(defining)
+        defining = set(defining)
         placed: set = set()
+        reg = _unit_reg(*key)
         while work:
             d = work.pop()
-            for f in cfg.frontier.get(d, ()):
+            for f in frontier.get(d, ()):
                 if f in placed:
                     continue
                 placed.add(f)
-                phi = Instruction("PHI", dsts=[Reg(key[0], key[1], key[1])], is_phi=True, phi_key=key, block=f)
-                phis.setdefault(f, {})[key] = phi
+                phi = new_phi(reg, key, f)
+                per_block = phis.get(f)
+                if per_block is None:
+                    phis[f] = {key: phi}
+                else:
+                    per_block[key] = phi
                 placed_phis.append(phi)
-                if f not in def_blocks[key]:
+                if f not in defining:
                     work.append(f)
     # 3. reaching definitions in RPO, each block starting from its idom's exit map
     exit_defs: dict = {}
@@ -221,7 +237,7 @@ def _solve_units(rpo: list, cfg: CfgInfo, st: UseDefChains, scope: set[Key] | No
         base = exit_defs.get(dom, empty) if dom is not None else empty
         bphis = phis.get(b)
         if scope is not None and scope.isdisjoint(block_keys[b]) and not (
-                bphis and any(k in scope for k in bphis)):
+                bphis and not scope.isdisjoint(bphis)):
             exit_defs[b] = base  # nothing in scope here: the idom's map, shared (never mutated)
             continue
         defs: dict[Key, Instruction] = dict(base)
