@@ -447,17 +447,52 @@ def _place_waits(po: PassOutput, module: Module, lines: list[str], lang: str) ->
 
     Under the hardware model the waits of one program point are spelled together, as the
     target writes them (one ``s_waitcnt`` with several fields on gfx9-11, the combined
-    ``s_wait_loadcnt_dscnt`` on gfx12); each wait of the point carries that text."""
+    ``s_wait_loadcnt_dscnt`` on gfx12); each wait of the point carries that text.  (One pass
+    over the waits, a line's indentation and a point's text made once each: a 30k-line
+    kernel has 7,500 waits, placed again at every edit.)"""
     if lang == "stir":  # imported here: asm runs never need the STIR printer
         from .syntax.stir_printer import format_instruction
     func = po.func
     target = po.df.target
-    by_block = {b.name: b for b in func.blocks}
-    for w in po.result.waits:
-        if w.placement == "before":
+    waits = po.result.waits
+    by_block: dict | None = None
+    indents: dict[int, str] = {}
+    nlines = len(lines)
+    grouped = lang == "asm" and target.model == "hw"
+    spelled: dict[tuple, list[str]] = {}  # (the kernel's waits repeat a few counts: spelled once each)
+    texts: dict[tuple, str] = {}
+    group: list = []
+    group_key = None
+    group_indent = ""
+    n = 0
+
+    def flush() -> None:
+        values = tuple([(g.counter, g.count) for g in group])
+        text = texts.get((group_indent, values))
+        if text is None:
+            body = spelled.get(values)
+            if body is None:
+                body = spelled[values] = target.encode_waits({c + "cnt": v for c, v in values})
+            text = texts[(group_indent, values)] = "".join(f"{group_indent}{ln}\n" for ln in body)
+        for g in group:
+            g.insert_text = text
+            g.group = n
+
+    for w in waits:
+        placement = w.placement
+        if placement == "before":
             line = w.line
-            indent = _indent_of(lines, line)
+            indent = indents.get(line)
+            if indent is None:
+                if 1 <= line <= nlines:
+                    ln = lines[line - 1]
+                    indent = ln[:len(ln) - len(ln.lstrip(" \t"))]
+                else:
+                    indent = ""
+                indents[line] = indent
         else:
+            if by_block is None:
+                by_block = {b.name: b for b in func.blocks}
             b = by_block.get(w.block)
             last = None
             if b is not None:
@@ -472,36 +507,23 @@ def _place_waits(po: PassOutput, module: Module, lines: list[str], lang: str) ->
                 indent = _indent_of(lines, hdr) + ("  " if lang == "stir" else "")
                 if lang == "asm":
                     indent = "\t"
-        if lang == "stir":
-            body = format_instruction(make_wait(w.counter + "cnt", w.count))
-        else:
-            body = w.instruction
         w.insert_line = line
-        w.insert_text = f"{indent}{body}\n"
-    if lang != "asm" or target.model != "hw":
-        return
-    waits = po.result.waits
-    n = 0
-    i = 0
-    spelled: dict[tuple, list[str]] = {}  # (the kernel's waits repeat a few counts: spelled once each)
-    while i < len(waits):
-        w = waits[i]
-        j = i + 1
-        while j < len(waits) and (waits[j].insert_line, waits[j].line, waits[j].placement, waits[j].tail_drain,
-                                  waits[j].block) == (w.insert_line, w.line, w.placement, w.tail_drain, w.block):
-            j += 1
-        n += 1
-        group = waits[i:j]
-        indent = w.insert_text[:len(w.insert_text) - len(w.insert_text.lstrip(" \t"))]
-        values = tuple([(g.counter, g.count) for g in group])
-        body = spelled.get(values)
-        if body is None:
-            body = spelled[values] = target.encode_waits({c + "cnt": v for c, v in values})
-        text = "".join(f"{indent}{ln}\n" for ln in body)
-        for g in group:
-            g.insert_text = text
-            g.group = n
-        i = j
+        if not grouped:
+            body = format_instruction(make_wait(w.counter + "cnt", w.count)) if lang == "stir" else w.instruction
+            w.insert_text = f"{indent}{body}\n"
+            continue
+        key = (line, w.line, placement, w.tail_drain, w.block)
+        if key != group_key:
+            if group:
+                flush()
+            n += 1
+            group = [w]
+            group_key = key
+            group_indent = indent
+        else:
+            group.append(w)
+    if group:
+        flush()
 
 
 def analyze_file(path: str, options: Options = Options(), language: str | None = None) -> Analysis:

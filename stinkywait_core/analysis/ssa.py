@@ -23,6 +23,12 @@ def _range_keys(kind: str, lo: int, hi: int) -> tuple[Key, ...]:
     return tuple((kind, i) for i in range(lo, hi + 1))
 
 
+@lru_cache(maxsize=16384)
+def _unit_reg(kind: str, unit: int) -> Reg:
+    """The register a PHI of one unit defines (immutable: one object for every PHI of it)."""
+    return Reg(kind, unit, unit)
+
+
 def _keys(ops: list, pseudo: bool = True) -> list[Key]:
     keys: list[Key] = []
     for op in ops:
@@ -65,10 +71,14 @@ class UseDefChains:
         self.units: dict[Instruction, tuple[list[Key], list[Key]]] = {}
         #: reaching definition of each source unit, aligned with `units[inst][0]`
         self.src_defs: dict[Instruction, list] = {}
-        #: live PHIs: block -> unit -> PHI
+        #: live PHIs: block -> unit -> PHI (only the blocks that have one)
         self.phis: dict[Block, dict[Key, Instruction]] = {}
         #: every unit each block's instructions read or define
         self.block_keys: dict[Block, frozenset] = {}
+        #: unit -> the blocks whose `block_keys` hold it (its inverse, so that a re-solve
+        #: visits only the blocks of the units in scope); made on the first re-solve, None
+        #: after a full build
+        self.key_blocks: dict[Key, set[Block]] | None = None
         #: PHIs the last re-solve replaced (their units were in scope)
         self.old_phis: list[Instruction] = []
         #: instructions whose `sources` the last build set or changed (their facts need
@@ -112,6 +122,7 @@ def build_use_def_chain(func: Function, cfg: CfgInfo, chains: UseDefChains | Non
             block_defs[b] = defs
             read |= reads
             st.block_keys[b] = frozenset(reads | defs)
+        st.key_blocks = None
         _solve_units(rpo, cfg, st, None, (read, block_defs))
         for b in func.blocks:  # unreachable: no sources (the front end may reuse instructions)
             if b not in block_defs:
@@ -126,6 +137,16 @@ def build_use_def_chain(func: Function, cfg: CfgInfo, chains: UseDefChains | Non
             scope.update(u[1])
             st.src_defs.pop(inst, None)
     in_rpo = set(rpo)
+    key_blocks = st.key_blocks
+    if key_blocks is None:
+        key_blocks = st.key_blocks = {}
+        for b, keys in st.block_keys.items():
+            for k in keys:
+                kb = key_blocks.get(k)
+                if kb is None:
+                    key_blocks[k] = {b}
+                else:
+                    kb.add(b)
     for b in changed:
         if b not in in_rpo:
             continue
@@ -135,7 +156,19 @@ def build_use_def_chain(func: Function, cfg: CfgInfo, chains: UseDefChains | Non
             u = units[inst] = (_src_keys(inst, include_pseudo), _dst_keys(inst, include_pseudo))
             scope.update(u[0])
             scope.update(u[1])
-        st.block_keys[b] = _block_keys(b, units)
+        old = st.block_keys.get(b, frozenset())
+        new = st.block_keys[b] = _block_keys(b, units)
+        for k in old - new:
+            kb = key_blocks[k]
+            kb.discard(b)
+            if not kb:
+                del key_blocks[k]
+        for k in new - old:
+            kb = key_blocks.get(k)
+            if kb is None:
+                key_blocks[k] = {b}
+            else:
+                kb.add(b)
     _solve_units(rpo, cfg, st, scope)
     return st
 
@@ -175,9 +208,16 @@ def _solve_units(rpo: list, cfg: CfgInfo, st: UseDefChains, scope: set[Key] | No
                 else:
                     lst.append(b)
     else:
-        for b in rpo:
-            if scope.isdisjoint(block_keys[b]):
-                continue
+        # the blocks reading or defining a unit in scope, in RPO (the others are skipped)
+        active: set = set()
+        key_blocks = st.key_blocks
+        for k in scope:
+            kb = key_blocks.get(k)
+            if kb:
+                active |= kb
+        rpo_index = cfg.rpo_index
+        active = sorted((b for b in active if b in in_rpo), key=rpo_index.__getitem__)
+        for b in active:
             for inst in b.instrs:
                 if inst.is_label:
                     continue
@@ -194,34 +234,58 @@ def _solve_units(rpo: list, cfg: CfgInfo, st: UseDefChains, scope: set[Key] | No
     phis = st.phis
     st.old_phis = []
     if scope is not None:
-        for per_block in phis.values():
-            for k in [k for k in per_block if k in scope]:
-                st.old_phis.append(per_block.pop(k))
+        for b, per_block in list(phis.items()):
+            if not scope.isdisjoint(per_block):
+                for k in [k for k in per_block if k in scope]:
+                    st.old_phis.append(per_block.pop(k))
+                if not per_block:
+                    del phis[b]
     placed_phis: list[Instruction] = []
+    frontier = cfg.frontier
+    new_phi = Instruction.phi
     for key in sorted(k for k in def_blocks if k in read):
-        work = list(def_blocks[key])
+        defining = def_blocks[key]
+        work = list(defining)
+        defining = set(defining)
         placed: set = set()
+        reg = _unit_reg(*key)
         while work:
             d = work.pop()
-            for f in cfg.frontier.get(d, ()):
+            for f in frontier.get(d, ()):
                 if f in placed:
                     continue
                 placed.add(f)
-                phi = Instruction("PHI", dsts=[Reg(key[0], key[1], key[1])], is_phi=True, phi_key=key, block=f)
-                phis.setdefault(f, {})[key] = phi
+                phi = new_phi(reg, key, f)
+                per_block = phis.get(f)
+                if per_block is None:
+                    phis[f] = {key: phi}
+                else:
+                    per_block[key] = phi
                 placed_phis.append(phi)
-                if f not in def_blocks[key]:
+                if f not in defining:
                     work.append(f)
     # 3. reaching definitions in RPO, each block starting from its idom's exit map
     exit_defs: dict = {}
     readers: list[Instruction] = []
     empty: dict = {}
-    for b in rpo:
-        dom = cfg.idom.get(b)
-        base = exit_defs.get(dom, empty) if dom is not None else empty
+    idom = cfg.idom
+    if scope is None:
+        walk = rpo
+    else:
+        # only the blocks holding a unit in scope or one of its PHIs: any other block's exit
+        # map (for the units in scope) is its idom's, so a block starts from the map of its
+        # nearest such dominator (`_exit_of`), and a PHI operand reads the same
+        walk = sorted(set(active).union(phi.block for phi in placed_phis), key=rpo_index.__getitem__)
+        nearest: dict = {}
+    for b in walk:
+        if scope is None:
+            dom = idom.get(b)
+            base = exit_defs.get(dom, empty) if dom is not None else empty
+        else:
+            base = _exit_of(idom.get(b), exit_defs, idom, nearest)
         bphis = phis.get(b)
         if scope is not None and scope.isdisjoint(block_keys[b]) and not (
-                bphis and any(k in scope for k in bphis)):
+                bphis and not scope.isdisjoint(bphis)):
             exit_defs[b] = base  # nothing in scope here: the idom's map, shared (never mutated)
             continue
         defs: dict[Key, Instruction] = dict(base)
@@ -245,11 +309,15 @@ def _solve_units(rpo: list, cfg: CfgInfo, st: UseDefChains, scope: set[Key] | No
                 row = src_defs[inst] = [defs.get(k) if k in scope else None for k in sk]
                 readers.append(inst)
             else:
+                # a reader whose reaching definitions are the same objects keeps its
+                # `sources` and its facts' links (a PHI of a unit in scope is always new)
                 hit = False
                 for n, k in enumerate(sk):
                     if k in scope:
-                        row[n] = defs.get(k)
-                        hit = True
+                        d = defs.get(k)
+                        if row[n] is not d:
+                            row[n] = d
+                            hit = True
                 if hit:
                     readers.append(inst)
             for k in dk:
@@ -257,8 +325,13 @@ def _solve_units(rpo: list, cfg: CfgInfo, st: UseDefChains, scope: set[Key] | No
                     defs[k] = inst
         exit_defs[b] = defs
     # PHI operands: operand j = reaching def at the exit of predecessor j
-    for phi in placed_phis:
-        phi.sources = [exit_defs[p].get(phi.phi_key) if p in in_rpo else None for p in phi.block.preds]
+    if scope is None:
+        for phi in placed_phis:
+            phi.sources = [exit_defs[p].get(phi.phi_key) if p in in_rpo else None for p in phi.block.preds]
+    else:
+        for phi in placed_phis:
+            phi.sources = [_exit_of(p, exit_defs, idom, nearest).get(phi.phi_key) if p in in_rpo else None
+                           for p in phi.block.preds]
     # 4. sources: each reader's reaching definitions, each once, in first-seen order; and
     #    the users of each PHI placed here
     users: dict[int, int] = {}
@@ -285,7 +358,10 @@ def _solve_units(rpo: list, cfg: CfgInfo, st: UseDefChains, scope: set[Key] | No
         for phi in alive:
             if users.get(id(phi), 0) == 0:
                 dead = True
-                del phis[phi.block][phi.phi_key]
+                per_block = phis[phi.block]
+                del per_block[phi.phi_key]
+                if not per_block:  # (only blocks with live PHIs stay: the next re-solve visits those)
+                    del phis[phi.block]
                 for s in phi.sources:
                     if s is not None and s.is_phi and s is not phi:
                         users[id(s)] -= 1
@@ -297,6 +373,28 @@ def _solve_units(rpo: list, cfg: CfgInfo, st: UseDefChains, scope: set[Key] | No
     for b, per_block in phis.items():
         if per_block:
             b.instrs[0:0] = [per_block[k] for k in sorted(per_block)]
+
+
+def _exit_of(b, exit_defs: dict, idom: dict, nearest: dict) -> dict:
+    """The exit map of `b` in a re-solve that walked only some blocks: that of `b` or of its
+    nearest walked dominator (a block with nothing in scope passes its idom's on); `nearest`
+    remembers the answer for every block on the way up (each asked after its dominators
+    were walked, so the answer is final)."""
+    path = []
+    while b is not None:
+        got = exit_defs.get(b)
+        if got is not None:
+            break
+        got = nearest.get(b)
+        if got is not None:
+            break
+        path.append(b)
+        b = idom.get(b)
+    else:
+        got = {}
+    for p in path:
+        nearest[p] = got
+    return got
 
 
 def flatten_sources(inst: Instruction) -> list[Instruction]:

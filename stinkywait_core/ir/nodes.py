@@ -12,6 +12,8 @@ import gc
 from collections import namedtuple
 
 from .operands import Imm, Operand, Reg
+
+_new_object = object.__new__
 from .records import Record
 
 TYPE_CHECKING = False  # `typing` is not imported at run time: start-up cost of every CLI run
@@ -101,6 +103,16 @@ class Instruction:
         self.block = block
         self.phi_key = phi_key
         self.provenance = provenance
+
+    @classmethod
+    def phi(cls, reg: Reg, key: tuple[str, int], block: Block) -> Instruction:
+        """A PHI of one register unit at the head of `block` (the def-use builder places
+        thousands per re-solve: the fields set directly, no keyword parsing)."""
+        inst = _new_object(cls)
+        inst.mnemonic, inst.dsts, inst.srcs, inst.mods, inst.span, inst.text = "PHI", [reg], [], {}, None, ""
+        inst.cycles, inst.comment, inst.suffix, inst.inserted, inst.is_phi, inst.is_label = None, None, "", False, True, False
+        inst.sources, inst.block, inst.phi_key, inst.provenance = [], block, key, None
+        return inst
 
     def __repr__(self) -> str:  # short, for debugging and error messages
         loc = f"@{self.span.line}" if self.span else ""

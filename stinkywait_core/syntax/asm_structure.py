@@ -320,10 +320,18 @@ def mark_callable(st: _AsmState, functions: list[Function]) -> None:
         elif ls.directive == ".amdhsa_kernel":
             kernels.add(ls.args.strip())
     called: set[str] = set()
+    #: functions with a block ending the program: `s_endpgm*` always ends its block
+    #: (`asm_flow`), so only the blocks' last instructions are looked at
+    ends: set[Function] = set()
     for f in functions:
         for b in f.blocks:
             term = b.terminator()
-            if term is None or not is_call(term.mnemonic):
+            if term is None:
+                continue
+            if term.mnemonic.startswith("s_endpgm"):
+                ends.add(f)
+                continue
+            if not is_call(term.mnemonic):
                 continue
             for inst in b.instrs if not term.mnemonic.startswith("s_call_") else (term,):
                 if inst.is_label:
@@ -336,7 +344,7 @@ def mark_callable(st: _AsmState, functions: list[Function]) -> None:
         if f.name in called:
             f.callable = True
         elif f.name in typed and f.name not in kernels:
-            f.callable = not any(i.mnemonic.startswith("s_endpgm") for i in f.instructions())
+            f.callable = f not in ends
         else:
             f.callable = False
 

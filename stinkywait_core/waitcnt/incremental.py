@@ -154,7 +154,8 @@ class FunctionMemo:
         self._old_final_blocks: dict[Block, FinalBlockRecord] = {}
         self._old_solve: dict[Chunk, list[WalkRecord]] = {}
         self._old_final: dict[Chunk, list[WalkRecord]] = {}
-        #: anchor -> (key, its PlannedWaits, provenance lists) of the last result (pipeline)
+        #: anchor -> (span, block name, spec, provenance lists, promotion, cap, folds, its
+        #: PlannedWaits) of the last result (pipeline `_build_result`)
         self.results: dict[Instruction, tuple] = {}
         #: set by the caller: no instruction, block or function moved since the last version
         self.layout_stable = False

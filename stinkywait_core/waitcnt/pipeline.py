@@ -446,21 +446,40 @@ def _build_result(out: PassOutput, options: Options) -> None:
     # anchors per block, in walk (= instruction) order: finalize records them block by block
     by_block: dict[Block, list] = {}
     for inst, spec in plan.anchor_waits.items():
-        by_block.setdefault(inst.block, []).append((inst, spec))
+        lst = by_block.get(inst.block)
+        if lst is None:
+            by_block[inst.block] = [(inst, spec)]
+        else:
+            lst.append((inst, spec))
+    # the record of an anchor: (span, block name, spec, provenance, promotion, cap, folds,
+    # its waits), compared field by field, the provenance lists by identity (7,500 anchors on
+    # a 30k-line kernel: no key tuple is built for an anchor whose record holds)
+    why_get, relaxed_get, coalesced_get = df.why.get, out.relaxed.get, out.coalesced.get
+    results_get = memo.results.get if reuse else None
+    cap_hit = df.cap_hit
+    waits = res.waits
     for b in out.func.blocks:
-        for inst, spec in by_block.get(b, ()):
-            why = df.why.get(inst)
-            key = (inst.span, b.name, tuple(spec), id(why), tuple(out.relaxed.get(inst, ())), df.cap_hit,
-                   _folded_key(out.coalesced.get(inst), df))
-            if reuse:
-                old = memo.results.get(inst)
-                if old is not None and old[0] == key and old[2] is why:
-                    res.waits.extend(old[1])
+        anchors = by_block.get(b)
+        if anchors is None:
+            continue
+        bname = b.name
+        for inst, spec in anchors:
+            why = why_get(inst)
+            rel = relaxed_get(inst)
+            rel = tuple(rel) if rel else ()
+            fold = coalesced_get(inst)
+            fk = _folded_key(fold, df) if fold else ()
+            span = inst.span
+            if results_get is not None:
+                old = results_get(inst)
+                if old is not None and old[3] is why and old[2] == spec and old[4] == rel and old[6] == fk \
+                        and old[5] == cap_hit and old[1] == bname and (old[0] is span or old[0] == span):
+                    waits.extend(old[7])
                     done[inst] = old
                     continue
-            first = len(res.waits)
+            first = len(waits)
             _anchor_waits(out, options, b, inst, spec, why, ring_kernel, lc_kernel)
-            done[inst] = (key, res.waits[first:], why)
+            done[inst] = (span, bname, list(spec), why, rel, cap_hit, fk, waits[first:])
     if memo is not None:
         memo.results = done
     for td in plan.tail_drains:
