@@ -19,8 +19,8 @@ translations also retire implicitly when their ops complete, which only lowers t
 Whether to fold is the latency model's call (docs/decisions.md 42, docs/latency-model.md): the
 fold saves B's wait instruction but makes A wait for what B waited for, earlier.  A one-wave
 walk of the function in layout order (`stall.Wave`, the clock the stall prediction uses)
-prices it: B is folded only when the fold adds no stall, or less than the wait instruction
-costs to issue.  So a wait whose ops are long back by A folds, and a pipelined run of exact
+prices it: B is folded only when the fold adds no stall, or (A and B of one counter in one
+block) less than the wait instruction costs to issue.  So a wait whose ops are long back by A folds, and a pipelined run of exact
 counts (LDS reads consumed as they arrive, a mixed SMEM+LDS `lgkmcnt(3)`, `(2)`, ... on gfx9)
 keeps its counts.  The model only chooses among these safe forms.
 
@@ -271,7 +271,10 @@ class _BlockFolder:
                             a_ready = max(prev[4], ready_at(prev[3], v))
                             folded_at = t_b + (a_ready - prev[4])
                             added = folded_at - b_ready
-                            if added > 0 and added >= wait_cost:
+                            # (across blocks or into another counter's wait, only a fold
+                            # that adds no stall at all: never a wait's slot traded for stall)
+                            wider = prev is other or a_inst.block is not b
+                            if added > 0 and (wider or added >= wait_cost):
                                 last[g] = met_entry = [inst, 0, 0, wave.pending(g), 0.0]
                                 met.append(met_entry)
                                 later = max(later, b_ready)
