@@ -200,11 +200,12 @@ class _BlockFolder:
     """The walk of one block (`block`): folds its waits, moving the wave through it."""
 
     __slots__ = ("window", "groups", "anchors", "wave", "merged", "info", "wait_cost", "by_name", "in_order_ds",
-                 "target")
+                 "target", "looped")
 
     def __init__(self, df: WaitDataflow, window: int, groups: list, anchors: dict, wave: Wave | None,
                  merged: Coalesced) -> None:
         target = self.target = df.target
+        self.looped = _in_loops(df.func.blocks)
         self.window, self.groups, self.anchors, self.wave, self.merged = window, groups, anchors, wave, merged
         self.info = df.info
         self.wait_cost = wave.model.issue["wait"] if wave is not None else 0
@@ -274,6 +275,10 @@ class _BlockFolder:
                             # (across blocks or into another counter's wait, only a fold
                             # that adds no stall at all: never a wait's slot traded for stall)
                             wider = prev is other or a_inst.block is not b
+                            if wider and b in self.looped:
+                                # (the walk does not see a loop's previous trip: an earlier
+                                # wait there may find ops in flight the walk thinks are back)
+                                added = max(added, wait_cost)
                             if added > 0 and (wider or added >= wait_cost):
                                 last[g] = met_entry = [inst, 0, 0, wave.pending(g), 0.0]
                                 met.append(met_entry)
@@ -326,6 +331,18 @@ class _BlockFolder:
                         if c in pushes:
                             st[1] += 1  # (one instruction pushing two timelines of a counter counts twice)
                     st[2] += 1
+
+
+def _in_loops(blocks: list) -> set:
+    """The blocks laid out between a back edge's target and its source (inclusive)."""
+    pos = {id(b): i for i, b in enumerate(blocks)}
+    out: set = set()
+    for i, b in enumerate(blocks):
+        for s in b.succs:
+            j = pos.get(id(s))
+            if j is not None and j <= i:
+                out.update(blocks[j:i + 1])
+    return out
 
 
 def _counters(df: WaitDataflow) -> list[tuple[int, ...]]:
