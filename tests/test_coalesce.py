@@ -194,3 +194,12 @@ def test_not_into_a_wait_that_would_need_a_second_instruction():
     body = ("\tglobal_load_b32 v1, v0, s[0:1]\n\tds_load_b32 v2, v0\n"
             "\tv_mov_b32 v3, v2\n\tv_mov_b32 v4, v1\n")
     assert plan(body) == [(6, "ds", 0), (6, "load", 0)]
+
+
+def test_not_across_blocks_inside_a_loop():
+    # the walk does not see the loop's previous trip: in a loop only the same-block fold is made
+    body = (".Lloop:\n" + LOADS + "\tv_mov_b32 v20, v10\n\ts_cmp_eq_u32 s0, 0\n\ts_cbranch_scc1 .Lx\n"
+            "\tv_mov_b32 v21, v11\n.Lx:\n\ts_cmp_eq_u32 s1, 0\n\ts_cbranch_scc0 .Lloop\n")
+    assert plan(body) == [(9, "ds", 3), (12, "ds", 2)]
+    straight = body.replace("\ts_cbranch_scc0 .Lloop\n", "")
+    assert plan(straight) == [(9, "ds", 2)]
