@@ -234,8 +234,44 @@ class _BlockFolder:
         vals[names[g[0]]] = 0
         return len(self.target.encode_waits(vals)) == before
 
+    def _fold(self, inst, b, spec: list[int], g: tuple[int, ...], w: int, prev: list, cross: bool, t_b: float,
+              last: dict, near: dict, later_box: list) -> bool:
+        """Fold B's (`inst`, `spec`) wait `w` on counter `g` into the anchor of `prev` if the
+        model lets it (see `coalesce_waits`); `cross`: that anchor does not wait on `g` yet."""
+        anchors, wave, merged = self.anchors, self.wave, self.merged
+        a_inst, k = prev[0], prev[1]
+        a_spec = anchors[a_inst]  # a copy made when it was met
+        v = w - k if cross else min(_value(a_spec, g), w - k)
+        wider = cross or a_inst.block is not b
+        if wider and b in self.looped:
+            # (the walk does not see a loop's previous trip: an earlier wait there may find
+            # ops in flight the walk thinks are back)
+            return False
+        if wave is not None:
+            # no fold: B waits until b_ready, then issues its wait instruction; fold: A waits
+            # `delta` longer for what B needed, and B's slot goes.  Across blocks or into
+            # another counter's wait, only a fold that adds no stall at all
+            b_ready = wave.ready(g, w)
+            a_ready = max(prev[4], ready_at(prev[3], v))
+            folded_at = t_b + (a_ready - prev[4])
+            added = folded_at - b_ready
+            if added > 0 and (wider or added >= self.wait_cost):
+                return False
+            prev[4] = a_ready
+            later_box[0] = max(later_box[0], folded_at)
+        if cross:
+            # A waits on this counter now: it is the counter's latest anchor
+            last[g] = list(prev)
+            del near[g]
+        for c in g:
+            a_spec[c] = v
+            if spec[c] != -1:
+                merged.setdefault(a_inst, {}).setdefault(c, []).append((inst, k))
+            spec[c] = -1
+        return True
+
     def block(self, b, has_anchors: bool, last: dict, near: dict) -> None:
-        anchors, wave, groups, window, merged = self.anchors, self.wave, self.groups, self.window, self.merged
+        anchors, wave, groups, window = self.anchors, self.wave, self.groups, self.window
         wait_cost, by_name, info = self.wait_cost, self.by_name, self.info
         for inst in b.instrs:
             if inst.is_phi or inst.is_label:
@@ -247,6 +283,7 @@ class _BlockFolder:
                 touched = False
                 t_b = wave.t if wave is not None else 0.0
                 later = t_b
+                later_box = [later]
                 met = []
                 for g in groups:
                     w = _value(spec, g)
@@ -256,45 +293,17 @@ class _BlockFolder:
                     # the nearest earlier anchor first, though it waits on other counters only:
                     # it takes this counter into its own wait instruction (gfx9's `s_waitcnt
                     # vmcnt(32) lgkmcnt(0)` before a barrier, where the vmcnt was needed a few
-                    # instructions on)
+                    # instructions on); then the latest one waiting on this counter
                     other = near.get(g)
-                    if other is not None and other[2] <= window and w - other[1] >= 0 and \
-                            (prev is None or other[2] < prev[2]) and self._joins(anchors[other[0]], g):
-                        prev = other
-                    if prev is not None and prev[2] <= window and w - prev[1] >= 0:
-                        a_inst, k = prev[0], prev[1]
-                        a_spec = anchors[a_inst]  # a copy made when it was met
-                        v = w - k if prev is other else min(_value(a_spec, g), w - k)
-                        if wave is not None:
-                            # no fold: B waits until b_ready, then issues its wait instruction;
-                            # fold: A waits `delta` longer for what B needed, and B's slot goes
-                            b_ready = wave.ready(g, w)
-                            a_ready = max(prev[4], ready_at(prev[3], v))
-                            folded_at = t_b + (a_ready - prev[4])
-                            added = folded_at - b_ready
-                            # (across blocks or into another counter's wait, only a fold
-                            # that adds no stall at all: never a wait's slot traded for stall)
-                            wider = prev is other or a_inst.block is not b
-                            if wider and b in self.looped:
-                                # (the walk does not see a loop's previous trip: an earlier
-                                # wait there may find ops in flight the walk thinks are back)
-                                added = max(added, wait_cost)
-                            if added > 0 and (wider or added >= wait_cost):
-                                last[g] = met_entry = [inst, 0, 0, wave.pending(g), 0.0]
-                                met.append(met_entry)
-                                later = max(later, b_ready)
-                                continue
-                            prev[4] = a_ready
-                            later = max(later, folded_at)
-                        if prev is other:
-                            # A waits on this counter now: it is the counter's latest anchor
-                            last[g] = list(other)
-                            del near[g]
-                        for c in g:
-                            a_spec[c] = v
-                            if spec[c] != -1:
-                                merged.setdefault(a_inst, {}).setdefault(c, []).append((inst, k))
-                            spec[c] = -1
+                    cands = []
+                    if other is not None and (prev is None or other[2] < prev[2]) and \
+                            self._joins(anchors[other[0]], g):
+                        cands.append(other)
+                    if prev is not None:
+                        cands.append(prev)
+                    if any(self._fold(inst, b, spec, g, w, cand, cand is other, t_b, last, near, later_box)
+                           for cand in cands if cand[2] <= window and w - cand[1] >= 0):
+                        later = max(later, later_box[0])
                         touched = True
                         continue
                     last[g] = met_entry = [inst, 0, 0, wave.pending(g) if wave is not None else (), 0.0]
