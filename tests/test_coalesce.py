@@ -54,9 +54,22 @@ def test_a_later_wait_for_an_op_issued_after_the_first_is_not_folded():
     assert plan(body) == [(5, "ds", 0), (7, "ds", 0)]
 
 
-def test_not_across_blocks():
+def test_across_blocks_with_one_predecessor():
+    # every path into .Lnext (and into the fall-through side of a conditional branch) comes
+    # from the block before it: the ops pushed in between are the ones the walk counts
     body = LOADS + "\tv_mov_b32 v20, v10\n\ts_branch .Lnext\n.Lnext:\n\tv_mov_b32 v21, v11\n"
-    assert plan(body) == [(8, "ds", 3), (11, "ds", 2)]
+    assert plan(body, window=0) == [(8, "ds", 3), (11, "ds", 2)]
+    assert plan(body) == [(8, "ds", 2)]
+    body = (LOADS + "\tv_mov_b32 v20, v10\n\ts_cmp_eq_u32 s0, 0\n\ts_cbranch_scc1 .Lout\n"
+            "\tv_mov_b32 v21, v11\n.Lout:\n")
+    assert plan(body) == [(8, "ds", 2)]
+
+
+def test_not_into_a_join():
+    # .Lj is reached from the branch too: its wait stays where it is
+    body = (LOADS + "\tv_mov_b32 v20, v10\n\ts_cmp_eq_u32 s0, 0\n\ts_cbranch_scc1 .Lj\n"
+            "\tv_add_f32 v30, v1, v2\n.Lj:\n\tv_mov_b32 v21, v11\n")
+    assert plan(body) == [(8, "ds", 3), (13, "ds", 2)]
 
 
 def _spaced(n: int) -> str:
@@ -157,3 +170,36 @@ def test_the_model_is_overridable():
     # adding a cycle pays
     assert plan(LOADS + USES, overrides=(("latency.lds", 0),)) == [(8, "ds", 0)]
     assert plan(LOADS + USES, overrides=(("issue.wait", 4),)) == [(8, "ds", 0)]
+
+
+def test_a_wait_on_another_counter_takes_the_later_one_in_its_instruction():
+    # gfx942: the vmcnt the second use needs joins the lgkmcnt wait just before it (one
+    # `s_waitcnt vmcnt(0) lgkmcnt(0)`), as hand-written kernels wait before a barrier
+    body = ("\tbuffer_load_dword v1, v0, s[0:3], 0 offen\n\tds_read_b32 v2, v0\n"
+            "\tv_mov_b32 v3, v2\n\tv_mov_b32 v4, v1\n")
+    assert plan(body, cpu="gfx942", window=0) == [(6, "lgkm", 0), (7, "vm", 0)]
+    assert plan(body, cpu="gfx942") == [(6, "lgkm", 0), (6, "vm", 0)]
+    # across a block with one predecessor, counting the loads issued in between
+    body = ("\tbuffer_load_dword v1, v0, s[0:3], 0 offen\n\tds_read_b32 v2, v0\n\tv_mov_b32 v3, v2\n"
+            "\tbuffer_load_dword v5, v0, s[0:3], 0 offen\n\ts_cbranch_scc1 .Lout\n\tv_mov_b32 v4, v1\n.Lout:\n")
+    assert plan(body, cpu="gfx942") == [(6, "lgkm", 0), (6, "vm", 0)]
+
+
+def test_not_into_a_wait_that_would_need_a_second_instruction():
+    # gfx1250 has no combined dscnt + kmcnt wait: the kmcnt stays at its consumer
+    body = ("\ts_load_b32 s4, s[0:1], 0x0\n\tds_load_b32 v2, v0\n"
+            "\tv_mov_b32 v3, v2\n\ts_mov_b32 s5, s4\n")
+    assert plan(body) == [(6, "ds", 0), (7, "km", 0)]
+    # but loadcnt and dscnt have one (`s_wait_loadcnt_dscnt`)
+    body = ("\tglobal_load_b32 v1, v0, s[0:1]\n\tds_load_b32 v2, v0\n"
+            "\tv_mov_b32 v3, v2\n\tv_mov_b32 v4, v1\n")
+    assert plan(body) == [(6, "ds", 0), (6, "load", 0)]
+
+
+def test_not_across_blocks_inside_a_loop():
+    # the walk does not see the loop's previous trip: in a loop only the same-block fold is made
+    body = (".Lloop:\n" + LOADS + "\tv_mov_b32 v20, v10\n\ts_cmp_eq_u32 s0, 0\n\ts_cbranch_scc1 .Lx\n"
+            "\tv_mov_b32 v21, v11\n.Lx:\n\ts_cmp_eq_u32 s1, 0\n\ts_cbranch_scc0 .Lloop\n")
+    assert plan(body) == [(9, "ds", 3), (12, "ds", 2)]
+    straight = body.replace("\ts_cbranch_scc0 .Lloop\n", "")
+    assert plan(straight) == [(9, "ds", 2)]

@@ -250,3 +250,16 @@ def test_aiter_fmha_fwd_bf16_epilogue_fills_keep_their_wave_terms():
     # s101 parity's tile at 0x4400.. that another wave's 7604 fills (the answer is not "never")
     assert by_line[5145].mnemonic == "ds_load_b128"
     assert facts.may_overlap_waves(second, by_line[5145])
+
+
+def test_the_second_round_does_not_hang_on_the_exact_join():
+    """A solve joined by producer (`producer_join="always"`; on the real kernel: the exact join
+    exploding once the scalar prefetches' xcnt waits no longer cut its queues short) gets the
+    same second round: the later join still waits for 2 and the skipping path drains."""
+    text = HEAD + textwrap.dedent(TWO_JOINS)
+    an = analyze(text, "k.s", Options(producer_join="always"))
+    assert an.outputs[0].df.by_producer
+    out = an.inserted_text().split("\n")
+    assert _waits_before(out, "v_add_nc_u32 v4, v2, v3") == ["s_wait_loadcnt 2"]
+    assert _waits_before(out, ".Lj2:") == ["s_wait_loadcnt 0"]
+    assert _violations("\n".join(out)) == []

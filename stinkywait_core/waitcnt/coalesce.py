@@ -5,8 +5,9 @@ instruction allows, so a run of WMMAs fed by a run of LDS loads gets one wait pe
 (`s_wait_dscnt 18`, `16`, `14`, ...).  Hand-written kernels wait once for the group: every
 wait instruction costs an issue slot, and loads issued together arrive together anyway.
 
-Merging a later wait B (value b) into an earlier wait A of the same counter in the same block
-is exact: a wait guarantees only "at most n ops of this counter outstanding", and with k ops
+Merging a later wait B (value b) into an earlier wait A of the same counter in the same run of
+blocks (a block whose only predecessor is the block laid out before it continues that block's
+run: `fall_through_runs`; an epilogue's chain of `s_cbranch` exits is one run) is exact: a wait guarantees only "at most n ops of this counter outstanding", and with k ops
 pushed on the counter between A and B, at most a' + k are outstanding at B when A leaves a'.
 So A takes a' = min(a, b - k) and B goes: whatever B's "at most b" retired is retired by then,
 on every timeline of the counter, in order or not (gfx9 vmcnt: loads and stores; gfx9-11
@@ -18,20 +19,22 @@ translations also retire implicitly when their ops complete, which only lowers t
 Whether to fold is the latency model's call (docs/decisions.md 42, docs/latency-model.md): the
 fold saves B's wait instruction but makes A wait for what B waited for, earlier.  A one-wave
 walk of the function in layout order (`stall.Wave`, the clock the stall prediction uses)
-prices it: B is folded only when the fold adds no stall, or less than the wait instruction
-costs to issue.  So a wait whose ops are long back by A folds, and a pipelined run of exact
+prices it: B is folded only when the fold adds no stall, or (A and B of one counter in one
+block) less than the wait instruction costs to issue.  So a wait whose ops are long back by A folds, and a pipelined run of exact
 counts (LDS reads consumed as they arrive, a mixed SMEM+LDS `lgkmcnt(3)`, `(2)`, ... on gfx9)
 keeps its counts.  The model only chooses among these safe forms.
 
-It runs on the finalized plan: after B the same ops are retired as before, so every block's
-exit state (what the incremental memo and the tail drains read) is unchanged.
+It runs on the finalized plan: after B the same ops are retired as before, so the exit state
+of B's block is unchanged; the blocks between A and B of a run exit with more retired than the
+plan says, which only makes what was planned from their exits (tail drains, the incremental
+memo's states) conservative, never too weak.
 """
 
 from __future__ import annotations
 
 from ..ir import Instruction
 from .dataflow import WaitDataflow
-from ..targets.model import CK_DS
+from ..targets.model import CK_DS, CTL_BRANCH, CTL_CBRANCH, CTL_JUMP, CTL_NONE
 from .stall import Wave, ready_at
 from .state import WaitInsertionPlan
 
@@ -65,13 +68,14 @@ def coalesce_waits(plan: WaitInsertionPlan, df: WaitDataflow, window: int, model
     if folds is not None and wave is not None and _integral(model):
         prev = dict(folds)
         folds.clear()
+    runs = fall_through_runs(df.func.blocks, df.info)
     if prev is None:
-        for b in df.func.blocks:  # (layout order: the clock runs through the function as the wave does)
-            mine = by_block.get(b)
-            if mine is not None or wave is not None:
-                fold.block(b, mine is not None)
+        for run in runs:  # (layout order: the clock runs through the function as the wave does)
+            mine = [by_block[b] for b in run if b in by_block]
+            if mine or wave is not None:
+                fold.run(run, by_block)
     else:
-        _fold_with_memo(fold, df.func.blocks, by_block, prev, folds)
+        _fold_with_memo(fold, runs, by_block, prev, folds)
     if facts:
         live = sum(len(b.instrs) for b in df.func.blocks)
         if len(facts) > live + live // 4 + 64:  # (an edit leaves its old instructions' facts)
@@ -81,11 +85,35 @@ def coalesce_waits(plan: WaitInsertionPlan, df: WaitDataflow, window: int, model
     return merged
 
 
+def fall_through_runs(blocks: list, info: dict) -> list[list]:
+    """The blocks in layout order, cut into runs a fold may cross: a block joins the run of the
+    block laid out before it when that block is its only predecessor and ends in neither a call
+    nor a return.  Every path into a later block of a run then comes through the earlier ones,
+    in layout order, so the ops pushed between a wait and a later one of the run are exactly
+    those the walk counts (a fold into a join could miss another predecessor's ops)."""
+    runs: list[list] = []
+    for b in blocks:
+        if runs:
+            p = runs[-1][-1]
+            if len(b.preds) == 1 and b.preds[0] is p and p is not b and _falls_on(p, info):
+                runs[-1].append(b)
+                continue
+        runs.append([b])
+    return runs
+
+
+def _falls_on(p, info: dict) -> bool:
+    """`p` ends in a plain instruction or a branch (not a call, return, trap or end of program)."""
+    term = p.terminator()
+    inf = info.get(term) if term is not None else None
+    return inf is None or inf.control in (CTL_NONE, CTL_BRANCH, CTL_CBRANCH, CTL_JUMP)
+
+
 class BlockFold:
-    """One block's CoalesceWaits walk, by its inputs (its instructions, its planned waits and
-    the wave's state at its start, relative to the clock: `wave_key`) and outputs (its waits
-    after folding, None where a wait went; what each kept anchor took over; the wave's state
-    at its end and how far the clock moved)."""
+    """One run's CoalesceWaits walk (`fall_through_runs`), by its inputs (its instructions, its
+    planned waits and the wave's state at its start, relative to the clock: `wave_key`) and
+    outputs (its waits after folding, None where a wait went; what each kept anchor took over;
+    the wave's state at its end and how far the clock moved)."""
 
     __slots__ = ("instrs", "specs", "entry", "exit", "dt", "out", "merged")
 
@@ -104,21 +132,24 @@ def _integral(model) -> bool:
     return all(isinstance(v, int) for v in vals)
 
 
-def _fold_with_memo(fold: "_BlockFolder", blocks: list, by_block: dict, prev: dict, folds: dict) -> None:
-    """`coalesce_waits` over the blocks with the last version's records: while they hold, the
-    wave is not walked at all (its state is carried as a key and a clock)."""
+def _fold_with_memo(fold: "_BlockFolder", runs: list, by_block: dict, prev: dict, folds: dict) -> None:
+    """`coalesce_waits` over the runs with the last version's records (by a run's first
+    block): while they hold, the wave is not walked at all (its state is carried as a key and
+    a clock)."""
     wave = fold.wave
     anchors = fold.anchors
     in_order_ds = fold.in_order_ds
     key, t = wave_key(wave, in_order_ds), wave.t
     live = True  # the Wave object holds the state (else `key` and `t` do)
-    for b in blocks:
-        mine = by_block.get(b) or ()
+    for run in runs:
+        b = run[0]
+        mine = [x for r in run for x in by_block.get(r, ())]
         specs = {inst: tuple(spec) for inst, spec in mine}
+        instrs = [inst for r in run for inst in r.instrs]
         rec = prev.get(b)
         if live:
             key, t = wave_key(wave, in_order_ds), wave.t
-        if rec is not None and rec.entry == key and rec.specs == specs and rec.instrs == b.instrs:
+        if rec is not None and rec.entry == key and rec.specs == specs and rec.instrs == instrs:
             for inst, sp in rec.out.items():
                 if sp is None:
                     del anchors[inst]
@@ -133,10 +164,10 @@ def _fold_with_memo(fold: "_BlockFolder", blocks: list, by_block: dict, prev: di
             set_wave(wave, key, t)
             live = True
         before = set(fold.merged)
-        fold.block(b, bool(mine))
+        fold.run(run, by_block)
         out = {inst: (tuple(anchors[inst]) if inst in anchors else None) for inst, _ in mine}
         exit_key = wave_key(wave, in_order_ds)
-        folds[b] = BlockFold(list(b.instrs), specs, key, exit_key, wave.t - t, out,
+        folds[b] = BlockFold(instrs, specs, key, exit_key, wave.t - t, out,
                              {a: m for a, m in fold.merged.items() if a not in before})
 
 
@@ -168,11 +199,13 @@ def set_wave(wave: Wave, key: tuple, t: float) -> None:
 class _BlockFolder:
     """The walk of one block (`block`): folds its waits, moving the wave through it."""
 
-    __slots__ = ("window", "groups", "anchors", "wave", "merged", "info", "wait_cost", "by_name", "in_order_ds")
+    __slots__ = ("window", "groups", "anchors", "wave", "merged", "info", "wait_cost", "by_name", "in_order_ds",
+                 "target", "looped")
 
     def __init__(self, df: WaitDataflow, window: int, groups: list, anchors: dict, wave: Wave | None,
                  merged: Coalesced) -> None:
-        target = df.target
+        target = self.target = df.target
+        self.looped = _in_loops(df.func.blocks)
         self.window, self.groups, self.anchors, self.wave, self.merged = window, groups, anchors, wave, merged
         self.info = df.info
         self.wait_cost = wave.model.issue["wait"] if wave is not None else 0
@@ -180,12 +213,66 @@ class _BlockFolder:
                         for name in target.counter_names}
         self.in_order_ds = target.in_order.get(CK_DS, True)
 
-    def block(self, b, has_anchors: bool) -> None:
-        anchors, wave, groups, window, merged = self.anchors, self.wave, self.groups, self.window, self.merged
-        wait_cost, by_name, info = self.wait_cost, self.by_name, self.info
+    def run(self, run: list, by_block: dict) -> None:
+        """Fold the waits of one run of blocks (`fall_through_runs`), in layout order."""
         # counter (its timelines) -> [anchor, ops pushed on the counter since it, instructions
-        # since it, pending completions at it, the cycle its waiting ends]
+        # since it, pending completions at it, the cycle its waiting ends]: `last` the latest
+        # anchor waiting on the counter, `near` the latest kept anchor (of the run) that does not
         last: dict[tuple[int, ...], list] = {}
+        near: dict[tuple[int, ...], list] = {}
+        for b in run:
+            if b in by_block or self.wave is not None:
+                self.block(b, b in by_block, last, near)
+
+    def _joins(self, a_spec: list[int], g: tuple[int, ...]) -> bool:
+        """Whether anchor A (`a_spec`, not waiting on `g`) can take a wait on counter `g` in its
+        wait instructions as spelled: on gfx9-11 one `s_waitcnt` holds every counter; on gfx12
+        only the pairs with a combined form (`s_wait_loadcnt_dscnt`) do."""
+        names = self.target.counter_of
+        vals = {names[tls[0]]: v for tls in self.groups if (v := _value(a_spec, tls)) != -1}
+        before = len(self.target.encode_waits(vals))
+        vals[names[g[0]]] = 0
+        return len(self.target.encode_waits(vals)) == before
+
+    def _fold(self, inst, b, spec: list[int], g: tuple[int, ...], w: int, prev: list, cross: bool, t_b: float,
+              last: dict, near: dict, later_box: list) -> bool:
+        """Fold B's (`inst`, `spec`) wait `w` on counter `g` into the anchor of `prev` if the
+        model lets it (see `coalesce_waits`); `cross`: that anchor does not wait on `g` yet."""
+        anchors, wave, merged = self.anchors, self.wave, self.merged
+        a_inst, k = prev[0], prev[1]
+        a_spec = anchors[a_inst]  # a copy made when it was met
+        v = w - k if cross else min(_value(a_spec, g), w - k)
+        wider = cross or a_inst.block is not b
+        if wider and b in self.looped:
+            # (the walk does not see a loop's previous trip: an earlier wait there may find
+            # ops in flight the walk thinks are back)
+            return False
+        if wave is not None:
+            # no fold: B waits until b_ready, then issues its wait instruction; fold: A waits
+            # `delta` longer for what B needed, and B's slot goes.  Across blocks or into
+            # another counter's wait, only a fold that adds no stall at all
+            b_ready = wave.ready(g, w)
+            a_ready = max(prev[4], ready_at(prev[3], v))
+            folded_at = t_b + (a_ready - prev[4])
+            added = folded_at - b_ready
+            if added > 0 and (wider or added >= self.wait_cost):
+                return False
+            prev[4] = a_ready
+            later_box[0] = max(later_box[0], folded_at)
+        if cross:
+            # A waits on this counter now: it is the counter's latest anchor
+            last[g] = list(prev)
+            del near[g]
+        for c in g:
+            a_spec[c] = v
+            if spec[c] != -1:
+                merged.setdefault(a_inst, {}).setdefault(c, []).append((inst, k))
+            spec[c] = -1
+        return True
+
+    def block(self, b, has_anchors: bool, last: dict, near: dict) -> None:
+        anchors, wave, groups, window = self.anchors, self.wave, self.groups, self.window
+        wait_cost, by_name, info = self.wait_cost, self.by_name, self.info
         for inst in b.instrs:
             if inst.is_phi or inst.is_label:
                 continue
@@ -196,35 +283,27 @@ class _BlockFolder:
                 touched = False
                 t_b = wave.t if wave is not None else 0.0
                 later = t_b
+                later_box = [later]
                 met = []
                 for g in groups:
                     w = _value(spec, g)
                     if w == -1:
                         continue
                     prev = last.get(g)
-                    if prev is not None and prev[2] <= window and w - prev[1] >= 0:
-                        a_inst, k = prev[0], prev[1]
-                        a_spec = anchors[a_inst]  # a copy made when it was met
-                        v = min(_value(a_spec, g), w - k)
-                        if wave is not None:
-                            # no fold: B waits until b_ready, then issues its wait instruction;
-                            # fold: A waits `delta` longer for what B needed, and B's slot goes
-                            b_ready = wave.ready(g, w)
-                            a_ready = max(prev[4], ready_at(prev[3], v))
-                            folded_at = t_b + (a_ready - prev[4])
-                            added = folded_at - b_ready
-                            if added > 0 and added >= wait_cost:
-                                last[g] = met_entry = [inst, 0, 0, wave.pending(g), 0.0]
-                                met.append(met_entry)
-                                later = max(later, b_ready)
-                                continue
-                            prev[4] = a_ready
-                            later = max(later, folded_at)
-                        for c in g:
-                            a_spec[c] = v
-                            if spec[c] != -1:
-                                merged.setdefault(a_inst, {}).setdefault(c, []).append((inst, k))
-                            spec[c] = -1
+                    # the nearest earlier anchor first, though it waits on other counters only:
+                    # it takes this counter into its own wait instruction (gfx9's `s_waitcnt
+                    # vmcnt(32) lgkmcnt(0)` before a barrier, where the vmcnt was needed a few
+                    # instructions on); then the latest one waiting on this counter
+                    other = near.get(g)
+                    cands = []
+                    if other is not None and (prev is None or other[2] < prev[2]) and \
+                            self._joins(anchors[other[0]], g):
+                        cands.append(other)
+                    if prev is not None:
+                        cands.append(prev)
+                    if any(self._fold(inst, b, spec, g, w, cand, cand is other, t_b, last, near, later_box)
+                           for cand in cands if cand[2] <= window and w - cand[1] >= 0):
+                        later = max(later, later_box[0])
                         touched = True
                         continue
                     last[g] = met_entry = [inst, 0, 0, wave.pending(g) if wave is not None else (), 0.0]
@@ -233,11 +312,19 @@ class _BlockFolder:
                         later = max(later, wave.ready(g, w))
                 if touched and all(v == -1 for v in spec):
                     del anchors[inst]
+                kept = inst in anchors
+                if kept:
+                    for g in groups:
+                        if _value(spec, g) == -1:
+                            near[g] = e = [inst, 0, 0, wave.pending(g) if wave is not None else (), 0.0]
+                            met.append(e)
+                        else:
+                            near.pop(g, None)
                 if wave is not None:
                     wave.advance(later)
                     for e in met:
                         e[4] = wave.t  # (when its waiting ends: before the wait's own issue slot)
-                    if inst in anchors:
+                    if kept:
                         wave.t += wait_cost
             if wave is not None:
                 handwritten = wave.fact(inst)[1]
@@ -247,11 +334,24 @@ class _BlockFolder:
                 wave.issue(inst)
             inf = info.get(inst)
             pushes = inf.pushes if inf is not None else ()
-            for g, st in last.items():
-                for c in g:
-                    if c in pushes:
-                        st[1] += 1  # (one instruction pushing two timelines of a counter counts twice)
-                st[2] += 1
+            for table in (last, near):
+                for g, st in table.items():
+                    for c in g:
+                        if c in pushes:
+                            st[1] += 1  # (one instruction pushing two timelines of a counter counts twice)
+                    st[2] += 1
+
+
+def _in_loops(blocks: list) -> set:
+    """The blocks laid out between a back edge's target and its source (inclusive)."""
+    pos = {id(b): i for i, b in enumerate(blocks)}
+    out: set = set()
+    for i, b in enumerate(blocks):
+        for s in b.succs:
+            j = pos.get(id(s))
+            if j is not None and j <= i:
+                out.update(blocks[j:i + 1])
+    return out
 
 
 def _counters(df: WaitDataflow) -> list[tuple[int, ...]]:

@@ -106,9 +106,10 @@ class ShallowPredPromotion:
         wait is the shallow path's alone, and the kernel writer drains that path instead.
         The caller replays again (`finalize_plan`), which keeps every wait safe.  Not
         memoised: it runs only when the first round relaxed something and the replay added a
-        wait at a join (decision 48)."""
-        if df.by_producer:
-            return {}
+        wait at a join (decision 48).  Joined by producer too (a solve whose exact join
+        exploded), as the first round is: `_per_pred_hw` reads a predecessor's own exit there,
+        so whether the round runs does not hang on the waits elsewhere that kept the exact
+        join small (fmha fwd bf16 without the scalar prefetches' xcnt lock)."""
         states = (df.final_entry, df.final_exit)
         tail_min: dict[Block, list[int]] = {td.pred: list(td.spec) for td in plan.tail_drains
                                             if td.rule == "tail-drain"}
