@@ -55,6 +55,13 @@ _HW = ("s_getreg", "s_memtime", "s_memrealtime", "s_get_barrier_state", "s_sendm
        "s_atomic", "s_buffer_atomic", "s_get_pc", "s_sleep_var", "s_rfe", "s_call", "s_swappc", "s_setpc",
        "s_set_pc")
 _DONE = "done"
+#: the tag of a lag relation kept inside `neq` (no register kind is spelled so)
+_REL = "rel"
+#: most instruction nodes in a lag relation's term
+_TERM_NODES = 16
+#: scalar reads of memory: equal from equal addresses in one step only (memory may change
+#: between the times two waves read it), so never part of a relation carried across steps
+_MEMORY_READS = ("s_load", "s_buffer_load", "s_scratch_load", "s_atc_probe")
 
 
 class _GiveUp(Exception):
@@ -74,6 +81,15 @@ def _regkeys(ops) -> list[tuple]:
         if type(r) is Reg and r.kind not in ("v", "a"):
             out.extend(_unit_keys(r))
     return out
+
+
+def _join_states(old: frozenset, new) -> frozenset:
+    """Two visits of a pair of positions: a register may differ if it may in either; a lag
+    relation holds if it holds in both (and its register may differ)."""
+    rel_old = {x for x in old if x[0] == _REL}
+    rel_new = {x for x in new if x[0] == _REL}
+    plain = (old - rel_old) | (set(new) - rel_new)
+    return frozenset(plain | {x for x in rel_old & rel_new if x[2] in plain})
 
 
 def _vcc_keys() -> set:
@@ -162,6 +178,132 @@ class WaveMatch:
             for u in _regkeys(inst.dsts):
                 if u in self._lanes.masks:
                     neq.add(("lm",) + u)
+
+    def _step_runs(self, ra: tuple, rb: tuple, neq: frozenset) -> set:
+        """Both waves run their runs `ra` and `rb` (same texts or not): the registers that may
+        differ after them, and the lag relations that hold after them (`_relate`)."""
+        if ra[2] == rb[2]:
+            cur = set(neq)
+            for i in ra[0]:
+                self._step_same(i, cur)
+        else:
+            cur = self._step_apart(ra, rb, neq)
+        self._relate(ra[0], rb[0], neq, cur)
+        return cur
+
+    # ---- lag relations ----------------------------------------------------------------------
+    # Ping-pong wave roles (aiter's gfx942/gfx950 fmha fwd) advance one loop counter by the
+    # same instruction, one role before its barrier and the other after it: at every barrier
+    # instance the counters differ by one step, so "equal" forgets them, and the loop exits
+    # read as independent (each loop barrier then pairs with the epilogue's).  A relation
+    # ``(_REL, side, unit, term)`` in `neq` says: that wave's unit holds `term` evaluated on the
+    # other wave's registers as they are now; a term is a register unit (a leaf) or
+    # ``(text, n, kids)``, result n of that instruction text over the kids' values.  When the
+    # other wave runs the instruction, its result equals the relation's: the unit is equal
+    # again.  Relations are facts every path must give: joined by intersection.
+
+    def _terms(self, insts: list) -> dict:
+        """Each scalar unit a run writes -> its value after the run as a term over the wave's
+        registers before it; None where it may differ whatever they hold."""
+        env: dict = {}
+        for inst in insts:
+            regs = self._scalar_sources(inst)
+            kids = None if regs is None else tuple(env.get(u, u) for r in regs for u in _unit_keys(r))
+            if kids is not None and any(k is None for k in kids):
+                kids = None
+            text = self._key(inst)
+            for n, u in enumerate(_regkeys(inst.dsts)):
+                env[u] = None if kids is None else (text, n, kids)
+        for inst in insts:  # a vector result a lane read may take is not a scalar term
+            for r in inst.dsts:
+                if type(r) is Reg and r.kind in ("v", "a"):
+                    for u in vector_units(r):
+                        env[u] = None
+        return env
+
+    def _relate(self, insts_a: list, insts_b: list, neq: frozenset, cur: set) -> None:
+        """After wave A ran `insts_a` and B `insts_b` from a state `neq`: replace the
+        relations in `cur` by the ones that hold now, and drop from `cur` each unit that one
+        wave's relation shows equal to the other's."""
+        old = {(x[1], x[2]): x[3] for x in neq if x[0] == _REL}
+        cur.difference_update([x for x in cur if x[0] == _REL])
+        runs = (self._terms(insts_a), self._terms(insts_b))
+        units = set(runs[0]) | set(runs[1]) | {u for _, u in old}
+        equal: set = set()
+        found: list = []
+        for side in (0, 1):
+            mine, other = runs[side], runs[1 - side]
+            back = {t: w for w, t in other.items() if t is not None}
+            for u in units:
+                if u[0] in ("v", "a"):
+                    continue
+                t = self._over_other(side, u, mine, neq, old)
+                if t is not None:
+                    t = self._lift(t, other, back)
+                if t is None:
+                    continue
+                if t == u:
+                    equal.add(u)
+                else:
+                    found.append((side, u, t))
+        cur.difference_update(equal)
+        for side, u, t in found:
+            if u in cur and self._carried(t):
+                cur.add((_REL, side, u, t))
+
+    def _over_other(self, side: int, u: tuple, mine: dict, neq: frozenset, old: dict):
+        """Wave `side`'s unit u after its run, as a term over the other wave's registers
+        before the runs (None: not known)."""
+        def before(s: tuple):
+            if s not in neq:
+                return s
+            return old.get((side, s))
+        if u not in mine:
+            return before(u)
+        t = mine[u]
+        if t is None:
+            return None
+        return self._subst(t, before)
+
+    def _subst(self, t: tuple, leaf):
+        if len(t) == 2:
+            return leaf(t)
+        kids = []
+        for k in t[2]:
+            got = self._subst(k, leaf)
+            if got is None:
+                return None
+            kids.append(got)
+        return (t[0], t[1], tuple(kids))
+
+    def _lift(self, t: tuple, other: dict, back: dict):
+        """A term over the other wave's registers before its run, as one over them after it:
+        a value the run computed is its register; a register the run wrote is gone (None)."""
+        w = back.get(t)
+        if w is not None:
+            return w
+        if len(t) == 2:
+            return None if t in other else t
+        kids = []
+        for k in t[2]:
+            got = self._lift(k, other, back)
+            if got is None:
+                return None
+            kids.append(got)
+        return (t[0], t[1], tuple(kids))
+
+    def _carried(self, t: tuple) -> bool:
+        """A term small enough to keep, reading no memory."""
+        todo, n = [t], 0
+        while todo:
+            x = todo.pop()
+            if len(x) == 2:
+                continue
+            n += 1
+            if n > _TERM_NODES or x[0].startswith(_MEMORY_READS):
+                return False
+            todo.extend(x[2])
+        return True
 
     def _step_vector(self, inst: Instruction, neq: set) -> None:
         """A vector instruction both waves run, with EXEC never written: its tracked vector
@@ -318,9 +460,9 @@ class WaveMatch:
                     return
                 old = states.get(nxt)
                 if old is not None:
-                    if nneq <= old:
+                    nneq = _join_states(old, nneq)
+                    if nneq == old:
                         continue
-                    nneq = old | nneq
                 states[nxt] = frozenset(nneq)
                 if len(states) > _LIMIT:
                     self.why = f"more than {_LIMIT} pairs of positions in two waves"
@@ -336,14 +478,10 @@ class WaveMatch:
             return []
         ra = self._cached_run(pa) if pa != _DONE else None
         rb = self._cached_run(pb) if pb != _DONE else None
-        if ra is not None and rb is not None and ra[2] == rb[2]:
-            cur = set(neq)
-            for i in ra[0]:
-                self._step_same(i, cur)
-        elif ra is not None and rb is not None:
-            cur = self._step_apart(ra, rb, neq)
-        else:
-            cur = neq.union(*(r[3] for r in (ra, rb) if r is not None))
+        if ra is not None and rb is not None:
+            cur = self._step_runs(ra, rb, neq)
+        else:  # (an ended wave's registers no longer matter: no relations)
+            cur = {x for x in neq.union(*(r[3] for r in (ra, rb) if r is not None)) if x[0] != _REL}
         ea = ra[1] if ra is not None else None
         eb = rb[1] if rb is not None else None
         if ea is not None and eb is not None:
