@@ -10,8 +10,14 @@ named by its operation (mnemonic, non-register operands, modifiers) and its sour
 so two waves computing the same thing from the same values hold the same name (a scalar
 load from equal addresses too: the publish rule's assumption); `s_and vcc, exec, s` is named
 by `s` alone (LLVM's uniform-branch idiom).  Where two executions of a pair of positions meet,
-a register whose names differ becomes a join name of that pair, shared by both waves when it
-was shared in both executions and per wave otherwise (so the walk ends).
+the two executions' names are *anti-unified*: where they differ, a variable of that pair stands
+for the two names, one variable wherever the same two names meet (in either wave), and equal
+scalar operations keep their shape over generalised sources, so "B's counter is A's plus 0x40"
+(ping-pong roles stepping one counter before and after a barrier) survives the join; names the
+pair made at an earlier visit are renamed before (they are that visit's values).  After a few
+joins of one pair the plain join takes over: a register whose names differ becomes a join name
+of that pair, shared by both waves when it was shared in both executions and per wave otherwise
+(so the walk ends).
 
 Each wave runs to its next LDS-fence barrier or its block's end; two waves at a barrier are
 that barrier instance in both (`partners`); a wave at a barrier waits while the other runs; at

@@ -25,6 +25,16 @@ keeps LLVM's uniform-branch reading, as the alignment does); anything else a sid
 differ.  A scalar load from equal addresses gives equal values (the alignment's assumption).
 States are joined per position pair (union of `neq`) until nothing changes.
 
+Lag relations: two roles that advance one loop counter by the same instruction, one before its
+barrier and one after it (aiter's gfx942/gfx950 fmha fwd ping-pong), hold different counters at
+every paired instance; "equal" alone forgets them and the two loops' exits read as independent.
+So `neq` also holds relations ``("rel", side, unit, term)``: that wave's unit equals `term`
+(instruction texts over register units) evaluated on the other wave's registers as they are
+now.  A wave's writes are terms over its own registers before them; the other wave's registers
+are substituted through equality or a relation; when the other wave computes the same term the
+unit is equal again.  Terms reading memory are not carried from step to step (memory may change
+between two waves' reads).  Relations are must-facts: a join keeps those both visits hold.
+
 Vector values: a VGPR that may reach a ``v_readfirstlane`` is equal in both waves (and in
 every lane) when it was computed by lane-local vector instructions from equal scalars and
 constants, with EXEC never written (`lane_uniform.py`); ``("lm", unit)`` in `neq` says a scalar
