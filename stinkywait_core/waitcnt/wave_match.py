@@ -119,6 +119,8 @@ class WaveMatch:
         self._text: dict[Instruction, str] = {}
         self._pos: dict[Instruction, int] = {}
         self._runs: dict[tuple, tuple] = {}
+        #: a run's instruction list (by identity) -> its terms (`_terms`)
+        self._term_runs: dict[int, tuple] = {}
         self._lanes: LaneSlice | None = lane_slice(func, _unit_keys)
         #: local call terminators -> the block their return comes back to; local returns
         self._calls: dict[Instruction, Block] = {}
@@ -128,7 +130,7 @@ class WaveMatch:
         except _GiveUp as e:
             self.why, self.met = str(e), None
         # kept across versions (publish.py's cache): hold the answer, not this version's IR
-        self._text, self._pos, self._runs = {}, {}, {}
+        self._text, self._pos, self._runs, self._term_runs = {}, {}, {}, {}
         self._calls, self._returns = {}, set()
         self._lanes = None
         self.func = None
@@ -215,7 +217,11 @@ class WaveMatch:
     def _terms(self, insts: list) -> dict:
         """Each scalar unit a run writes -> its value after the run as a term over the wave's
         registers before it; None where it may differ whatever they hold."""
+        got = self._term_runs.get(id(insts))
+        if got is not None and got[0] is insts:
+            return got[1]
         env: dict = {}
+        self._term_runs[id(insts)] = (insts, env)
         for inst in insts:
             regs = self._scalar_sources(inst)
             kids = None if regs is None else tuple(env.get(u, u) for r in regs for u in _unit_keys(r))
