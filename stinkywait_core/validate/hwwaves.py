@@ -228,6 +228,8 @@ class _Walk:
         self._terms: list[tuple] = []
         #: joins made per pair of positions
         self._joins: dict[tuple, int] = {}
+        #: per pair of positions: a name -> the name with that pair's own names renamed stale
+        self._stale_memo: dict[tuple, dict] = {}
         #: names of vector values the same in every lane of both waves
         self._lane_uniform: set[int] = set()
         #: a compare's mask (the wave's own scalar name) -> what each lane's bit means
@@ -451,7 +453,7 @@ class _Walk:
 
     def _generalise(self, pair: tuple, old: tuple, new: tuple) -> tuple:
         keys = sorted(set(old[0]) | set(old[1]) | set(new[0]) | set(new[1]))
-        stale: dict = {}
+        stale = self._stale_memo.setdefault(pair, {})
         memo: dict = {}
         out: tuple = ({}, {})
         for u in keys:

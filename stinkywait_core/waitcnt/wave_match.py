@@ -93,6 +93,63 @@ def _regkeys(ops) -> list[tuple]:
     return out
 
 
+def _reads_scc(inst: Instruction) -> bool:
+    return any(type(r) is Reg and r.kind == "SCC" for r in inst.srcs) or inst.mnemonic.startswith("s_cbranch_scc")
+
+
+def _branch_slice(blocks: list[Block]) -> tuple[frozenset, frozenset]:
+    """The scalar units a conditional branch's condition may depend on, and the instructions
+    whose SCC result may reach a branch or a read feeding one (flow-insensitive over
+    registers; SCC by its last writer in the block, or the predecessors' last writers).
+    Lag relations are kept for these alone (fewer facts, fewer revisits of the walk)."""
+    last_scc: dict[Block, Instruction | None] = {}
+    readers: list[tuple[Instruction, list]] = []  # an SCC reader and the SCC writers reaching it
+    for b in blocks:
+        cur = None
+        for inst in b.instrs:
+            if inst.is_label or inst.is_phi:
+                continue
+            if _reads_scc(inst):
+                readers.append((inst, [cur] if cur is not None else None))
+            if any(type(r) is Reg and r.kind == "SCC" for r in inst.dsts):
+                cur = inst
+        last_scc[b] = cur
+    writers_of: dict[tuple, list] = {}
+    for b in blocks:
+        for inst in b.instrs:
+            if not inst.is_label and not inst.is_phi:
+                for u in _regkeys(inst.dsts):
+                    writers_of.setdefault(u, []).append(inst)
+    reach: dict[Instruction, list] = {}
+    for inst, ws in readers:
+        if ws is None:
+            ws = [last_scc.get(p) for p in inst.block.preds]
+            if not ws or None in ws:
+                ws = writers_of.get(("SCC", 0), [])
+        reach[inst] = ws
+    units: set = {("vcc", 0), ("vcc", 1)}
+    scc: set = set()
+    todo = [w for i, ws in reach.items() if i.mnemonic.startswith("s_cbranch_scc") for w in ws]
+    todo += [w for u in units for w in writers_of.get(u, [])]
+    seen: set = set()
+    while todo:
+        inst = todo.pop()
+        if inst in seen:
+            continue
+        seen.add(inst)
+        scc.add(inst)
+        for r in inst.srcs:
+            if type(r) is not Reg or r.kind in ("v", "a"):
+                continue
+            for u in _unit_keys(r):
+                if u == ("SCC", 0):
+                    todo.extend(reach.get(inst, ()))
+                elif u not in units:
+                    units.add(u)
+                    todo.extend(writers_of.get(u, ()))
+    return frozenset(units), frozenset(scc)
+
+
 def _join_states(old: frozenset, new) -> frozenset:
     """Two visits of a pair of positions: a register may differ if it may in either; a lag
     relation holds if it holds in both (and its register may differ)."""
@@ -121,6 +178,11 @@ class WaveMatch:
         self._runs: dict[tuple, tuple] = {}
         #: a run's instruction list (by identity) -> its terms (`_terms`)
         self._term_runs: dict[int, tuple] = {}
+        #: (units, SCC writers) a branch condition may depend on: the only relations worth keeping
+        self._slice: tuple = (frozenset(), frozenset())
+        #: a term -> the register units it reads; a term -> whether a relation may keep it
+        self._leaf_memo: dict[tuple, frozenset] = {}
+        self._carry_memo: dict[tuple, bool] = {}
         self._lanes: LaneSlice | None = lane_slice(func, _unit_keys)
         #: local call terminators -> the block their return comes back to; local returns
         self._calls: dict[Instruction, Block] = {}
@@ -131,6 +193,8 @@ class WaveMatch:
             self.why, self.met = str(e), None
         # kept across versions (publish.py's cache): hold the answer, not this version's IR
         self._text, self._pos, self._runs, self._term_runs = {}, {}, {}, {}
+        self._leaf_memo, self._carry_memo = {}, {}
+        self._slice = (frozenset(), frozenset())
         self._calls, self._returns = {}, set()
         self._lanes = None
         self.func = None
@@ -228,8 +292,11 @@ class WaveMatch:
             if kids is not None and any(k is None for k in kids):
                 kids = None
             text = self._key(inst)
-            for n, u in enumerate(_regkeys(inst.dsts)):
+            keys = _regkeys(inst.dsts)
+            for n, u in enumerate(keys):
                 env[u] = None if kids is None else (text, n, kids)
+            if ("SCC", 0) in keys and inst not in self._slice[1]:
+                env[("SCC", 0)] = None  # (this SCC decides no branch: no relation on it)
         for inst in insts:  # a vector result a lane read may take is not a scalar term
             for r in inst.dsts:
                 if type(r) is Reg and r.kind in ("v", "a"):
@@ -238,34 +305,57 @@ class WaveMatch:
         return env
 
     def _relate(self, insts_a: list, insts_b: list, neq: frozenset, cur: set) -> None:
-        """After wave A ran `insts_a` and B `insts_b` from a state `neq`: replace the
-        relations in `cur` by the ones that hold now, and drop from `cur` each unit that one
-        wave's relation shows equal to the other's."""
-        old = {(x[1], x[2]): x[3] for x in neq if x[0] == _REL}
-        cur.difference_update([x for x in cur if x[0] == _REL])
+        """After wave A ran `insts_a` and B `insts_b` from a state `neq` (`cur` holds its
+        relations still): update the relations in `cur` to the ones that hold now, and drop
+        from `cur` each unit that one wave's relation shows equal to the other's.  A relation
+        whose unit neither run wrote and whose term reads nothing the other wave wrote holds
+        as it is."""
         runs = (self._terms(insts_a), self._terms(insts_b))
-        units = set(runs[0]) | set(runs[1]) | {u for _, u in old}
+        if not runs[0] and not runs[1]:
+            return
+        old = {(x[1], x[2]): x for x in neq if x[0] == _REL}
         equal: set = set()
-        found: list = []
         for side in (0, 1):
             mine, other = runs[side], runs[1 - side]
-            back = {t: w for w, t in other.items() if t is not None}
-            for u in units:
+            back = None
+            todo = set(mine)
+            todo.update(u for sd, u in old if sd == side)
+            for u in todo:
                 if u[0] in ("v", "a"):
                     continue
-                t = self._over_other(side, u, mine, neq, old)
-                if t is not None:
-                    t = self._lift(t, other, back)
+                rel = old.get((side, u))
+                if u not in mine:
+                    if rel is None or (u not in other and not (self._leaves(rel[3]) & other.keys())):
+                        continue  # (no relation; or one that still holds)
+                    t = rel[3]
+                else:
+                    t = self._over_other(side, u, mine, neq, old)
+                if rel is not None:
+                    cur.discard(rel)
+                if t is None:
+                    continue
+                if back is None:
+                    back = {x: w for w, x in other.items() if x is not None}
+                t = self._lift(t, other, back)
                 if t is None:
                     continue
                 if t == u:
                     equal.add(u)
-                else:
-                    found.append((side, u, t))
-        cur.difference_update(equal)
-        for side, u, t in found:
-            if u in cur and self._carried(t):
-                cur.add((_REL, side, u, t))
+                elif u in cur and (u in self._slice[0] or u == ("SCC", 0)) and self._carried(t):
+                    cur.add((_REL, side, u, t))
+        if equal:
+            cur.difference_update(equal)
+            cur.difference_update([x for x in cur if x[0] == _REL and x[2] in equal])
+
+    def _leaves(self, t: tuple) -> frozenset:
+        got = self._leaf_memo.get(t)
+        if got is None:
+            if len(t) == 2:
+                got = frozenset((t,))
+            else:
+                got = frozenset().union(*(self._leaves(k) for k in t[2]))
+            self._leaf_memo[t] = got
+        return got
 
     def _over_other(self, side: int, u: tuple, mine: dict, neq: frozenset, old: dict):
         """Wave `side`'s unit u after its run, as a term over the other wave's registers
@@ -273,7 +363,8 @@ class WaveMatch:
         def before(s: tuple):
             if s not in neq:
                 return s
-            return old.get((side, s))
+            rel = old.get((side, s))
+            return None if rel is None else rel[3]
         if u not in mine:
             return before(u)
         t = mine[u]
@@ -310,6 +401,12 @@ class WaveMatch:
 
     def _carried(self, t: tuple) -> bool:
         """A term small enough to keep, reading no memory."""
+        got = self._carry_memo.get(t)
+        if got is None:
+            got = self._carry_memo[t] = self._small_pure(t)
+        return got
+
+    def _small_pure(self, t: tuple) -> bool:
         todo, n = [t], 0
         while todo:
             x = todo.pop()
@@ -459,6 +556,7 @@ class WaveMatch:
                 else:
                     self.why = f"{inst.mnemonic} at line {inst.line}: calls out of the function are not followed"
                     return
+        self._slice = _branch_slice(blocks)
         met: dict[Instruction, set] = {}
         entry = (blocks[0], 0, ())
         init = {("exec", 0), ("exec", 1), ("m0", 0)}
