@@ -239,3 +239,18 @@ def test_the_checkers_join_keeps_a_lag_and_never_a_stale_equality():
     assert same[0][u] == same[1][u]
     again = w._join(((1, 0, ()), (1, 0, ())), same, ({u: step(same[0][u])}, {u: same[1][u]}))
     assert again[0][u] != again[1][u]
+
+
+def test_a_counter_reset_between_the_steps_still_meets_the_epilogue():
+    """Near miss: the even waves step before their barrier (a relation "even's s4 = odd's s4 + 1"
+    is made), the odd waves then reset s4 from s12 before stepping it after a second barrier: the
+    relation read the odd waves' old s4 and must not survive the reset, so the loops' trips may
+    differ and an odd loop barrier may meet the epilogue's (line 28) in both pairings."""
+    text = LAG.replace("  s_barrier_wait 0xffff\n  s_add_u32 s4, s4, 1\n  s_cmp_lt_u32 s4, s10\n  s_cbranch_scc1 .Lodd",
+                       "  s_barrier_wait 0xffff\n  s_mov_b32 s4, s12\n" + BAR + "  s_add_u32 s4, s4, 1\n"
+                       "  s_cmp_lt_u32 s4, s10\n  s_cbranch_scc1 .Lodd")
+    text = text.replace("  s_barrier_wait 0xffff\n  s_cbranch_scc1 .Leven", "  s_barrier_wait 0xffff\n" + BAR +
+                        "  s_cbranch_scc1 .Leven")
+    a, b = pairs_of(kernel(text))
+    for got in (a, b):
+        assert 28 in got[10] and 0 in got[10]
