@@ -10,8 +10,14 @@ named by its operation (mnemonic, non-register operands, modifiers) and its sour
 so two waves computing the same thing from the same values hold the same name (a scalar
 load from equal addresses too: the publish rule's assumption); `s_and vcc, exec, s` is named
 by `s` alone (LLVM's uniform-branch idiom).  Where two executions of a pair of positions meet,
-a register whose names differ becomes a join name of that pair, shared by both waves when it
-was shared in both executions and per wave otherwise (so the walk ends).
+the two executions' names are *anti-unified*: where they differ, a variable of that pair stands
+for the two names, one variable wherever the same two names meet (in either wave), and equal
+scalar operations keep their shape over generalised sources, so "B's counter is A's plus 0x40"
+(ping-pong roles stepping one counter before and after a barrier) survives the join; names the
+pair made at an earlier visit are renamed before (they are that visit's values).  After a few
+joins of one pair the plain join takes over: a register whose names differ becomes a join name
+of that pair, shared by both waves when it was shared in both executions and per wave otherwise
+(so the walk ends).
 
 Each wave runs to its next LDS-fence barrier or its block's end; two waves at a barrier are
 that barrier instance in both (`partners`); a wave at a barrier waits while the other runs; at
@@ -50,6 +56,10 @@ _ONLY_ONE = ("s_getreg", "s_memtime", "s_memrealtime", "s_get_barrier_state", "s
              "s_barrier_signal_isfirst", "s_atomic", "s_buffer_atomic", "s_get_pc", "s_sleep_var")
 _CALLS = ("s_call", "s_swappc", "s_setpc", "s_set_pc")
 _MAX_PAIRS = 40000
+#: joins of one pair of positions that generalise (anti-unify) before the plain join takes over
+_GENERALISE = 8
+#: deepest operation nesting a generalisation looks into
+_AU_DEPTH = 12
 _NEST = 8
 _END = -1
 
@@ -214,6 +224,12 @@ class _Walk:
         self._stop: dict[tuple, tuple] = {}
         #: value names interned as small integers (compared and hashed often)
         self._names: dict[tuple, int] = {}
+        #: name -> the tuple it names (generalisation looks inside operations)
+        self._terms: list[tuple] = []
+        #: joins made per pair of positions
+        self._joins: dict[tuple, int] = {}
+        #: per pair of positions: a name -> the name with that pair's own names renamed stale
+        self._stale_memo: dict[tuple, dict] = {}
         #: names of vector values the same in every lane of both waves
         self._lane_uniform: set[int] = set()
         #: a compare's mask (the wave's own scalar name) -> what each lane's bit means
@@ -227,6 +243,7 @@ class _Walk:
         got = self._names.get(name)
         if got is None:
             got = self._names[name] = len(self._names)
+            self._terms.append(name)
         return got
 
     def _val(self, vals: dict, u: tuple) -> int:
@@ -364,6 +381,91 @@ class _Walk:
     def _join(self, pair: tuple, old: tuple, new: tuple) -> tuple:
         if old == new:
             return old
+        n = self._joins[pair] = self._joins.get(pair, 0) + 1
+        if n <= _GENERALISE:
+            return self._generalise(pair, old, new)
+        return self._join_units(pair, old, new)
+
+    # Generalisation.  Ping-pong roles (aiter's gfx942/gfx950 fmha fwd) advance one counter by
+    # the same instruction, one role before a barrier and the other after it, so at a pair of
+    # positions one wave's counter is the other's plus a step: `_join_units` gives the two
+    # per-wave names there and the loops' exits read as independent.  The join of two visits
+    # here is their anti-unification: where the two visits' names differ, a *variable* of this
+    # pair stands for the pair of names, the same variable wherever the same two names meet (in
+    # either wave), and equal operations keep their shape over their generalised sources; so
+    # "B's counter = add(A's counter, 0x40)" survives the join.  Names made at this pair in an
+    # earlier visit are the previous visit's values when they come back: they are renamed
+    # before (`_stale`), so a variable never stands for two values.
+
+    def _opslots(self, t: tuple) -> range | None:
+        """Where a scalar operation's name holds its sources' names (None: not an operation)."""
+        head = t[0]
+        if type(head) is str and head.startswith("s_"):
+            return range(2, len(t) - 1)
+        if head == "uniform-and":
+            return range(1, len(t) - 1)
+        return None
+
+    def _made_here(self, t: tuple, pair: tuple) -> bool:
+        return t[0] in ("join", "au") and t[1] == pair
+
+    def _stale(self, name: int, pair: tuple, memo: dict) -> int:
+        got = memo.get(name)
+        if got is not None:
+            return got
+        t = self._terms[name]
+        if self._made_here(t, pair):
+            got = self._id(("stale", name))
+            if name in self._lane_uniform:
+                self._lane_uniform.add(got)
+        else:
+            slots = self._opslots(t)
+            got = name
+            if slots is not None:
+                parts = list(t)
+                for i in slots:
+                    parts[i] = self._stale(t[i], pair, memo)
+                got = self._id(tuple(parts))
+        memo[name] = got
+        return got
+
+    def _au(self, x: int, y: int, pair: tuple, where: tuple, memo: dict, depth: int) -> int:
+        if x == y:
+            return x
+        got = memo.get((x, y))
+        if got is not None:
+            return got
+        tx, ty = self._terms[x], self._terms[y]
+        slots = self._opslots(tx)
+        if slots is not None and depth < _AU_DEPTH and len(tx) == len(ty) and \
+                all(tx[i] == ty[i] for i in range(len(tx)) if i not in slots):
+            parts = list(tx)
+            for i in slots:
+                parts[i] = self._au(tx[i], ty[i], pair, where + (i,), memo, depth + 1)
+            got = self._id(tuple(parts))
+        else:
+            uniform = x in self._lane_uniform and y in self._lane_uniform
+            got = self._id(("au", pair, where, uniform))
+            if uniform:
+                self._lane_uniform.add(got)
+        memo[(x, y)] = got
+        return got
+
+    def _generalise(self, pair: tuple, old: tuple, new: tuple) -> tuple:
+        keys = sorted(set(old[0]) | set(old[1]) | set(new[0]) | set(new[1]))
+        stale = self._stale_memo.setdefault(pair, {})
+        memo: dict = {}
+        out: tuple = ({}, {})
+        for u in keys:
+            for side in (0, 1):
+                x = self._val(old[side], u)
+                y = self._stale(self._val(new[side], u), pair, stale)
+                out[side][u] = self._au(x, y, pair, (side, u), memo, 0)
+        return out
+
+    def _join_units(self, pair: tuple, old: tuple, new: tuple) -> tuple:
+        """The plain join: a register keeps its name where both visits agree, else a join
+        name of the pair, shared when each visit had one name in both waves."""
         keys = set(old[0]) | set(old[1]) | set(new[0]) | set(new[1])
         a, b = dict(old[0]), dict(old[1])
         for u in keys:

@@ -25,6 +25,16 @@ keeps LLVM's uniform-branch reading, as the alignment does); anything else a sid
 differ.  A scalar load from equal addresses gives equal values (the alignment's assumption).
 States are joined per position pair (union of `neq`) until nothing changes.
 
+Lag relations: two roles that advance one loop counter by the same instruction, one before its
+barrier and one after it (aiter's gfx942/gfx950 fmha fwd ping-pong), hold different counters at
+every paired instance; "equal" alone forgets them and the two loops' exits read as independent.
+So `neq` also holds relations ``("rel", side, unit, term)``: that wave's unit equals `term`
+(instruction texts over register units) evaluated on the other wave's registers as they are
+now.  A wave's writes are terms over its own registers before them; the other wave's registers
+are substituted through equality or a relation; when the other wave computes the same term the
+unit is equal again.  Terms reading memory are not carried from step to step (memory may change
+between two waves' reads).  Relations are must-facts: a join keeps those both visits hold.
+
 Vector values: a VGPR that may reach a ``v_readfirstlane`` is equal in both waves (and in
 every lane) when it was computed by lane-local vector instructions from equal scalars and
 constants, with EXEC never written (`lane_uniform.py`); ``("lm", unit)`` in `neq` says a scalar
@@ -55,6 +65,13 @@ _HW = ("s_getreg", "s_memtime", "s_memrealtime", "s_get_barrier_state", "s_sendm
        "s_atomic", "s_buffer_atomic", "s_get_pc", "s_sleep_var", "s_rfe", "s_call", "s_swappc", "s_setpc",
        "s_set_pc")
 _DONE = "done"
+#: the tag of a lag relation kept inside `neq` (no register kind is spelled so)
+_REL = "rel"
+#: most instruction nodes in a lag relation's term
+_TERM_NODES = 16
+#: scalar reads of memory: equal from equal addresses in one step only (memory may change
+#: between the times two waves read it), so never part of a relation carried across steps
+_MEMORY_READS = ("s_load", "s_buffer_load", "s_scratch_load", "s_atc_probe")
 
 
 class _GiveUp(Exception):
@@ -76,6 +93,72 @@ def _regkeys(ops) -> list[tuple]:
     return out
 
 
+def _reads_scc(inst: Instruction) -> bool:
+    return any(type(r) is Reg and r.kind == "SCC" for r in inst.srcs) or inst.mnemonic.startswith("s_cbranch_scc")
+
+
+def _branch_slice(blocks: list[Block]) -> tuple[frozenset, frozenset]:
+    """The scalar units a conditional branch's condition may depend on, and the instructions
+    whose SCC result may reach a branch or a read feeding one (flow-insensitive over
+    registers; SCC by its last writer in the block, or the predecessors' last writers).
+    Lag relations are kept for these alone (fewer facts, fewer revisits of the walk)."""
+    last_scc: dict[Block, Instruction | None] = {}
+    readers: list[tuple[Instruction, list]] = []  # an SCC reader and the SCC writers reaching it
+    for b in blocks:
+        cur = None
+        for inst in b.instrs:
+            if inst.is_label or inst.is_phi:
+                continue
+            if _reads_scc(inst):
+                readers.append((inst, [cur] if cur is not None else None))
+            if any(type(r) is Reg and r.kind == "SCC" for r in inst.dsts):
+                cur = inst
+        last_scc[b] = cur
+    writers_of: dict[tuple, list] = {}
+    for b in blocks:
+        for inst in b.instrs:
+            if not inst.is_label and not inst.is_phi:
+                for u in _regkeys(inst.dsts):
+                    writers_of.setdefault(u, []).append(inst)
+    reach: dict[Instruction, list] = {}
+    for inst, ws in readers:
+        if ws is None:
+            ws = [last_scc.get(p) for p in inst.block.preds]
+            if not ws or None in ws:
+                ws = writers_of.get(("SCC", 0), [])
+        reach[inst] = ws
+    units: set = {("vcc", 0), ("vcc", 1)}
+    scc: set = set()
+    todo = [w for i, ws in reach.items() if i.mnemonic.startswith("s_cbranch_scc") for w in ws]
+    todo += [w for u in units for w in writers_of.get(u, [])]
+    seen: set = set()
+    while todo:
+        inst = todo.pop()
+        if inst in seen:
+            continue
+        seen.add(inst)
+        scc.add(inst)
+        for r in inst.srcs:
+            if type(r) is not Reg or r.kind in ("v", "a"):
+                continue
+            for u in _unit_keys(r):
+                if u == ("SCC", 0):
+                    todo.extend(reach.get(inst, ()))
+                elif u not in units:
+                    units.add(u)
+                    todo.extend(writers_of.get(u, ()))
+    return frozenset(units), frozenset(scc)
+
+
+def _join_states(old: frozenset, new) -> frozenset:
+    """Two visits of a pair of positions: a register may differ if it may in either; a lag
+    relation holds if it holds in both (and its register may differ)."""
+    rel_old = {x for x in old if x[0] == _REL}
+    rel_new = {x for x in new if x[0] == _REL}
+    plain = (old - rel_old) | (set(new) - rel_new)
+    return frozenset(plain | {x for x in rel_old & rel_new if x[2] in plain})
+
+
 def _vcc_keys() -> set:
     return {("vcc", 0), ("vcc", 1)}
 
@@ -93,6 +176,13 @@ class WaveMatch:
         self._text: dict[Instruction, str] = {}
         self._pos: dict[Instruction, int] = {}
         self._runs: dict[tuple, tuple] = {}
+        #: a run's instruction list (by identity) -> its terms (`_terms`)
+        self._term_runs: dict[int, tuple] = {}
+        #: (units, SCC writers) a branch condition may depend on: the only relations worth keeping
+        self._slice: tuple = (frozenset(), frozenset())
+        #: a term -> the register units it reads; a term -> whether a relation may keep it
+        self._leaf_memo: dict[tuple, frozenset] = {}
+        self._carry_memo: dict[tuple, bool] = {}
         self._lanes: LaneSlice | None = lane_slice(func, _unit_keys)
         #: local call terminators -> the block their return comes back to; local returns
         self._calls: dict[Instruction, Block] = {}
@@ -102,7 +192,9 @@ class WaveMatch:
         except _GiveUp as e:
             self.why, self.met = str(e), None
         # kept across versions (publish.py's cache): hold the answer, not this version's IR
-        self._text, self._pos, self._runs = {}, {}, {}
+        self._text, self._pos, self._runs, self._term_runs = {}, {}, {}, {}
+        self._leaf_memo, self._carry_memo = {}, {}
+        self._slice = (frozenset(), frozenset())
         self._calls, self._returns = {}, set()
         self._lanes = None
         self.func = None
@@ -162,6 +254,169 @@ class WaveMatch:
             for u in _regkeys(inst.dsts):
                 if u in self._lanes.masks:
                     neq.add(("lm",) + u)
+
+    def _step_runs(self, ra: tuple, rb: tuple, neq: frozenset) -> set:
+        """Both waves run their runs `ra` and `rb` (same texts or not): the registers that may
+        differ after them, and the lag relations that hold after them (`_relate`)."""
+        if ra[2] == rb[2]:
+            cur = set(neq)
+            for i in ra[0]:
+                self._step_same(i, cur)
+        else:
+            cur = self._step_apart(ra, rb, neq)
+        self._relate(ra[0], rb[0], neq, cur)
+        return cur
+
+    # ---- lag relations ----------------------------------------------------------------------
+    # Ping-pong wave roles (aiter's gfx942/gfx950 fmha fwd) advance one loop counter by the
+    # same instruction, one role before its barrier and the other after it: at every barrier
+    # instance the counters differ by one step, so "equal" forgets them, and the loop exits
+    # read as independent (each loop barrier then pairs with the epilogue's).  A relation
+    # ``(_REL, side, unit, term)`` in `neq` says: that wave's unit holds `term` evaluated on the
+    # other wave's registers as they are now; a term is a register unit (a leaf) or
+    # ``(text, n, kids)``, result n of that instruction text over the kids' values.  When the
+    # other wave runs the instruction, its result equals the relation's: the unit is equal
+    # again.  Relations are facts every path must give: joined by intersection.
+
+    def _terms(self, insts: list) -> dict:
+        """Each scalar unit a run writes -> its value after the run as a term over the wave's
+        registers before it; None where it may differ whatever they hold."""
+        got = self._term_runs.get(id(insts))
+        if got is not None and got[0] is insts:
+            return got[1]
+        env: dict = {}
+        self._term_runs[id(insts)] = (insts, env)
+        for inst in insts:
+            regs = self._scalar_sources(inst)
+            kids = None if regs is None else tuple(env.get(u, u) for r in regs for u in _unit_keys(r))
+            if kids is not None and any(k is None for k in kids):
+                kids = None
+            text = self._key(inst)
+            keys = _regkeys(inst.dsts)
+            for n, u in enumerate(keys):
+                env[u] = None if kids is None else (text, n, kids)
+            if ("SCC", 0) in keys and inst not in self._slice[1]:
+                env[("SCC", 0)] = None  # (this SCC decides no branch: no relation on it)
+        for inst in insts:  # a vector result a lane read may take is not a scalar term
+            for r in inst.dsts:
+                if type(r) is Reg and r.kind in ("v", "a"):
+                    for u in vector_units(r):
+                        env[u] = None
+        return env
+
+    def _relate(self, insts_a: list, insts_b: list, neq: frozenset, cur: set) -> None:
+        """After wave A ran `insts_a` and B `insts_b` from a state `neq` (`cur` holds its
+        relations still): update the relations in `cur` to the ones that hold now, and drop
+        from `cur` each unit that one wave's relation shows equal to the other's.  A relation
+        whose unit neither run wrote and whose term reads nothing the other wave wrote holds
+        as it is."""
+        runs = (self._terms(insts_a), self._terms(insts_b))
+        if not runs[0] and not runs[1]:
+            return
+        old = {(x[1], x[2]): x for x in neq if x[0] == _REL}
+        equal: set = set()
+        for side in (0, 1):
+            mine, other = runs[side], runs[1 - side]
+            back = None
+            todo = set(mine)
+            todo.update(u for sd, u in old if sd == side)
+            for u in todo:
+                if u[0] in ("v", "a"):
+                    continue
+                rel = old.get((side, u))
+                if u not in mine:
+                    if rel is None or (u not in other and not (self._leaves(rel[3]) & other.keys())):
+                        continue  # (no relation; or one that still holds)
+                    t = rel[3]
+                else:
+                    t = self._over_other(side, u, mine, neq, old)
+                if rel is not None:
+                    cur.discard(rel)
+                if t is None:
+                    continue
+                if back is None:
+                    back = {x: w for w, x in other.items() if x is not None}
+                t = self._lift(t, other, back)
+                if t is None:
+                    continue
+                if t == u:
+                    equal.add(u)
+                elif u in cur and (u in self._slice[0] or u == ("SCC", 0)) and self._carried(t):
+                    cur.add((_REL, side, u, t))
+        if equal:
+            cur.difference_update(equal)
+            cur.difference_update([x for x in cur if x[0] == _REL and x[2] in equal])
+
+    def _leaves(self, t: tuple) -> frozenset:
+        got = self._leaf_memo.get(t)
+        if got is None:
+            if len(t) == 2:
+                got = frozenset((t,))
+            else:
+                got = frozenset().union(*(self._leaves(k) for k in t[2]))
+            self._leaf_memo[t] = got
+        return got
+
+    def _over_other(self, side: int, u: tuple, mine: dict, neq: frozenset, old: dict):
+        """Wave `side`'s unit u after its run, as a term over the other wave's registers
+        before the runs (None: not known)."""
+        def before(s: tuple):
+            if s not in neq:
+                return s
+            rel = old.get((side, s))
+            return None if rel is None else rel[3]
+        if u not in mine:
+            return before(u)
+        t = mine[u]
+        if t is None:
+            return None
+        return self._subst(t, before)
+
+    def _subst(self, t: tuple, leaf):
+        if len(t) == 2:
+            return leaf(t)
+        kids = []
+        for k in t[2]:
+            got = self._subst(k, leaf)
+            if got is None:
+                return None
+            kids.append(got)
+        return (t[0], t[1], tuple(kids))
+
+    def _lift(self, t: tuple, other: dict, back: dict):
+        """A term over the other wave's registers before its run, as one over them after it:
+        a value the run computed is its register; a register the run wrote is gone (None)."""
+        w = back.get(t)
+        if w is not None:
+            return w
+        if len(t) == 2:
+            return None if t in other else t
+        kids = []
+        for k in t[2]:
+            got = self._lift(k, other, back)
+            if got is None:
+                return None
+            kids.append(got)
+        return (t[0], t[1], tuple(kids))
+
+    def _carried(self, t: tuple) -> bool:
+        """A term small enough to keep, reading no memory."""
+        got = self._carry_memo.get(t)
+        if got is None:
+            got = self._carry_memo[t] = self._small_pure(t)
+        return got
+
+    def _small_pure(self, t: tuple) -> bool:
+        todo, n = [t], 0
+        while todo:
+            x = todo.pop()
+            if len(x) == 2:
+                continue
+            n += 1
+            if n > _TERM_NODES or x[0].startswith(_MEMORY_READS):
+                return False
+            todo.extend(x[2])
+        return True
 
     def _step_vector(self, inst: Instruction, neq: set) -> None:
         """A vector instruction both waves run, with EXEC never written: its tracked vector
@@ -301,6 +556,7 @@ class WaveMatch:
                 else:
                     self.why = f"{inst.mnemonic} at line {inst.line}: calls out of the function are not followed"
                     return
+        self._slice = _branch_slice(blocks)
         met: dict[Instruction, set] = {}
         entry = (blocks[0], 0, ())
         init = {("exec", 0), ("exec", 1), ("m0", 0)}
@@ -318,9 +574,9 @@ class WaveMatch:
                     return
                 old = states.get(nxt)
                 if old is not None:
-                    if nneq <= old:
+                    nneq = _join_states(old, nneq)
+                    if nneq == old:
                         continue
-                    nneq = old | nneq
                 states[nxt] = frozenset(nneq)
                 if len(states) > _LIMIT:
                     self.why = f"more than {_LIMIT} pairs of positions in two waves"
@@ -336,14 +592,10 @@ class WaveMatch:
             return []
         ra = self._cached_run(pa) if pa != _DONE else None
         rb = self._cached_run(pb) if pb != _DONE else None
-        if ra is not None and rb is not None and ra[2] == rb[2]:
-            cur = set(neq)
-            for i in ra[0]:
-                self._step_same(i, cur)
-        elif ra is not None and rb is not None:
-            cur = self._step_apart(ra, rb, neq)
-        else:
-            cur = neq.union(*(r[3] for r in (ra, rb) if r is not None))
+        if ra is not None and rb is not None:
+            cur = self._step_runs(ra, rb, neq)
+        else:  # (an ended wave's registers no longer matter: no relations)
+            cur = {x for x in neq.union(*(r[3] for r in (ra, rb) if r is not None)) if x[0] != _REL}
         ea = ra[1] if ra is not None else None
         eb = rb[1] if rb is not None else None
         if ea is not None and eb is not None:
