@@ -46,6 +46,7 @@ from __future__ import annotations
 from ..analysis.boundaries import local_transfers
 from ..ir import Block, FloatImm, Function, Imm, Instruction, Reg
 from .lane_uniform import LaneSlice, lane_local, lane_slice, mask_operand, vector_units
+from .publish import PostDominators, divergent_region
 
 #: most position pairs walked before giving up
 _LIMIT = 40000
@@ -55,6 +56,21 @@ _HW = ("s_getreg", "s_memtime", "s_memrealtime", "s_get_barrier_state", "s_sendm
        "s_atomic", "s_buffer_atomic", "s_get_pc", "s_sleep_var", "s_rfe", "s_call", "s_swappc", "s_setpc",
        "s_set_pc")
 _DONE = "done"
+#: most branch regions one step runs past (`WaveMatch._resync`)
+_EXTEND = 16
+#: most successors looked through for test blocks at one branch (`WaveMatch._past_tests`)
+_TESTS = 64
+
+
+class _Rejoin:
+    """In a run: the paths from a branch to its join (`WaveMatch._resync`), as one step that
+    makes what they may write unequal."""
+
+    __slots__ = ("key", "written")
+
+    def __init__(self, branch: Block, written: frozenset) -> None:
+        self.key = ("rejoin", id(branch))
+        self.written = written
 
 
 class _GiveUp(Exception):
@@ -97,6 +113,11 @@ class WaveMatch:
         #: local call terminators -> the block their return comes back to; local returns
         self._calls: dict[Instruction, Block] = {}
         self._returns: set[Instruction] = set()
+        self._pdom = PostDominators(list(func.blocks))
+        #: branch block -> (its join, what the paths to it may write) or None (`_resync`)
+        self._joins: dict[Block, tuple | None] = {}
+        #: blocks that only compare and branch (`_past_tests`)
+        self._tests: dict[Block, tuple] = {}
         try:
             self._solve()
         except _GiveUp as e:
@@ -104,6 +125,7 @@ class WaveMatch:
         # kept across versions (publish.py's cache): hold the answer, not this version's IR
         self._text, self._pos, self._runs = {}, {}, {}
         self._calls, self._returns = {}, set()
+        self._pdom, self._joins, self._tests = None, {}, {}
         self._lanes = None
         self.func = None
 
@@ -147,6 +169,9 @@ class WaveMatch:
 
     def _step_same(self, inst: Instruction, neq: set) -> None:
         """Both waves run this instruction (text): its scalar results are equal or not."""
+        if type(inst) is _Rejoin:
+            neq.update(inst.written)
+            return
         mn = inst.mnemonic
         if self._lanes is not None and mn.startswith("v_"):
             self._step_vector(inst, neq)
@@ -234,6 +259,10 @@ class WaveMatch:
         mine = object()
         env: dict = {}
         for inst in insts:
+            if type(inst) is _Rejoin:
+                for u in inst.written:
+                    env[u] = mine
+                continue
             regs = self._scalar_sources(inst)
             differ = regs is None
             srcs = [] if differ else [env.get(u, mine if u in neq else ("before", u))
@@ -336,14 +365,23 @@ class WaveMatch:
             return []
         ra = self._cached_run(pa) if pa != _DONE else None
         rb = self._cached_run(pb) if pb != _DONE else None
-        if ra is not None and rb is not None and ra[2] == rb[2]:
-            cur = set(neq)
-            for i in ra[0]:
-                self._step_same(i, cur)
-        elif ra is not None and rb is not None:
-            cur = self._step_apart(ra, rb, neq)
-        else:
-            cur = neq.union(*(r[3] for r in (ra, rb) if r is not None))
+        cur = self._step(ra, rb, neq)
+        for _ in range(_EXTEND):
+            if ra is None or rb is None or ra[1] is not None or rb[1] is not None:
+                break
+            if len(pa[0].succs) == 2 and len(pb[0].succs) == 2 and self._same_way(pa[0], pb[0], cur):
+                break
+            # both at block ends that may branch apart: a side whose branch rejoins with no
+            # fence on the way runs on to the join first (`_resync`)
+            ja = self._resync(pa[0]) if len(pa[0].succs) == 2 else None
+            jb = self._resync(pb[0]) if len(pb[0].succs) == 2 else None
+            if ja is None and jb is None:
+                break
+            if ja is not None:
+                pa, ra = self._extend(pa, ra, ja)
+            if jb is not None:
+                pb, rb = self._extend(pb, rb, jb)
+            cur = self._step(ra, rb, neq)
         ea = ra[1] if ra is not None else None
         eb = rb[1] if rb is not None else None
         if ea is not None and eb is not None:
@@ -370,7 +408,133 @@ class WaveMatch:
         sb = self._succs(pb) if pb != _DONE else [_DONE]
         if pa != _DONE and pb != _DONE and len(sa) == 2 and len(sb) == 2 and self._same_way(pa[0], pb[0], cur):
             return [((sa[0], sb[0]), cur), ((sa[1], sb[1]), cur)]
+        if len(sa) > 1 or len(sb) > 1:
+            sa, ta = self._past_tests(sa, cur)
+            sb, tb = self._past_tests(sb, cur)
+            if ta or tb:
+                cur = cur | {("SCC", 0)}
         return [((x, y), cur) for x in sa for y in sb]
+
+    def _past_tests(self, succs: list, neq: set | frozenset) -> tuple[list, bool]:
+        """Successor positions with every *test block* among them replaced by its own
+        successors (repeatedly), and whether one was: a block that only compares and branches
+        (nothing but SCC written, no fence, call or return) on a register that may differ
+        between the waves (`neq`) moves a wave on without changing anything the walk follows
+        but SCC, and whichever way it goes, the other wave's branch is not known to go the
+        same way (a test of equal registers is left to the walk: both waves may run it
+        together and go one way).  Two waves going apart at a branch are then
+        compared at their next real code together: a chain ``s_cmp_eq_u32 s22, k;
+        s_cbranch_scc1 role_k`` dispatching on the wave index takes a wave to any role in one
+        step, whichever role it is (aiter's gfx1250 f4gemm: the first role, one test from the
+        chain's head, otherwise ran its code a block ahead of the last, three tests on, and
+        its branches were walked both ways against the other's)."""
+        out: list = []
+        seen: set = set()
+        skipped = False
+        work = list(succs)
+        while work:
+            p = work.pop(0)
+            if p in seen:
+                continue
+            seen.add(p)
+            if p != _DONE and len(seen) <= _TESTS and self._is_test(p[0], neq):
+                nxt = self._succs(p)
+                if _DONE not in nxt and all(q[0] is not p[0] for q in nxt):
+                    work.extend(nxt)
+                    skipped = True
+                    continue
+            out.append(p)
+        return out, skipped
+
+    def _is_test(self, b: Block, neq: set | frozenset) -> bool:
+        got = self._tests.get(b)
+        if got is None:
+            insts, stop = self._run(b, 0)
+            term = b.terminator()
+            test = (stop is None and bool(b.succs)
+                    and not (term is not None and (term in self._calls or term in self._returns))
+                    and all(type(r) is Reg and r.kind == "SCC" for i in insts for r in i.dsts))
+            reads: set | None = None
+            if test:
+                reads = set()
+                for i in insts:
+                    regs = self._scalar_sources(i)
+                    if regs is None:
+                        reads = None  # (its result differs whatever it reads)
+                        break
+                    reads.update(u for r in regs for u in _unit_keys(r))
+            got = self._tests[b] = (test, reads)
+        test, reads = got
+        return test and (reads is None or bool(reads & neq) or not reads)
+
+    def _step(self, ra: tuple | None, rb: tuple | None, neq: frozenset) -> set | frozenset:
+        """The unequal registers after both sides' runs (same text: instruction by
+        instruction; different: by how each computed its results; one side: its writes)."""
+        if ra is not None and rb is not None and ra[2] == rb[2]:
+            cur = set(neq)
+            for i in ra[0]:
+                self._step_same(i, cur)
+            return cur
+        if ra is not None and rb is not None:
+            return self._step_apart(ra, rb, neq)
+        return neq.union(*(r[3] for r in (ra, rb) if r is not None))
+
+    def _extend(self, pos: tuple, run: tuple, join: tuple) -> tuple[tuple, tuple]:
+        """A side's run continued past its block's branch to the branch's join: (the join's
+        position, the run with the paths between as one `_Rejoin` item, then the join's own
+        run)."""
+        block, rejoin = join
+        at = (block, 0, pos[2])
+        more = self._cached_run(at)
+        return at, (run[0] + [rejoin] + more[0], more[1], run[2] + (rejoin.key,) + more[2],
+                    run[3] | rejoin.written | more[3])
+
+    def _resync(self, b: Block) -> tuple[Block, "_Rejoin"] | None:
+        """A wave at the end of `b`, whose branch may go either way: when every path from `b`
+        reaches its immediate post-dominator with no fence, call, return or end on the way
+        (every block between has a path on to it), the wave arrives there at the same barrier
+        count whichever way it went, so the walk may run it on to that join at once, with
+        everything the paths between write unequal.  Two waves that took different ways meet
+        again there (aiter's gfx1250 f4gemm: only wave 0 runs the entry's prefetch block, and
+        one wave role's loop signals a named barrier in a branch the other role's copy of the
+        loop lacks; walked as separate runs, the waves never met again at one position and
+        every later barrier paired with every other).  None: no such join."""
+        if b in self._joins:
+            return self._joins[b]
+        got = None
+        join = self._pdom.immediate(b)
+        if join is not None:
+            region = divergent_region(b, join)
+            written: set = set()
+            ok = True
+            for x in region:
+                term = x.terminator()
+                if not x.succs or (term is not None and (term in self._calls or term in self._returns)):
+                    ok = False
+                    break
+                insts, stop = self._run(x, 0)
+                if stop is not None:
+                    ok = False
+                    break
+                for i in insts:
+                    self._step_alone(i, written)
+            if ok and self._all_reach(region, join):
+                got = (join, _Rejoin(b, frozenset(written)))
+        self._joins[b] = got
+        return got
+
+    @staticmethod
+    def _all_reach(region: set, join: Block) -> bool:
+        """Every block of `region` has a path to `join` inside it (a wave cannot stay in it)."""
+        back = {join}
+        grew = True
+        while grew:
+            grew = False
+            for x in region:
+                if x not in back and any(s in back for s in x.succs):
+                    back.add(x)
+                    grew = True
+        return len(back) == len(region) + 1
 
     def _succs(self, pos: tuple) -> list:
         """Successor positions, the taken target first (`succs` is in that order); none: ended.
