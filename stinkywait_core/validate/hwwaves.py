@@ -557,10 +557,14 @@ class _Walk:
         return out
 
     def _tests_apart(self, bi: int, own: dict, other: dict) -> bool:
-        items, succs, _, ctl = self.blocks[bi]
+        items, succs, last, ctl = self.blocks[bi]
         if ctl or not succs:
             return False
-        apart = False
+        if not items and len(succs) == 2:
+            # a branch on a condition set before the block: apart when its names differ
+            keys = _condition(last)
+            return keys is None or any(self._val(own, u) != self._val(other, u) for u in keys)
+        apart = not items  # (a block that only passes a wave on)
         for it in items:
             if it[0] != "op" or any(u != ("SCC", 0) for u in it[3]):
                 return False
@@ -595,12 +599,16 @@ class _Walk:
 
     def _one_way(self, ba: int, bb: int, va: dict, vb: dict) -> bool:
         ma, mb = self.blocks[ba][2], self.blocks[bb][2]
-        if ma != mb:
-            return False
-        if ma.startswith("s_cbranch_scc"):
-            key = [("SCC", 0)]
-        elif ma.startswith("s_cbranch_vcc"):
-            key = [("vcc", 0), ("vcc", 1)]
-        else:
+        key = _condition(ma)
+        if ma != mb or key is None:
             return False
         return all(self._val(va, u) == self._val(vb, u) for u in key)
+
+
+def _condition(mnemonic: str) -> list | None:
+    """The register units a conditional branch tests (None: not SCC or VCC)."""
+    if mnemonic.startswith("s_cbranch_scc"):
+        return [("SCC", 0)]
+    if mnemonic.startswith("s_cbranch_vcc"):
+        return [("vcc", 0), ("vcc", 1)]
+    return None

@@ -463,6 +463,11 @@ class WaveMatch:
                         reads = None  # (its result differs whatever it reads)
                         break
                     reads.update(u for r in regs for u in _unit_keys(r))
+                mn = term.mnemonic if term is not None and len(b.succs) == 2 else ""
+                if reads is not None and not insts and mn:
+                    # a branch on a condition set before the block
+                    reads = ({("SCC", 0)} if mn.startswith("s_cbranch_scc") else
+                             _vcc_keys() if mn.startswith("s_cbranch_vcc") else None)
             got = self._tests[b] = (test, reads)
         test, reads = got
         return test and (reads is None or bool(reads & neq) or not reads)
