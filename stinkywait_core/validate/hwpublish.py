@@ -69,6 +69,9 @@ class WaveView:
         #: fence position (block index, instruction index); None: not known
         self._pairs: object = None if self.aligned or facts is None else False
         self._epochs: dict[tuple, list | None] = {}
+        #: `others_meet` answers by (access id, writes, fence position): the same question is
+        #: asked on every path that reaches the fence with the access in flight
+        self._met_answers: dict[tuple, bool] = {}
         #: the checker's own LDS kind ('r', 'w', 'rw') per instruction id, set by the checker
         self.lds_of: dict[int, str] = {}
 
@@ -131,6 +134,13 @@ class WaveView:
         """Not aligned: may another wave, at a barrier it may meet as the instance of the fence
         at `pos`, touch `a`'s LDS bytes (write them, when `a` reads) before the next barrier
         (every trip compared)?"""
+        key = (id(a), writes, pos)
+        got = self._met_answers.get(key)
+        if got is None:
+            got = self._met_answers[key] = self._others_meet(a, writes, pos)
+        return got
+
+    def _others_meet(self, a: Instruction, writes: bool, pos: tuple) -> bool:
         if self.pairs is None:
             return True
         met = self.pairs.get(pos)
