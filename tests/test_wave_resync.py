@@ -17,6 +17,8 @@ import textwrap
 
 from test_publish_waves import pairs_of, violations
 from test_wave_roles import META  # four waves of 32 lanes: the wave index is a value the address analysis names
+from test_wave_roles import kernel as roles_kernel
+from test_wave_roles import tensor_waits
 
 from stinkywait_core.api import analyze
 from stinkywait_core.results import Options
@@ -194,3 +196,60 @@ def test_tests_of_equal_values_keep_the_waves_together():
     """.replace("    ", "  ") + LOOPS.replace(".Lr0:\n", ".Lg0:\n  s_cmp_lt_u32 s3, s1\n  s_cbranch_scc0 .Lend\n.Lr0:\n") \
         + EPILOGUE
     loops_pair(kernel(body), 2, 1, 3)
+
+
+# the cluster barrier's wait as llvm-objdump prints it (0xfffd: -3 as a 16-bit immediate), after
+# the signal every wave's store to one address may still be in flight
+HANDSHAKE = """\
+  v_mov_b32 v1, 0x100
+  ds_store_b32 v1, v3
+  s_barrier_signal -3
+  s_barrier_wait WAIT
+  ds_load_b32 v4, v1
+  s_wait_dscnt 0
+  v_add_nc_u32 v6, v4, v4
+  s_endpgm
+"""
+
+
+def test_cluster_barrier_wait_spelled_0xfffd_is_no_lds_fence():
+    """decisions.md 9: the cluster handshake -3 orders no LDS between the workgroup's waves, in
+    either spelling: the pass adds no wait (the read after it is ordered behind the store by
+    the DS engine), and the checker (which read 0xfffd as a fence and wanted the store
+    drained before it) passes that."""
+    text = kernel(HANDSHAKE.replace("WAIT", "0xfffd"))
+    an = analyze(text, "k.s", Options(coalesce_window=0))
+    assert list(an.waits()) == []
+    assert violations(an.inserted_text()) == []
+
+
+def test_cluster_barrier_near_miss_workgroup_wait_drains():
+    """Near miss: the workgroup barrier's wait (0xffff, with the cluster signal: still a fence
+    under the hardware model) drains the store, which every wave writes at one address."""
+    text = kernel(HANDSHAKE.replace("WAIT", "0xffff"))
+    an = analyze(text, "k.s", Options(coalesce_window=0))
+    assert line_of(text, "s_barrier_wait") in [w.line for w in an.waits()]
+    out = an.inserted_text().split("\n")
+    k = next(i for i, ln in enumerate(out) if "s_barrier_wait 0xffff" in ln)
+    assert out[k - 1].strip().startswith("s_wait_dscnt")
+    del out[k - 1]
+    assert any(v.rule == "barrier" for v in violations("\n".join(out)))
+
+
+def _roles_across_barrier(read: int) -> str:
+    """test_wave_roles' three roles (wave 0 fills [0x4000, 0x4200), wave 1 [0, 0x2000), waves
+    2-3 [0x8000, 0x8400)), the fill published at a barrier and `read` read by the other waves
+    after it.  Joined, the roles' tile is [0, 0xa000): inside the LDS, so only each wave's own
+    view separates it from a read between the tiles."""
+    return roles_kernel(read).replace(f"  v_mov_b32 v1, {hex(read)}\n",
+                                      f"  s_barrier_signal -1\n  s_barrier_wait -1\n  v_mov_b32 v1, {hex(read)}\n")
+
+
+def test_role_fills_joined_inside_the_lds_are_compared_per_wave():
+    text = _roles_across_barrier(0x5000)
+    assert not tensor_waits(text)  # apart from every role's tile: published undrained
+    assert violations(ours(text)) == []
+    # a near miss: the other waves read inside wave 1's tile
+    near = _roles_across_barrier(0x1000)
+    assert tensor_waits(near)
+    assert violations(near) != []  # without the drain (as written), the checker finds it

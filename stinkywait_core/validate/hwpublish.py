@@ -40,7 +40,7 @@ def fence_role(inst: Instruction) -> str:
     lit = inst.first_literal()
     if mn == "s_barrier":
         return "full"
-    if mn.startswith("s_barrier_signal") and lit != -3:
+    if mn.startswith("s_barrier_signal") and lit not in (-3, 0xfffd):
         return "signal"
     if mn == "s_barrier_wait" and lit not in (-3, 0xfffd):
         return "wait"
@@ -322,22 +322,7 @@ class WaveView:
         a common byte?"""
         if not self._general_meets(a, b, same_trip, barrier_block):
             return False
-        if self._bounded(a) and self._bounded(b):
-            return True  # the per-wave views are for accesses the whole function's analysis lost
-        return self._roles_meet(a, b)
-
-    def _bounded(self, inst: Instruction) -> bool:
-        """Every form of the access stays inside the LDS."""
-        res = self._residues(inst)
-        if res is None:
-            return False
-        lim = self.facts.launch.lds_limit
-        for _, size, forms, _tb in res:
-            for form in forms:
-                span = lin_concrete(form)
-                if span[0] < 0 or span[1] + size > lim:
-                    return False
-        return True
+        return self._roles_meet(a, b)  # (each wave's own bytes, where the wave index decides)
 
     def _roles_meet(self, a: Instruction, b: Instruction) -> bool:
         """Each wave as it runs (analysis/wave_roles.py: one view per wave index, the wave index a

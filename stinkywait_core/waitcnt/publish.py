@@ -71,7 +71,7 @@ def barrier_kind(inst: Instruction) -> str | None:
     if mn == "s_barrier":
         return _FULL
     if mn.startswith("s_barrier_signal"):
-        return None if inst.first_literal() == -3 else _SIGNAL
+        return None if inst.first_literal() in (-3, 0xfffd) else _SIGNAL
     if mn == "s_barrier_wait":
         return None if inst.first_literal() in (-3, 0xfffd) else _WAIT
     return None
