@@ -24,6 +24,13 @@ call writes is named by the call's position: two waves at one call hold the same
 Other calls or jumps, a return with nothing to return to, calls nested deeper than `_NEST`,
 two fence kinds met as one instance, or too many pairs of positions: no pairing (None).
 
+Where the two may part, a wave whose branch has a *rejoin* (the nearest block, breadth first,
+that every way from the branch reaches with no fence, call, return or end before it, each block
+on the way having a way on to it) runs on to it at once, what the ways write becoming its own
+names (`_run_on`); and a successor block that only tests a value whose names differ between
+the waves is passed to where it goes on (`_through_tests`: a dispatch chain on the wave index
+is one step).  The two waves then meet their next branches and fences together.
+
 Vector registers a ``v_readfirstlane`` may read are named too (split-k kernels divide kernel
 arguments in the vector unit and take the quotient back to a scalar: the loop bound).  A
 vector result is one *lane-uniform* name, the same in both waves, when the instruction works

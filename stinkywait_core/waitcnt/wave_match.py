@@ -17,6 +17,15 @@ side runs to its next LDS-fence barrier or to its block's end:
   combination of successors is walked.  A side with no successor has ended (an ended wave
   takes no part in barriers and touches no LDS).
 
+Where the two may part (both at block ends, the branches not known to go one way), a side
+whose branch *rejoins* (every way from it reaches its immediate post-dominator with no fence,
+call, return or end before it: `_resync`) runs on to that join at once, what the ways between
+write unequal, so that the two are compared at their next branch or fence together; and a
+successor that only tests a value the waves may hold differently and branches (`_past_tests`)
+is passed to its own successors, so a dispatch chain on the wave index takes a wave to any role
+in one step.  Without these a wave that took the short way ran a block apart from the other
+from then on, and every later branch was walked both ways (aiter's gfx1250 f4gemm).
+
 Equal values: at the entry every SGPR is equal (set up at launch), while VGPRs, EXEC, M0 and
 trap temporaries (gfx12's workgroup ids in TTMP6/7/9 excepted) may differ.  When both sides
 run the same instruction text, its scalar results are equal if every register it reads is and
