@@ -101,6 +101,15 @@ def _regkeys(ops) -> list[tuple]:
     return out
 
 
+def _forget(neq: set, units) -> None:
+    """`units` may now differ between the waves: into `neq`, and every relation kept there
+    between the two waves' registers (an element that is not a unit key, e.g. ("rel", ...))
+    dropped, as it may rest on one of them."""
+    neq.update(units)
+    for x in [x for x in neq if x and x[0] == "rel"]:
+        neq.discard(x)
+
+
 def _vcc_keys() -> set:
     return {("vcc", 0), ("vcc", 1)}
 
@@ -179,7 +188,7 @@ class WaveMatch:
     def _step_same(self, inst: Instruction, neq: set) -> None:
         """Both waves run this instruction (text): its scalar results are equal or not."""
         if type(inst) is _Rejoin:
-            neq.update(inst.written)
+            _forget(neq, inst.written)
             return
         mn = inst.mnemonic
         if self._lanes is not None and mn.startswith("v_"):
@@ -421,7 +430,8 @@ class WaveMatch:
             sa, ta = self._past_tests(sa, cur)
             sb, tb = self._past_tests(sb, cur)
             if ta or tb:
-                cur = cur | {("SCC", 0)}
+                cur = set(cur)
+                _forget(cur, (("SCC", 0),))
         return [((x, y), cur) for x in sa for y in sb]
 
     def _past_tests(self, succs: list, neq: set | frozenset) -> tuple[list, bool]:
