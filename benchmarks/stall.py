@@ -86,7 +86,17 @@ def ours(path: Path, tree: str | None, coalesce: int, latency: str | None, tmp: 
     # the review of the kernel as written: its unproven-disjointness findings
     r = subprocess.run(cmd + ["check", "--format", "json", *extra, src], env=env, cwd=tmp, capture_output=True,
                        text=True)
-    return open(out).read(), r.stdout.count('"unproven-wait"')
+    # a review that stopped (an internal error, an unreadable file) found nothing: counting its
+    # findings would print 0 unproven, which reads as a success (how a checker bug once hid)
+    try:
+        files = json.loads(r.stdout).get("files", [])
+    except json.JSONDecodeError:
+        files = None
+    if r.returncode not in (0, 1) or not files or any(f.get("error") for f in files):
+        why = [f["error"] for f in files or [] if f.get("error")] or [r.stderr[-2000:]]
+        raise SystemExit(f"check failed on {path} (exit {r.returncode}): {why[0]}")
+    return open(out).read(), sum(1 for f in files for d in f.get("diagnostics", []) + f.get("findings", [])
+                                 if d.get("code") == "unproven-wait")
 
 
 def hw_unsafe(path: str, extra: list[str]) -> int:
