@@ -121,8 +121,9 @@ def _first_src_literal(i: Instruction) -> int | None:
 
 
 def is_cluster_split_barrier(i: Instruction) -> bool:
-    """A split signal/wait on the cluster barrier id -3: a handshake, not an LDS fence."""
-    return _sem(i.mnemonic).barrier in (BAR_SIGNAL, BAR_WAIT) and _first_src_literal(i) == -3
+    """A split signal/wait on the cluster barrier id -3 (0xfffd as a 16-bit immediate): a
+    handshake, not an LDS fence."""
+    return _sem(i.mnemonic).barrier in (BAR_SIGNAL, BAR_WAIT) and _first_src_literal(i) in (-3, 0xfffd)
 
 
 def is_split_barrier_all_wave(i: Instruction) -> bool:

@@ -185,10 +185,9 @@ class LdsFacts:
             return False
         if not self._plain_meet_waves(aa, ab, same_trip):
             return False
-        if not any(acc.pieces is None or self._unbounded_why(acc) for acc in (aa, ab)):
-            # both bounded: the per-wave views are asked only where the whole function's
-            # analysis lost an access (they cost a value analysis per wave index)
-            return True
+        # the per-wave views, where the wave index decides branches: each wave's own bytes
+        # (aiter's gfx1250 f4gemm: a role's fill is its own tile, the join of the roles'
+        # descriptors spans the others' too, inside the LDS or not)
         roles = self.roles()
         return roles is None or self._roles_meet_waves(a, b, roles)
 

@@ -49,10 +49,11 @@ def _bits(cks) -> int:
 
 
 def _is_cluster_handshake(inst: Instruction) -> bool:
-    """`s_barrier_signal -3` / `s_barrier_wait -3`: the cluster barrier, not an LDS fence."""
+    """`s_barrier_signal -3` / `s_barrier_wait -3` (or 0xfffd, the same id as a 16-bit
+    immediate, as llvm-objdump prints the wait): the cluster barrier, not an LDS fence."""
     for op in inst.srcs:
         if isinstance(op, Imm):
-            return op.value == -3
+            return op.value in (-3, 0xfffd)
     return False
 
 

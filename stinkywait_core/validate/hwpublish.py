@@ -40,7 +40,7 @@ def fence_role(inst: Instruction) -> str:
     lit = inst.first_literal()
     if mn == "s_barrier":
         return "full"
-    if mn.startswith("s_barrier_signal") and lit != -3:
+    if mn.startswith("s_barrier_signal") and lit not in (-3, 0xfffd):
         return "signal"
     if mn == "s_barrier_wait" and lit not in (-3, 0xfffd):
         return "wait"
@@ -69,6 +69,9 @@ class WaveView:
         #: fence position (block index, instruction index); None: not known
         self._pairs: object = None if self.aligned or facts is None else False
         self._epochs: dict[tuple, list | None] = {}
+        #: `others_meet` answers by (access id, writes, fence position): the same question is
+        #: asked on every path that reaches the fence with the access in flight
+        self._met_answers: dict[tuple, bool] = {}
         #: the checker's own LDS kind ('r', 'w', 'rw') per instruction id, set by the checker
         self.lds_of: dict[int, str] = {}
 
@@ -131,6 +134,13 @@ class WaveView:
         """Not aligned: may another wave, at a barrier it may meet as the instance of the fence
         at `pos`, touch `a`'s LDS bytes (write them, when `a` reads) before the next barrier
         (every trip compared)?"""
+        key = (id(a), writes, pos)
+        got = self._met_answers.get(key)
+        if got is None:
+            got = self._met_answers[key] = self._others_meet(a, writes, pos)
+        return got
+
+    def _others_meet(self, a: Instruction, writes: bool, pos: tuple) -> bool:
         if self.pairs is None:
             return True
         met = self.pairs.get(pos)
@@ -312,22 +322,7 @@ class WaveView:
         a common byte?"""
         if not self._general_meets(a, b, same_trip, barrier_block):
             return False
-        if self._bounded(a) and self._bounded(b):
-            return True  # the per-wave views are for accesses the whole function's analysis lost
-        return self._roles_meet(a, b)
-
-    def _bounded(self, inst: Instruction) -> bool:
-        """Every form of the access stays inside the LDS."""
-        res = self._residues(inst)
-        if res is None:
-            return False
-        lim = self.facts.launch.lds_limit
-        for _, size, forms, _tb in res:
-            for form in forms:
-                span = lin_concrete(form)
-                if span[0] < 0 or span[1] + size > lim:
-                    return False
-        return True
+        return self._roles_meet(a, b)  # (each wave's own bytes, where the wave index decides)
 
     def _roles_meet(self, a: Instruction, b: Instruction) -> bool:
         """Each wave as it runs (analysis/wave_roles.py: one view per wave index, the wave index a

@@ -30,6 +30,13 @@ call writes is named by the call's position: two waves at one call hold the same
 Other calls or jumps, a return with nothing to return to, calls nested deeper than `_NEST`,
 two fence kinds met as one instance, or too many pairs of positions: no pairing (None).
 
+Where the two may part, a wave whose branch has a *rejoin* (the nearest block, breadth first,
+that every way from the branch reaches with no fence, call, return or end before it, each block
+on the way having a way on to it) runs on to it at once, what the ways write becoming its own
+names (`_run_on`); and a successor block that only tests a value whose names differ between
+the waves is passed to where it goes on (`_through_tests`: a dispatch chain on the wave index
+is one step).  The two waves then meet their next branches and fences together.
+
 Vector registers a ``v_readfirstlane`` may read are named too (split-k kernels divide kernel
 arguments in the vector unit and take the quotient back to a scalar: the loop bound).  A
 vector result is one *lane-uniform* name, the same in both waves, when the instruction works
@@ -62,6 +69,11 @@ _GENERALISE = 8
 _AU_DEPTH = 12
 _NEST = 8
 _END = -1
+#: most branches a wave runs past to their rejoins in one step (`_Walk._run_on`)
+_RUN_ON = 16
+#: blocks tried as a branch's rejoin, and most blocks on the ways to it (`_Walk._rejoin`)
+_JOIN_TRIES = 24
+_JOIN_BLOCKS = 256
 
 
 def _units(r: Reg) -> list[tuple]:
@@ -234,6 +246,8 @@ class _Walk:
         self._lane_uniform: set[int] = set()
         #: a compare's mask (the wave's own scalar name) -> what each lane's bit means
         self._mask_meaning: dict[int, int] = {}
+        #: block -> (its branch's rejoin, the units written on the way) or None (`_rejoin`)
+        self._rejoins: dict[int, tuple | None] = {}
         if self.blocks:
             self._walk()
         else:
@@ -491,10 +505,8 @@ class _Walk:
             if pos == _END:
                 stops.append(None)
                 continue
-            run, stop = self._to_stop(pos)
-            for where, item in run:
-                self._exec(side, where, item, v)
-            stops.append(stop)
+            stops.append(self._run_to_stop(side, pos, v))
+        pair = self._run_on(pair, stops, va, vb)
         fa, fb = stops
         nv = (va, vb)
         # a fence position keeps its wave's return stack
@@ -523,7 +535,159 @@ class _Walk:
         if pair[0] != _END and pair[1] != _END and len(na) == 2 and len(nb) == 2 \
                 and self._one_way(pair[0][0], pair[1][0], va, vb):
             return [((na[0], nb[0]), nv), ((na[1], nb[1]), nv)]
+        if len(na) > 1 or len(nb) > 1:
+            na = self._through_tests(na, 0, va, vb)
+            nb = self._through_tests(nb, 1, vb, va)
         return [((x, y), nv) for x in na for y in nb]
+
+    def _run_to_stop(self, side: int, pos: tuple, vals: dict) -> tuple | None:
+        """Execute a wave from `pos` to its next fence (returned) or its block's end (None)."""
+        run, stop = self._to_stop(pos)
+        for where, item in run:
+            self._exec(side, where, item, vals)
+        return stop
+
+    def _run_on(self, pair: tuple, stops: list, va: dict, vb: dict) -> tuple:
+        """Both waves at block ends whose branches may part: a wave whose branch has a
+        *rejoin* (`_rejoin`: every way from it comes to one block with no fence before) goes
+        there at once and runs on from it, so the two are compared at their next branch or
+        fence together (the pair of positions it returns; `stops` updated).  What the ways
+        between may write becomes the wave's own.  Without it a wave that took a short way
+        (wave 0's prefetch block at aiter's gfx1250 f4gemm's entry, a named-barrier signal one
+        role's loop has and the other's lacks) ran its code a block behind the other's and
+        every later branch was walked both ways."""
+        pos = list(pair)
+        for _ in range(_RUN_ON):
+            if _END in pos or stops[0] is not None or stops[1] is not None:
+                break
+            if len(self.blocks[pos[0][0]][1]) == 2 and len(self.blocks[pos[1][0]][1]) == 2 \
+                    and self._one_way(pos[0][0], pos[1][0], va, vb):
+                break
+            moved = False
+            for side, vals in ((0, va), (1, vb)):
+                bi, _, stack = pos[side]
+                got = self._rejoin(bi)
+                if got is None:
+                    continue
+                join, units = got
+                for u in units:
+                    vals[u] = self._id(("wave", side, ("rejoin", bi), u))
+                pos[side] = (join, 0, stack)
+                stops[side] = self._run_to_stop(side, pos[side], vals)
+                moved = True
+            if not moved:
+                break
+        return (pos[0], pos[1])
+
+    def _rejoin(self, bi: int) -> tuple | None:
+        """(block, register units written on the way) for a two-way branch at the end of block
+        `bi`: the nearest block, in breadth-first order from the branch, that every way from
+        the branch reaches with no fence, call, return or end before it (each block passed
+        on the way still has a way on to it); None when there is none among the first few."""
+        if bi in self._rejoins:
+            return self._rejoins[bi]
+        got = None
+        items, succs, _, ctl = self.blocks[bi]
+        if len(succs) == 2 and not ctl:
+            order: list = []
+            seen = set(succs)
+            layer = list(succs)
+            while layer and len(order) < _JOIN_TRIES:
+                order.extend(layer)
+                nxt = []
+                for b in layer:
+                    for t in self.blocks[b][1]:
+                        if t not in seen:
+                            seen.add(t)
+                            nxt.append(t)
+                layer = nxt
+            for cand in order[:_JOIN_TRIES]:
+                if cand == bi:
+                    continue
+                way = self._ways_before(succs, cand)
+                if way is not None:
+                    units = {u for b in way for it in self.blocks[b][0] if it[0] in ("op", "vop")
+                             for u in (it[3] + it[5] if it[0] == "vop" else it[3])}
+                    got = (cand, frozenset(units))
+                    break
+        self._rejoins[bi] = got
+        return got
+
+    def _ways_before(self, starts, join: int) -> set | None:
+        """The blocks a wave may pass from `starts` before `join`, when none holds a fence, a
+        call or return, or ends the wave, and each has a way on to `join`; else None."""
+        way: set = set()
+        todo = [b for b in starts if b != join]
+        while todo:
+            b = todo.pop()
+            if b in way:
+                continue
+            items, succs, _, ctl = self.blocks[b]
+            if ctl or not succs or any(it[0] in ("fence", "call") for it in items) or len(way) >= _JOIN_BLOCKS:
+                return None
+            way.add(b)
+            todo.extend(t for t in succs if t != join and t not in way)
+        on = {join}
+        grew = True
+        while grew:
+            grew = False
+            for b in way:
+                if b not in on and any(t in on for t in self.blocks[b][1]):
+                    on.add(b)
+                    grew = True
+        return way if len(on) == len(way) + 1 else None
+
+    def _through_tests(self, nexts: list, side: int, own: dict, other: dict) -> list:
+        """Positions a wave goes to at a branch that may part it from the other wave, with a
+        block that only tests a value the two waves may hold differently (its one item sets
+        SCC; no fence, call or return) replaced by where that test goes on (repeatedly; SCC
+        then the wave's own): a chain of such tests dispatching on the wave index (aiter's
+        gfx1250 f4gemm: ``s_cmp_eq_u32 s22, k; s_cbranch_scc1`` for each role) takes the wave
+        to its role's code in one step, where the other wave, already there, is."""
+        out: list = []
+        seen: set = set()
+        todo = list(nexts)
+        passed = False
+        while todo:
+            p = todo.pop(0)
+            if p in seen:
+                continue
+            seen.add(p)
+            if p != _END and len(seen) <= _JOIN_TRIES * 2 and self._tests_apart(p[0], own, other):
+                bi = p[0]
+                succs = self.blocks[bi][1]
+                if bi not in succs:
+                    todo.extend((t, 0, p[2]) for t in succs)
+                    passed = True
+                    continue
+            out.append(p)
+        if passed:
+            own[("SCC", 0)] = self._id(("wave", side, ("tests", tuple(nexts)), ("SCC", 0)))
+        return out
+
+    def _tests_apart(self, bi: int, own: dict, other: dict) -> bool:
+        items, succs, last, ctl = self.blocks[bi]
+        if ctl or not succs:
+            return False
+        if not items and len(succs) == 2:
+            # a branch on a condition set before the block: apart when its names differ
+            keys = _condition(last)
+            return keys is None or any(self._val(own, u) != self._val(other, u) for u in keys)
+        apart = not items  # (a block that only passes a wave on)
+        for it in items:
+            if it[0] != "op" or any(u != ("SCC", 0) for u in it[3]):
+                return False
+            mn, srcs = it[1], it[4]
+            if not mn.startswith("s_") or mn.startswith(_ONLY_ONE):
+                apart = True
+            for kind, lo, hi in srcs:
+                if kind in ("v", "a", "m0", "exec") or (kind == "ttmp" and not (self.gfx12 and lo == hi
+                                                                                 and lo in (6, 7, 9))):
+                    apart = True  # (a name of one wave, or the wave index itself)
+                for u in range(lo, hi + 1):
+                    if self._val(own, (kind, u)) != self._val(other, (kind, u)):
+                        apart = True
+        return apart
 
     def _next_blocks(self, pos: tuple, side: int, vals: dict) -> list:
         """Where a wave goes at the end of block `pos[0]` with return stack `pos[2]`."""
@@ -544,12 +708,16 @@ class _Walk:
 
     def _one_way(self, ba: int, bb: int, va: dict, vb: dict) -> bool:
         ma, mb = self.blocks[ba][2], self.blocks[bb][2]
-        if ma != mb:
-            return False
-        if ma.startswith("s_cbranch_scc"):
-            key = [("SCC", 0)]
-        elif ma.startswith("s_cbranch_vcc"):
-            key = [("vcc", 0), ("vcc", 1)]
-        else:
+        key = _condition(ma)
+        if ma != mb or key is None:
             return False
         return all(self._val(va, u) == self._val(vb, u) for u in key)
+
+
+def _condition(mnemonic: str) -> list | None:
+    """The register units a conditional branch tests (None: not SCC or VCC)."""
+    if mnemonic.startswith("s_cbranch_scc"):
+        return [("SCC", 0)]
+    if mnemonic.startswith("s_cbranch_vcc"):
+        return [("vcc", 0), ("vcc", 1)]
+    return None

@@ -110,8 +110,9 @@ def _ring(inst: Instruction) -> tuple[list, list]:
 
 
 def is_cluster_barrier(inst: Instruction, barrier: str) -> bool:
-    """A split signal/wait on the cluster barrier id -3: a handshake, not an LDS fence."""
-    return barrier in (BAR_SIGNAL, BAR_WAIT) and inst.first_literal() == -3
+    """A split signal/wait on the cluster barrier id -3 (0xfffd as the 16-bit immediate
+    llvm-objdump prints for `s_barrier_wait`): a handshake, not an LDS fence."""
+    return barrier in (BAR_SIGNAL, BAR_WAIT) and inst.first_literal() in (-3, 0xfffd)
 
 
 @lru_cache(maxsize=16384)

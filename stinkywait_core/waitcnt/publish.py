@@ -71,7 +71,7 @@ def barrier_kind(inst: Instruction) -> str | None:
     if mn == "s_barrier":
         return _FULL
     if mn.startswith("s_barrier_signal"):
-        return None if inst.first_literal() == -3 else _SIGNAL
+        return None if inst.first_literal() in (-3, 0xfffd) else _SIGNAL
     if mn == "s_barrier_wait":
         return None if inst.first_literal() in (-3, 0xfffd) else _WAIT
     return None
@@ -118,7 +118,7 @@ class Alignment:
         if not barrier_blocks:
             return True
         varying, users = self._seed(scalar)
-        pdom = _PostDominators(blocks)
+        pdom = PostDominators(blocks)
         done: set = set()
         while True:
             grown = False
@@ -126,7 +126,7 @@ class Alignment:
                 if len(x.succs) < 2 or x in done or not self._branch_varies(x, varying):
                     continue
                 done.add(x)
-                region = _region(x, pdom.immediate(x))
+                region = divergent_region(x, pdom.immediate(x))
                 if region & barrier_blocks:
                     term = x.terminator()
                     self.why = (f"the branch at line {term.line if term else '?'} may go different ways in "
@@ -204,7 +204,7 @@ def _spread(varying: set, users: dict, start: list) -> None:
                 work.append(u)
 
 
-class _PostDominators:
+class PostDominators:
     """Post-dominator sets over `blocks` as bit masks (bit n: the virtual exit), by the
     iterative intersection; `immediate(b)` on demand."""
 
@@ -242,7 +242,7 @@ class _PostDominators:
         return None
 
 
-def _region(x: Block, stop: Block | None) -> set[Block]:
+def divergent_region(x: Block, stop: Block | None) -> set[Block]:
     """Blocks reachable from `x`'s successors before `stop` (x itself if a cycle returns)."""
     seen: set[Block] = set()
     work = list(x.succs)

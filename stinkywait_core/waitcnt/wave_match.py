@@ -17,6 +17,15 @@ side runs to its next LDS-fence barrier or to its block's end:
   combination of successors is walked.  A side with no successor has ended (an ended wave
   takes no part in barriers and touches no LDS).
 
+Where the two may part (both at block ends, the branches not known to go one way), a side
+whose branch *rejoins* (every way from it reaches its immediate post-dominator with no fence,
+call, return or end before it: `_resync`) runs on to that join at once, what the ways between
+write unequal, so that the two are compared at their next branch or fence together; and a
+successor that only tests a value the waves may hold differently and branches (`_past_tests`)
+is passed to its own successors, so a dispatch chain on the wave index takes a wave to any role
+in one step.  Without these a wave that took the short way ran a block apart from the other
+from then on, and every later branch was walked both ways (aiter's gfx1250 f4gemm).
+
 Equal values: at the entry every SGPR is equal (set up at launch), while VGPRs, EXEC, M0 and
 trap temporaries (gfx12's workgroup ids in TTMP6/7/9 excepted) may differ.  When both sides
 run the same instruction text, its scalar results are equal if every register it reads is and
@@ -56,6 +65,7 @@ from __future__ import annotations
 from ..analysis.boundaries import local_transfers
 from ..ir import Block, FloatImm, Function, Imm, Instruction, Reg
 from .lane_uniform import LaneSlice, lane_local, lane_slice, mask_operand, vector_units
+from .publish import PostDominators, divergent_region
 
 #: most position pairs walked before giving up
 _LIMIT = 40000
@@ -72,6 +82,22 @@ _TERM_NODES = 16
 #: scalar reads of memory: equal from equal addresses in one step only (memory may change
 #: between the times two waves read it), so never part of a relation carried across steps
 _MEMORY_READS = ("s_load", "s_buffer_load", "s_scratch_load", "s_atc_probe")
+
+#: most branch regions one step runs past (`WaveMatch._resync`)
+_EXTEND = 16
+#: most successors looked through for test blocks at one branch (`WaveMatch._past_tests`)
+_TESTS = 64
+
+
+class _Rejoin:
+    """In a run: the paths from a branch to its join (`WaveMatch._resync`), as one step that
+    makes what they may write unequal."""
+
+    __slots__ = ("key", "written")
+
+    def __init__(self, branch: Block, written: frozenset) -> None:
+        self.key = ("rejoin", id(branch))
+        self.written = written
 
 
 class _GiveUp(Exception):
@@ -159,6 +185,15 @@ def _join_states(old: frozenset, new) -> frozenset:
     return frozenset(plain | {x for x in rel_old & rel_new if x[2] in plain})
 
 
+def _forget(neq: set, units) -> None:
+    """`units` may now differ between the waves: into `neq`, and every relation kept there
+    between the two waves' registers (an element that is not a unit key, e.g. ("rel", ...))
+    dropped, as it may rest on one of them."""
+    neq.update(units)
+    for x in [x for x in neq if x and x[0] == "rel"]:
+        neq.discard(x)
+
+
 def _vcc_keys() -> set:
     return {("vcc", 0), ("vcc", 1)}
 
@@ -187,6 +222,11 @@ class WaveMatch:
         #: local call terminators -> the block their return comes back to; local returns
         self._calls: dict[Instruction, Block] = {}
         self._returns: set[Instruction] = set()
+        self._pdom = PostDominators(list(func.blocks))
+        #: branch block -> (its join, what the paths to it may write) or None (`_resync`)
+        self._joins: dict[Block, tuple | None] = {}
+        #: blocks that only compare and branch (`_past_tests`)
+        self._tests: dict[Block, tuple] = {}
         try:
             self._solve()
         except _GiveUp as e:
@@ -196,6 +236,7 @@ class WaveMatch:
         self._leaf_memo, self._carry_memo = {}, {}
         self._slice = (frozenset(), frozenset())
         self._calls, self._returns = {}, set()
+        self._pdom, self._joins, self._tests = None, {}, {}
         self._lanes = None
         self.func = None
 
@@ -239,6 +280,9 @@ class WaveMatch:
 
     def _step_same(self, inst: Instruction, neq: set) -> None:
         """Both waves run this instruction (text): its scalar results are equal or not."""
+        if type(inst) is _Rejoin:
+            _forget(neq, inst.written)
+            return
         mn = inst.mnemonic
         if self._lanes is not None and mn.startswith("v_"):
             self._step_vector(inst, neq)
@@ -287,6 +331,10 @@ class WaveMatch:
         env: dict = {}
         self._term_runs[id(insts)] = (insts, env)
         for inst in insts:
+            if type(inst) is _Rejoin:  # (the paths to a join: what they may write is unknown)
+                for u in inst.written:
+                    env[u] = None
+                continue
             regs = self._scalar_sources(inst)
             kids = None if regs is None else tuple(env.get(u, u) for r in regs for u in _unit_keys(r))
             if kids is not None and any(k is None for k in kids):
@@ -298,6 +346,8 @@ class WaveMatch:
             if ("SCC", 0) in keys and inst not in self._slice[1]:
                 env[("SCC", 0)] = None  # (this SCC decides no branch: no relation on it)
         for inst in insts:  # a vector result a lane read may take is not a scalar term
+            if type(inst) is _Rejoin:
+                continue
             for r in inst.dsts:
                 if type(r) is Reg and r.kind in ("v", "a"):
                     for u in vector_units(r):
@@ -489,6 +539,10 @@ class WaveMatch:
         mine = object()
         env: dict = {}
         for inst in insts:
+            if type(inst) is _Rejoin:
+                for u in inst.written:
+                    env[u] = mine
+                continue
             regs = self._scalar_sources(inst)
             differ = regs is None
             srcs = [] if differ else [env.get(u, mine if u in neq else ("before", u))
@@ -592,10 +646,23 @@ class WaveMatch:
             return []
         ra = self._cached_run(pa) if pa != _DONE else None
         rb = self._cached_run(pb) if pb != _DONE else None
-        if ra is not None and rb is not None:
-            cur = self._step_runs(ra, rb, neq)
-        else:  # (an ended wave's registers no longer matter: no relations)
-            cur = {x for x in neq.union(*(r[3] for r in (ra, rb) if r is not None)) if x[0] != _REL}
+        cur = self._step(ra, rb, neq)
+        for _ in range(_EXTEND):
+            if ra is None or rb is None or ra[1] is not None or rb[1] is not None:
+                break
+            if len(pa[0].succs) == 2 and len(pb[0].succs) == 2 and self._same_way(pa[0], pb[0], cur):
+                break
+            # both at block ends that may branch apart: a side whose branch rejoins with no
+            # fence on the way runs on to the join first (`_resync`)
+            ja = self._resync(pa[0]) if len(pa[0].succs) == 2 else None
+            jb = self._resync(pb[0]) if len(pb[0].succs) == 2 else None
+            if ja is None and jb is None:
+                break
+            if ja is not None:
+                pa, ra = self._extend(pa, ra, ja)
+            if jb is not None:
+                pb, rb = self._extend(pb, rb, jb)
+            cur = self._step(ra, rb, neq)
         ea = ra[1] if ra is not None else None
         eb = rb[1] if rb is not None else None
         if ea is not None and eb is not None:
@@ -622,7 +689,135 @@ class WaveMatch:
         sb = self._succs(pb) if pb != _DONE else [_DONE]
         if pa != _DONE and pb != _DONE and len(sa) == 2 and len(sb) == 2 and self._same_way(pa[0], pb[0], cur):
             return [((sa[0], sb[0]), cur), ((sa[1], sb[1]), cur)]
+        if len(sa) > 1 or len(sb) > 1:
+            sa, ta = self._past_tests(sa, cur)
+            sb, tb = self._past_tests(sb, cur)
+            if ta or tb:
+                cur = set(cur)
+                _forget(cur, (("SCC", 0),))
         return [((x, y), cur) for x in sa for y in sb]
+
+    def _past_tests(self, succs: list, neq: set | frozenset) -> tuple[list, bool]:
+        """Successor positions with every *test block* among them replaced by its own
+        successors (repeatedly), and whether one was: a block that only compares and branches
+        (nothing but SCC written, no fence, call or return) on a register that may differ
+        between the waves (`neq`) moves a wave on without changing anything the walk follows
+        but SCC, and whichever way it goes, the other wave's branch is not known to go the
+        same way (a test of equal registers is left to the walk: both waves may run it
+        together and go one way).  Two waves going apart at a branch are then
+        compared at their next real code together: a chain ``s_cmp_eq_u32 s22, k;
+        s_cbranch_scc1 role_k`` dispatching on the wave index takes a wave to any role in one
+        step, whichever role it is (aiter's gfx1250 f4gemm: the first role, one test from the
+        chain's head, otherwise ran its code a block ahead of the last, three tests on, and
+        its branches were walked both ways against the other's)."""
+        out: list = []
+        seen: set = set()
+        skipped = False
+        work = list(succs)
+        while work:
+            p = work.pop(0)
+            if p in seen:
+                continue
+            seen.add(p)
+            if p != _DONE and len(seen) <= _TESTS and self._is_test(p[0], neq):
+                nxt = self._succs(p)
+                if _DONE not in nxt and all(q[0] is not p[0] for q in nxt):
+                    work.extend(nxt)
+                    skipped = True
+                    continue
+            out.append(p)
+        return out, skipped
+
+    def _is_test(self, b: Block, neq: set | frozenset) -> bool:
+        got = self._tests.get(b)
+        if got is None:
+            insts, stop = self._run(b, 0)
+            term = b.terminator()
+            test = (stop is None and bool(b.succs)
+                    and not (term is not None and (term in self._calls or term in self._returns))
+                    and all(type(r) is Reg and r.kind == "SCC" for i in insts for r in i.dsts))
+            reads: set | None = None
+            if test:
+                reads = set()
+                for i in insts:
+                    regs = self._scalar_sources(i)
+                    if regs is None:
+                        reads = None  # (its result differs whatever it reads)
+                        break
+                    reads.update(u for r in regs for u in _unit_keys(r))
+                mn = term.mnemonic if term is not None and len(b.succs) == 2 else ""
+                if reads is not None and not insts and mn:
+                    # a branch on a condition set before the block
+                    reads = ({("SCC", 0)} if mn.startswith("s_cbranch_scc") else
+                             _vcc_keys() if mn.startswith("s_cbranch_vcc") else None)
+            got = self._tests[b] = (test, reads)
+        test, reads = got
+        return test and (reads is None or bool(reads & neq) or not reads)
+
+    def _step(self, ra: tuple | None, rb: tuple | None, neq: frozenset) -> set | frozenset:
+        """The unequal registers after both sides' runs, with the lag relations that hold after
+        them (`_step_runs`); one side ended: its writes, and no relations (an ended wave's
+        registers no longer matter)."""
+        if ra is not None and rb is not None:
+            return self._step_runs(ra, rb, neq)
+        return {x for x in neq.union(*(r[3] for r in (ra, rb) if r is not None)) if x[0] != _REL}
+
+    def _extend(self, pos: tuple, run: tuple, join: tuple) -> tuple[tuple, tuple]:
+        """A side's run continued past its block's branch to the branch's join: (the join's
+        position, the run with the paths between as one `_Rejoin` item, then the join's own
+        run)."""
+        block, rejoin = join
+        at = (block, 0, pos[2])
+        more = self._cached_run(at)
+        return at, (run[0] + [rejoin] + more[0], more[1], run[2] + (rejoin.key,) + more[2],
+                    run[3] | rejoin.written | more[3])
+
+    def _resync(self, b: Block) -> tuple[Block, "_Rejoin"] | None:
+        """A wave at the end of `b`, whose branch may go either way: when every path from `b`
+        reaches its immediate post-dominator with no fence, call, return or end on the way
+        (every block between has a path on to it), the wave arrives there at the same barrier
+        count whichever way it went, so the walk may run it on to that join at once, with
+        everything the paths between write unequal.  Two waves that took different ways meet
+        again there (aiter's gfx1250 f4gemm: only wave 0 runs the entry's prefetch block, and
+        one wave role's loop signals a named barrier in a branch the other role's copy of the
+        loop lacks; walked as separate runs, the waves never met again at one position and
+        every later barrier paired with every other).  None: no such join."""
+        if b in self._joins:
+            return self._joins[b]
+        got = None
+        join = self._pdom.immediate(b)
+        if join is not None:
+            region = divergent_region(b, join)
+            written: set = set()
+            ok = True
+            for x in region:
+                term = x.terminator()
+                if not x.succs or (term is not None and (term in self._calls or term in self._returns)):
+                    ok = False
+                    break
+                insts, stop = self._run(x, 0)
+                if stop is not None:
+                    ok = False
+                    break
+                for i in insts:
+                    self._step_alone(i, written)
+            if ok and self._all_reach(region, join):
+                got = (join, _Rejoin(b, frozenset(written)))
+        self._joins[b] = got
+        return got
+
+    @staticmethod
+    def _all_reach(region: set, join: Block) -> bool:
+        """Every block of `region` has a path to `join` inside it (a wave cannot stay in it)."""
+        back = {join}
+        grew = True
+        while grew:
+            grew = False
+            for x in region:
+                if x not in back and any(s in back for s in x.succs):
+                    back.add(x)
+                    grew = True
+        return len(back) == len(region) + 1
 
     def _succs(self, pos: tuple) -> list:
         """Successor positions, the taken target first (`succs` is in that order); none: ended.
