@@ -29,8 +29,11 @@ demo: $(BIN)/stinkywait
 	@echo
 	$(BIN)/stinkywait insert --explain $(EXAMPLE) -o -
 
+# one worker per CPU (pytest-xdist); tests sharing a module fixture stay on one worker
+# (`xdist_group`); `make test XDIST=` runs them in this process
+XDIST ?= -n auto --dist loadgroup
 test: $(VENV)/.test-deps
-	$(BIN)/python -m pytest -q -p no:cacheprovider $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -q -p no:cacheprovider $(XDIST) $(PYTEST_ARGS)
 
 bench: $(BIN)/stinkywait
 	$(BIN)/python benchmarks/run_all.py

@@ -36,16 +36,15 @@ def _run(arch: str, seed: int, window: int) -> tuple[str, HwResult]:
     return text, check_function(p.func, opts, max_trips=TRIPS)
 
 
-@pytest.fixture(scope="module")
-def results() -> dict[tuple[str, int], list[tuple[str, HwResult]]]:
-    return {(arch, w): [_run(arch, seed, w) for seed in range(N[arch])] for arch in ARCHS for w in WINDOWS}
-
-
 @pytest.mark.parametrize("window", WINDOWS)
 @pytest.mark.parametrize("arch", ARCHS)
-def test_no_unsafe_wait_at_all(results, arch: str, window: int):
-    bad = [(text, res) for text, res in results[(arch, window)] if not res.ok]
+def test_no_unsafe_wait_at_all(arch: str, window: int):
+    runs = [_run(arch, seed, window) for seed in range(N[arch])]
+    bad = [(text, res) for text, res in runs if not res.ok]
     assert not bad, bad[0][0] + "\n" + format_result(bad[0][1], "hw.stir")
+    if window == 0:
+        # the bound is not everything: some loop states repeat (a proof for every trip count)
+        assert sum(r.complete for _, r in runs) >= len(runs) // 5, arch
 
 
 def test_coalescing_changes_some_plans():
@@ -58,13 +57,6 @@ def test_coalescing_changes_some_plans():
                for w in WINDOWS]
         differ += got[0] != got[1]
     assert differ >= 4
-
-
-def test_some_programs_are_proven(results):
-    """The bound is not everything: some loop states repeat (a proof for every trip count)."""
-    for arch in ARCHS:
-        runs = results[(arch, 0)]
-        assert sum(r.complete for _, r in runs) >= len(runs) // 5, arch
 
 
 def test_generator_makes_every_hazard():
