@@ -29,9 +29,10 @@ demo: $(BIN)/stinkywait
 	@echo
 	$(BIN)/stinkywait insert --explain $(EXAMPLE) -o -
 
-# one worker per CPU (pytest-xdist); tests sharing a module fixture stay on one worker
-# (`xdist_group`); `make test XDIST=` runs them in this process
-XDIST ?= -n auto --dist loadgroup
+# one worker per CPU (pytest-xdist); a module's tests stay on one worker, so a module
+# fixture is made once (`--dist loadscope`; `xdist_group` marks do not group under pytest 9
+# with xdist 3.8); `make test XDIST=` runs them in this process
+XDIST ?= -n auto --dist loadscope
 test: $(VENV)/.test-deps
 	$(BIN)/python -m pytest -q -p no:cacheprovider $(XDIST) $(PYTEST_ARGS)
 

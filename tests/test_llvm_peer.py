@@ -36,10 +36,6 @@ CHECKS = ("assembles", "matched")
 needs_llvm = pytest.mark.skipif(not tools_available(), reason="llc-22 / llvm-mc-22 not installed")
 
 
-#: its tests share a module fixture: one worker runs them all (pytest-xdist --dist loadgroup)
-pytestmark = pytest.mark.xdist_group("llvm-peer")
-
-
 def expected_failures() -> dict[tuple[str, str], str]:
     out = {}
     for raw in EXPECTED.read_text().splitlines():

@@ -29,9 +29,7 @@ def _load(name: str):
 
 
 llvm_stall = _load("llvm_stall")
-#: its tests share a module fixture: one worker runs them all (pytest-xdist --dist loadgroup)
-pytestmark = [pytest.mark.xdist_group("llvm-stall"),
-              pytest.mark.skipif(not llvm_stall.tools_available(), reason="llc-22 / llvm-extract-22 not installed")]
+pytestmark = pytest.mark.skipif(not llvm_stall.tools_available(), reason="llc-22 / llvm-extract-22 not installed")
 
 _WAIT = re.compile(r"^\s*s_wait(cnt|_\w+)\b")
 

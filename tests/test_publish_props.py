@@ -20,10 +20,6 @@ N = int(os.environ.get("PUBLISH_PROGRAMS", "120"))
 TRIPS = 3
 
 
-#: its tests share a module fixture: one worker runs them all (pytest-xdist --dist loadgroup)
-pytestmark = pytest.mark.xdist_group("publish-props")
-
-
 def check(text: str) -> list:
     mod = parse_asm(text, "p.s")
     return [v for r in check_module(mod, Options(), lds_addresses=True, max_trips=TRIPS) for v in r.violations]

@@ -18,10 +18,6 @@ from stinkywait_core.separate import separation_fixes, unproven_pairs
 FMHA = Path(__file__).parent / "data" / "aiter_gfx1250" / "fmha_fwd_bf16__fmha_bf16_pertokenBf16_hd128_128x256.s.gz"
 
 
-#: its tests share a module fixture: one worker runs them all (pytest-xdist --dist loadgroup)
-pytestmark = pytest.mark.xdist_group("separate")
-
-
 def review(an):
     """[(kind, line, wait instruction, planned wait)] of the review findings."""
     by_key = findings.waits_by_key(an.waits())

@@ -43,10 +43,6 @@ AGREE_KIND = {"wait": {"wait"}, "msg": {"message"}, "barrier": {"barrier"},
               "mem": {"smem", "message"}}
 
 
-#: its tests share a module fixture: one worker runs them all (pytest-xdist --dist loadgroup)
-pytestmark = pytest.mark.xdist_group("target-inventory")
-
-
 def _models_something(sem) -> bool:
     return bool(sem.pushes or sem.locks or sem.lds or sem.control or sem.barrier or sem.wait
                 or sem.drain_before or sem.drain_after or sem.mem_model)
