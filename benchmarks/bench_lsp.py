@@ -3,6 +3,7 @@
     .venv/bin/python benchmarks/bench_lsp.py [--iterations 15] [--big-blocks 3750] [--json]
         [--skip-big] [--many-files N [--kernels DIR] [--wait-others]] [--keep-analyses N]
         [--server-log FILE] [--server-arg=--automatic-gc ...] [--typing GAP_MS [--typing-edits N]]
+        [--retune]
 
 Scenarios (targets from issue 5):
   * open -> first hints on the 3.2k-line gfx1250 GEMM of the shared corpus   (<= 500 ms)
@@ -16,6 +17,8 @@ Scenarios (targets from issue 5):
   * `--typing GAP_MS`: a burst of GEMM edits GAP_MS apart, each with its hint request and no
     wait for diagnostics: edit -> hints while the reviews the edits start are stopped by the
     next edit, and the last edit -> its review tier
+  * `--retune`: GEMM edits of hand-written waits (a count changed by one, then put back):
+    the review after an edit that changes no instruction the wait-stripped plan reads
 
 Every scenario also times each edit -> that version's publishDiagnostics (issue 21: 200 ms),
 per tier: the plan tier (the first push of the version: parse and pass diagnostics, missing
@@ -57,7 +60,12 @@ from pygls.lsp.client import LanguageClient
 REPO = Path(__file__).resolve().parents[1]
 #: an editor asks for the hints of what it shows: about one screen around the cursor
 VIEWPORT = 80
-GEMM = REPO.parent / "shared" / "corpus" / "asm" / "aiter_gfx1250_mxscale_gemm1_final_isa.s"
+#: the shared corpus beside the repository (/work/main -> /work/shared), or two levels up from a
+#: worktree (/work/wt/NAME -> /work/shared)
+GEMM = next((d / "shared" / "corpus" / "asm" / "aiter_gfx1250_mxscale_gemm1_final_isa.s"
+             for d in (REPO.parent, REPO.parent.parent)
+             if (d / "shared" / "corpus" / "asm").is_dir()), REPO.parent / "shared" / "corpus" / "asm"
+            / "aiter_gfx1250_mxscale_gemm1_final_isa.s")
 AITER = REPO / "tests" / "data" / "aiter_gfx1250"
 
 
@@ -256,13 +264,27 @@ def edit_line(lines: list[str], i: int) -> tuple[int, str]:
     return n, new
 
 
+_WAIT_LINE = re.compile(r"^(\ts_wait_(?:dscnt|loadcnt|tensorcnt|kmcnt)\s+)(0x[0-9a-fA-F]+|\d+)(.*)$")
+
+
+def retune_line(lines: list[str], i: int) -> tuple[int, str]:
+    """The i-th edit of `--retune`: a hand-written wait's count changed by one (its low bit
+    flipped: 0xa <-> 0xb) at its own line, and put back by the next edit (a user tuning a
+    wait, then undoing it).  The change is semantic: the plan and the review see a new wait."""
+    waits = [n for n, ln in enumerate(lines) if _WAIT_LINE.match(ln)]
+    n = waits[((i // 2) * 7919) % len(waits)]
+    m = _WAIT_LINE.match(lines[n])
+    return n, f"{m.group(1)}{int(m.group(2), 0) ^ 1:#x}{m.group(3)}"
+
+
 def open_document(driver: Driver, uri: str, text: str) -> None:
     driver.client.text_document_did_open(T.DidOpenTextDocumentParams(
         text_document=T.TextDocumentItem(uri=uri, language_id="amdgpu-asm", version=1, text=text)))
 
 
 async def scenario(driver: Driver, name: str, uri: str, text: str, iterations: int,
-                   others: list[tuple[str, str]] = (), wait_others: bool = False) -> Scenario:
+                   others: list[tuple[str, str]] = (), wait_others: bool = False,
+                   editor=edit_line) -> Scenario:
     """Open `text`, then edit it `iterations` times; `others` are opened (all at once, not
     waited for) between its first diagnostics and the first edit, and closed after the last
     edit (after they all have diagnostics, with `wait_others`)."""
@@ -291,7 +313,7 @@ async def scenario(driver: Driver, name: str, uri: str, text: str, iterations: i
         others_done = asyncio.ensure_future(all_diagnosed())
     version = 1
     for i in range(iterations):
-        n, new = edit_line(lines, i)
+        n, new = editor(lines, i)
         rng = T.Range(start=T.Position(line=n, character=0), end=T.Position(line=n, character=len(lines[n])))
         lines[n] = new
         version += 1
@@ -431,6 +453,9 @@ async def run(args: argparse.Namespace) -> dict:
             results.append(await scenario(driver, "gemm1 (corpus)", GEMM.as_uri(), GEMM.read_text(), args.iterations))
         else:
             print(f"skipping the GEMM: {GEMM} not found", file=sys.stderr)
+        if args.retune and GEMM.exists():
+            results.append(await scenario(driver, "gemm1, waits retuned", (REPO / "retune" / GEMM.name).as_uri(),
+                                          GEMM.read_text(), args.iterations, editor=retune_line))
         typed = None
         if args.typing and GEMM.exists():
             typed = await typing(driver, (REPO / "typing" / GEMM.name).as_uri(), GEMM.read_text(),
@@ -473,6 +498,8 @@ def main() -> int:
                    help="also type on the GEMM: --typing-edits one-line edits GAP_MS apart, each with its hint "
                         "request, none waiting for diagnostics (edit -> hints while reviews start and stop)")
     p.add_argument("--typing-edits", type=int, default=12, metavar="N")
+    p.add_argument("--retune", action="store_true",
+                   help="also edit the GEMM's hand-written waits: a count changed by one, then put back")
     p.add_argument("--server-arg", action="append", default=[],
                    help="extra server flag, e.g. --server-arg=--automatic-gc (repeatable)")
     args = p.parse_args()

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 from functools import partial
+from operator import is_
 TYPE_CHECKING = False  # (no `typing` / `dataclasses` imports on a cold command's path)
 if TYPE_CHECKING:
     from typing import Any, Callable
@@ -307,7 +308,7 @@ def _analyze(text: str, path: str, options: Options, language: str | None,
     for fi, func in enumerate(module.functions):
         if pause is not None:
             pause()
-        chain = None
+        chain = adopted = None
         if cache is not None:
             nth = occurrences[func.name] = occurrences.get(func.name, -1) + 1
             ck = (path, func.name if nth == 0 else (func.name, nth), options)
@@ -324,27 +325,18 @@ def _analyze(text: str, path: str, options: Options, language: str | None,
                 if adopted.fresh == 0:  # nothing new, nothing moved: the last plan holds
                     for b, instrs in zip(func.blocks, chain.analysed):
                         b.instrs = instrs
-                    po = chain.po
-                    an.outputs.append(po)
-                    an.functions.append(po.result)
-                    an.removed_lines.extend(chain.removed)
-                    an.diagnostics.extend(po.result.diagnostics)
+                    _last_plan(an, chain)
                     continue
         removed: list[int] = []
         if options.replace_waits:
-            target = options.target
-            for b in func.blocks:
-                keep = []
-                instrs = b.instrs
-                for k, inst in enumerate(instrs):
-                    # both front ends put one instruction per line, so the whole line goes
-                    if not inst.is_label and should_remove(inst, model=options.model) and inst.span is not None \
-                            and not (options.model == "hw" and _in_fence_sequence(instrs, k, target)) \
-                            and not (sites is not None and sites.is_expanded(inst)):  # not in the user's text
-                        removed.append(inst.span.line)
-                        continue
-                    keep.append(inst)
-                b.instrs = keep
+            removed = _strip_waits(func, options, sites)
+            if adopted is not None and adopted.moved == 0 and removed == chain.removed \
+                    and _same_objects(func, chain.analysed):
+                # the edit changed hand-written waits only, each into a wait that is stripped
+                # too: the plan's input is the last version's, object for object, at the same
+                # lines (the review's wait-stripped plan after a wait is retuned)
+                _last_plan(an, chain)
+                continue
         if options.model == "upstream" or has_tokens:
             implicit = build_implicit_dependencies(func, chain.memo if chain is not None else None,
                                                    attach=options.model == "upstream")
@@ -395,6 +387,41 @@ def _scoped_vmem(inst: Instruction | None, sem) -> bool:
         return False
     toks = inst.suffix.split()
     return "nt" not in toks and any(t in ("sc0", "sc1") or t.startswith("scope:") for t in toks)
+
+
+def _last_plan(an: Analysis, chain: Chain) -> None:
+    """The chain's last plan holds for this version: it joins `an` as it is."""
+    po = chain.po
+    an.outputs.append(po)
+    an.functions.append(po.result)
+    an.removed_lines.extend(chain.removed)
+    an.diagnostics.extend(po.result.diagnostics)
+
+
+def _strip_waits(func, options: Options, sites) -> list[int]:
+    """`replace_waits`: take the hand-written waits the pass rebuilds out of `func`'s blocks;
+    returns their lines."""
+    removed: list[int] = []
+    target = options.target
+    for b in func.blocks:
+        keep = []
+        instrs = b.instrs
+        for k, inst in enumerate(instrs):
+            # both front ends put one instruction per line, so the whole line goes
+            if not inst.is_label and should_remove(inst, model=options.model) and inst.span is not None \
+                    and not (options.model == "hw" and _in_fence_sequence(instrs, k, target)) \
+                    and not (sites is not None and sites.is_expanded(inst)):  # not in the user's text
+                removed.append(inst.span.line)
+                continue
+            keep.append(inst)
+        b.instrs = keep
+    return removed
+
+
+def _same_objects(func, analysed: list[list[Instruction]]) -> bool:
+    """`func`'s blocks hold exactly the instruction objects of `analysed`, in order."""
+    return len(analysed) == len(func.blocks) and all(
+        len(old) == len(b.instrs) and all(map(is_, old, b.instrs)) for old, b in zip(analysed, func.blocks))
 
 
 def _in_fence_sequence(instrs: list[Instruction], k: int, target) -> bool:

@@ -11,9 +11,15 @@ as written: no new violation, proven or not (an unproven LDS overlap counts), no
 need for one it already found.  The checker must also have finished: a search cut by its
 path, step or loop-trip bound proves nothing, and that function's changes are not offered.
 
-Cost: one checker run of the file as written, then runs with a *group* of changes applied.
-A change of a wait that retired nothing in that first run (the search finished; `_idle_waits`)
-needs no run of its own: with it applied the checker's search is the same search.
+Cost: a change of a wait that its own block shows idle (an earlier wait of each of its
+counters in the block leaves it nothing to retire: validate/hwidle.py, `_settled`) needs no
+run at all, so a version whose changes are all such (the 4 deletes of the gfx1250 GEMM)
+costs the checker only its parse, whatever the edit; and since the argument reads only the
+lines between the two waits, the verdict of every wait the edit did not reach is the same
+again.  Otherwise: one checker run of the file as written, then runs with a *group* of
+changes applied.  A change of a wait that retired nothing in that first run (the search
+finished; `_idle_waits`) needs no run of its own: with it applied the checker's search is
+the same search.
 Waiting more never makes a path unsafe (a wait only retires ops), so when the file with the
 whole group applied shows nothing new, every change of the group is safe alone.  When it
 does show something, the changes on an offending path between its producer and its
@@ -88,29 +94,35 @@ def _at(inst) -> tuple | None:
     return (inst.span.line, inst.span.col) if inst is not None and inst.span is not None else None
 
 
-def _check(an: Analysis, text: str, functions: set[str], max_steps: int,
-           proof_only: bool = False) -> tuple[_Run, dict[str, list[HwViolation]]]:
-    """The hardware checker on `text` (the LDS address analysis where memtokens prove
-    nothing, as `check --exhaustive` and the pass), for the named functions only, each
-    stopped after `max_steps`.  `proof_only` (the run on the file as written): a function
-    whose search must cut a loop trip can prove no change safe, so its search ends there."""
-    checkpoint(an)
-    from .analysis.lds_facts import module_facts
+def _checker_parse(an: Analysis, text: str, as_written: bool) -> tuple[object, dict | None]:
+    """The checker's own parse of `text` (never the plan's module) and, for the file as
+    written with a kept scratch cache, the memo of its per-instruction facts."""
     from .macro_sites import wants_expansion
     from .syntax import parse
-    from .targets import get_target
-    from .validate.hwcheck import check_function
-    from .validate.lds_overlap import AddressRegions
-    memo = None
     if an.language == "asm" and wants_expansion(text):
         # the expansion, as the pass and `check --exhaustive` see it (macro_sites.py)
         from .macro_sites import parse_expanded
         opts = an.options
         module, _ = parse_expanded(text, an.path, opts.arch, opts.include_paths, an.read, opts.defsyms)
-    elif proof_only and an.cache is not None and an.cache.review_scratch is not None:
-        module, memo = _parsed_as_written(an, text, an.cache.review_scratch)
-    else:
-        module = parse(text, an.path, an.language)
+        return module, None
+    if as_written and an.cache is not None and an.cache.review_scratch is not None:
+        return _parsed_as_written(an, text, an.cache.review_scratch)
+    return parse(text, an.path, an.language), None
+
+
+def _check(an: Analysis, text: str, functions: set[str], max_steps: int,
+           proof_only: bool = False, parsed: tuple | None = None) -> tuple[_Run, dict[str, list[HwViolation]]]:
+    """The hardware checker on `text` (the LDS address analysis where memtokens prove
+    nothing, as `check --exhaustive` and the pass), for the named functions only, each
+    stopped after `max_steps`.  `proof_only` (the run on the file as written): a function
+    whose search must cut a loop trip can prove no change safe, so its search ends there.
+    `parsed`: `_checker_parse`'s answer for `text`, when the caller has it already."""
+    checkpoint(an)
+    from .analysis.lds_facts import module_facts
+    from .targets import get_target
+    from .validate.hwcheck import check_function
+    from .validate.lds_overlap import AddressRegions
+    module, memo = parsed if parsed is not None else _checker_parse(an, text, proof_only)
     funcs = [f for f in module.functions if f.name in functions]
     run = _Run()
     raw: dict[str, list[HwViolation]] = {}
@@ -166,25 +178,66 @@ def _idle_waits(func, target, retiring: set) -> set[int]:
     reads a wait only through `Machine.wait`; `tests/test_review_safe_on_gpu.py` runs the
     checker on every offered change alone."""
     from .validate.hwfacts import decode_wait
+    per_line = _per_line(func)
+    out: set[int] = set()
+    for b in func.blocks:
+        body = [i for i in b.instrs if not i.is_label and not i.is_phi]
+        for k, inst in enumerate(body):
+            if inst in retiring or not _alone(body, k, target, per_line):
+                continue
+            if not (target.sem(inst).wait or decode_wait(target, inst)):
+                continue
+            out.add(inst.span.line)
+    return out
+
+
+def _per_line(func) -> dict[int, int]:
+    """How many instructions each line of `func` holds (a macro's call site: several)."""
     per_line: dict[int, int] = {}
     for b in func.blocks:
         for inst in b.instrs:
             if inst.span is not None and not inst.is_label:
                 per_line[inst.span.line] = per_line.get(inst.span.line, 0) + 1
+    return per_line
+
+
+def _alone(body: list, k: int, target, per_line: dict[int, int]) -> bool:
+    """`body[k]` (a block's instructions without labels and phis) is the only instruction of
+    its line, and taking it out leaves `Target.drain_before` of the instruction before it as
+    it is (the checker's facts of every other instruction stay the same)."""
+    inst = body[k]
+    if inst.span is None or per_line.get(inst.span.line) != 1:
+        return False
+    if k > 0:
+        prev = body[k - 1]
+        following = body[k + 1] if k + 1 < len(body) else None
+        if target.drain_before(prev, inst) != target.drain_before(prev, following):
+            return False
+    return True
+
+
+def _settled(module, target, changes: list[Change]) -> set[int]:
+    """The ids of the changes whose wait is idle by its own block (`validate/hwidle.py`: an
+    earlier wait of each of its counters in the block leaves nothing for it to retire), alone
+    on its line with the facts around it unchanged (`_alone`).  Such a change is proved
+    without a run: the search of the edited file is the search of the file as written on
+    every path, finished or not.  It reads a few lines above each wait, so a version whose
+    edit is elsewhere gets the same answer again without the checker's whole run."""
+    from .validate.hwidle import BlockIdle
+    by_line: dict[tuple, Change] = {(c.function, c.line): c for c in changes}
+    names = {c.function for c in changes}
+    idle = BlockIdle(target)
     out: set[int] = set()
-    for b in func.blocks:
-        body = [i for i in b.instrs if not i.is_label and not i.is_phi]
-        for k, inst in enumerate(body):
-            if inst in retiring or inst.span is None or per_line.get(inst.span.line) != 1:
-                continue
-            if not (target.sem(inst).wait or decode_wait(target, inst)):
-                continue
-            if k > 0:
-                prev = body[k - 1]
-                following = body[k + 1] if k + 1 < len(body) else None
-                if target.drain_before(prev, inst) != target.drain_before(prev, following):
-                    continue
-            out.add(inst.span.line)
+    for func in module.functions:
+        if func.name not in names:
+            continue
+        per_line = _per_line(func)
+        for b in func.blocks:
+            body = [i for i in b.instrs if not i.is_label and not i.is_phi]
+            for k, inst in enumerate(body):
+                c = by_line.get((func.name, inst.span.line)) if inst.span is not None else None
+                if c is not None and _alone(body, k, target, per_line) and idle.idle(body, k):
+                    out.add(id(c))
     return out
 
 
@@ -240,10 +293,19 @@ def proven_safe(an: Analysis, lines: list[str], changes: list[Change]) -> list[C
     `lines`: the file's physical lines with their breaks."""
     if not changes:
         return []
+    from .targets import get_target
+    text = "".join(lines)
+    parsed = _checker_parse(an, text, True)
+    settled = _settled(parsed[0], get_target(an.options.arch, "hw"), changes)
+    # a change of a wait idle by its own block needs no run (`_settled`)
+    safe: list[Change] = [c for c in changes if id(c) in settled]
+    changes = [c for c in changes if id(c) not in settled]
+    if not changes:
+        safe.sort(key=lambda c: (c.line, c.diag.col))
+        return safe
     names = {c.function for c in changes}
-    base, _ = _check(an, "".join(lines), names, STEP_BUDGET // 2, proof_only=True)
+    base, _ = _check(an, text, names, STEP_BUDGET // 2, proof_only=True, parsed=parsed)
     budget = STEP_BUDGET - sum(max(base.steps.get(n, 0), RUN_STEPS) for n in names)
-    safe: list[Change] = []
     # groups of changes of one function still to try, the likeliest-safe first
     groups = []
     for name in sorted(base.proved):

@@ -191,11 +191,7 @@ def function_facts(func: Function, target: Target, regions: LdsRegionModel,
     facts of an instruction that are its own (`_OWN`: its semantics under the target, its
     register units) are taken from the run that met the same object under the same target;
     the ones of its place are computed every time."""
-    active = set(target.timelines)
-    by_counter: dict[str, tuple[int, ...]] = {}
-    for ck in target.timelines:
-        by_counter.setdefault(target.counter_of[ck], ())
-        by_counter[target.counter_of[ck]] += (ck,)
+    active, by_counter = timelines_of(target)
     out: dict[int, Facts] = {}
     sid = 0
     tail_calls, local = _transfers(func)
@@ -234,6 +230,26 @@ def function_facts(func: Function, target: Target, regions: LdsRegionModel,
     if seen is not None:
         memo[(target.name, func.name)] = fresh  # (the instructions of this version only)
     return out
+
+
+def timelines_of(target: Target) -> tuple[set[int], dict[str, tuple[int, ...]]]:
+    """The target's active timelines, and per counter name the timelines it counts (the
+    arguments of `own_facts`)."""
+    active = set(target.timelines)
+    by_counter: dict[str, tuple[int, ...]] = {}
+    for ck in target.timelines:
+        by_counter.setdefault(target.counter_of[ck], ())
+        by_counter[target.counter_of[ck]] += (ck,)
+    return active, by_counter
+
+
+def own_facts(inst: Instruction, target: Target, active: set, by_counter: dict) -> Facts:
+    """The facts of `inst` that are its own (`_OWN`: no place, region or transfer), for a
+    reader that needs what it pushes or waits for without a whole run's set-up (`hwidle.py`)."""
+    f = Facts(0, inst)
+    if not (inst.is_label or inst.is_phi):
+        _own_facts(f, inst, target, active, by_counter)
+    return f
 
 
 def _own_facts(f: Facts, inst: Instruction, target: Target, active: set, by_counter: dict):
