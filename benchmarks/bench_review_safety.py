@@ -8,7 +8,8 @@ its offered deletes and relaxations ("redundant" / "stricter than needed"), and 
 them are unsafe: each change is applied alone to the file as written and the hardware
 checker (validate/hwcheck.py, `check --exhaustive`'s engine, with the LDS address analysis)
 runs on the edited file; a change is unsafe when that run finds a violation, proven or not,
-the file as written does not have (or has with a laxer need), or does not finish.
+the file as written does not have (or has with a laxer need), or does not finish (while the
+file as written's run does).
 
 Runs under any tree on PYTHONPATH (the figures before a change are taken with the old tree).
 """
@@ -68,9 +69,12 @@ def hw_findings(text: str, path: str, options: Options) -> tuple[dict, bool]:
     return found, finished
 
 
-def unsafe(base: dict, edited: dict, finished: bool) -> list:
-    """The edited file's violations the file as written does not have (as keys)."""
-    if not finished:
+def unsafe(base: dict, edited: dict, finished: bool, base_finished: bool = True) -> list:
+    """The edited file's violations the file as written does not have (as keys).  A search
+    that does not finish proves nothing, unless the file as written's did not finish either
+    (the review proves a wait its block shows idle without a search, validate/hwidle.py: the
+    edited file's search is then the same search, cut where it was cut)."""
+    if not finished and base_finished:
         return ["(the checker did not finish)"]
     out = []
     for key, (needs, proven) in edited.items():
@@ -97,11 +101,11 @@ def offered_changes(text: str, path: str) -> tuple[list, float, Options]:
 def measure(path: Path) -> dict:
     text = read(path)
     changes, review_ms, options = offered_changes(text, str(path))
-    base, _ = hw_findings(text, str(path), options)
+    base, base_finished = hw_findings(text, str(path), options)
     bad = []
     for line, new, code, message in changes:
         found, finished = hw_findings(apply_alone(text, line, new), str(path), options)
-        u = unsafe(base, found, finished)
+        u = unsafe(base, found, finished, base_finished)
         if u:
             bad.append({"line": line, "code": code, "message": message, "new_violations": len(u)})
     return {"file": path.name, "lines": text.count("\n"), "review_ms": round(review_ms),
