@@ -9,7 +9,8 @@ the engine of `check --exhaustive`, which runs the file exactly as written and s
 reasoning with the pass) finds nothing on the edited file that it did not find on the file
 as written: no new violation, proven or not (an unproven LDS overlap counts), no stricter
 need for one it already found.  The checker must also have finished: a search cut by its
-path, step or loop-trip bound proves nothing, and that function's changes are not offered.
+path, step or loop-trip bound proves nothing, and that function's changes are not offered
+(but a change of a wait its own block shows idle, below, needs no search at all).
 
 Cost: a change of a wait that its own block shows idle (an earlier wait of each of its
 counters in the block leaves it nothing to retire: validate/hwidle.py, `_settled`) needs no
