@@ -1,0 +1,61 @@
+"""Waits left satisfied on every path after folding (waitcnt/satisfied.py): a wait past a join
+whose predecessors already hold its counter at most at its value is dropped; one that a push on
+some path into it leaves needed stays.  Under a model in which every op is back at once
+(test_coalesce's `FREE`), so CoalesceWaits folds whatever it may."""
+
+from __future__ import annotations
+
+from stinkywait_core.api import analyze
+from stinkywait_core.results import Options
+from stinkywait_core.targets.latency import MEMORY_KINDS
+
+FREE = tuple((f"latency.{k}", 0) for k in MEMORY_KINDS)
+HEAD = '\t.amdgcn_target "amdgcn-amd-amdhsa--{cpu}"\n\t.text\nk:\n'
+LOADS = "".join(f"\tds_load_b32 v{10 + i}, v0 offset:{4 * i}\n" for i in range(4))
+
+
+def plan(body: str, cpu: str = "gfx1250", window: int = -1) -> list[tuple[int, str, int]]:
+    text = HEAD.format(cpu=cpu) + body + "\ts_endpgm\n"
+    an = analyze(text, "t.s", Options(coalesce_window=window, latency_overrides=FREE))
+    assert not [d for d in an.diagnostics if d.severity == "error"], an.diagnostics
+    return sorted((w.line, w.counter, w.count) for w in an.waits())
+
+
+def diamond(fall: str) -> str:
+    # lines 4-7 loads, 8 A (needs ds 3), 11.. the fall-through block, then .Lj whose use of
+    # v11 needs ds 2 on the taken edge
+    return (LOADS + "\tv_mov_b32 v20, v10\n\ts_cmp_eq_u32 s0, 0\n\ts_cbranch_scc1 .Lj\n" + fall
+            + ".Lj:\n\tv_mov_b32 v22, v11\n")
+
+
+def test_a_wait_past_a_join_that_every_path_satisfies_is_dropped():
+    # the fall-through block's wait (ds 2) folds into A; then at .Lj at most 2 are in flight
+    # on both edges: its wait would not wait
+    body = diamond("\tv_mov_b32 v21, v11\n")
+    assert plan(body, window=0) == [(8, "ds", 3), (11, "ds", 2), (13, "ds", 2)]
+    assert plan(body) == [(8, "ds", 2)]
+
+
+def test_a_push_on_one_path_keeps_the_wait():
+    # near miss: the fall-through block issues one more load, so on that edge 3 may be in
+    # flight at .Lj, more than its wait's 2
+    body = diamond("\tv_mov_b32 v21, v11\n\tds_load_b32 v14, v0 offset:16\n")
+    got = plan(body)
+    assert (8, "ds", 2) in got
+    assert [w for w in got if w[0] > 12] == [(14, "ds", 2)]
+
+
+def test_a_loop_back_edge_into_the_join_is_counted():
+    # near miss: the join is a loop head whose back edge brings a load in flight
+    body = (LOADS + "\tv_mov_b32 v20, v11\n.Lj:\n\tv_mov_b32 v22, v11\n\tds_load_b32 v11, v0 offset:16\n"
+            "\ts_cmp_eq_u32 s0, 0\n\ts_cbranch_scc1 .Lj\n")
+    got = plan(body)
+    assert [w for w in got if w[0] == 10] == [(10, "ds", 0)]
+
+
+def test_a_call_forgets_the_bound():
+    # near miss: after a call nothing is known about the counter, so the wait after it stays
+    body = (LOADS + "\tv_mov_b32 v20, v10\n\ts_cmp_eq_u32 s0, 0\n\ts_cbranch_scc1 .Lj\n"
+            "\tv_mov_b32 v21, v11\n\ts_swappc_b64 s[30:31], s[4:5]\n.Lj:\n\tv_mov_b32 v22, v11\n")
+    got = plan(body)
+    assert any(w[0] == 14 for w in got), got
