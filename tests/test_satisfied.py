@@ -5,6 +5,7 @@ some path into it leaves needed stays.  Under a model in which every op is back 
 
 from __future__ import annotations
 
+from stinkywait_core import api
 from stinkywait_core.api import analyze
 from stinkywait_core.results import Options
 from stinkywait_core.targets.latency import MEMORY_KINDS
@@ -59,3 +60,26 @@ def test_a_call_forgets_the_bound():
             "\tv_mov_b32 v21, v11\n\ts_swappc_b64 s[30:31], s[4:5]\n.Lj:\n\tv_mov_b32 v22, v11\n")
     got = plan(body)
     assert any(w[0] == 14 for w in got), got
+
+
+def test_edits_give_what_a_fresh_analysis_gives():
+    # A takes the fall-through's ds 1; the join's wait (ds 2, for the taken edge) has taken the
+    # next use's in its block (ds 1 after one more load) and goes.  CoalesceWaits' record of
+    # that fold is shared with the incremental memo: the next version (a load in the
+    # fall-through block keeps the join's wait) must read it whole
+    def body(fall: str) -> str:
+        return (LOADS + "\tv_mov_b32 v20, v10\n\ts_cmp_eq_u32 s0, 0\n\ts_cbranch_scc1 .Lj\n"
+                "\tv_mov_b32 v21, v12\n" + fall + ".Lj:\n\tv_mov_b32 v22, v11\n"
+                "\tds_load_b32 v14, v0 offset:16\n\tv_mov_b32 v23, v12\n")
+    versions = [body(""), body("\tds_load_b32 v15, v0 offset:20\n"), body(""), body("\ts_nop 0\n")]
+    cache = api.AnalysisCache()
+    seen = []
+    for b in versions:
+        text = HEAD.format(cpu="gfx1250") + b + "\ts_endpgm\n"
+        opts = Options(latency_overrides=FREE)
+        warm = api.analyze(text, "t.s", opts, cache=cache)
+        cold = api.analyze(text, "t.s", opts)
+        assert (warm.to_json(), warm.inserted_text(explain=True)) == (cold.to_json(), cold.inserted_text(explain=True))
+        seen.append(sorted((w.line, w.counter, w.count) for w in cold.waits()))
+    assert seen[0] == [(8, "ds", 1)]  # (the join's wait went in the first version)
+    assert len(seen[1]) > 1  # (and stayed in the second)

@@ -74,8 +74,8 @@ def drop_satisfied(plan: WaitInsertionPlan, df, coalesced: dict | None = None) -
                             new[c] = -1
                         dropped += 1
                         if coalesced and inst in coalesced:
-                            for c in g:
-                                coalesced[inst].pop(c, None)
+                            # (a copy: the incremental memo's fold records share these dicts)
+                            coalesced[inst] = {c: lst for c, lst in coalesced[inst].items() if c not in g}
                     else:
                         bound[gi] = v
                 if new is not None:
