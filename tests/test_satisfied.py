@@ -83,3 +83,37 @@ def test_edits_give_what_a_fresh_analysis_gives():
         seen.append(sorted((w.line, w.counter, w.count) for w in cold.waits()))
     assert seen[0] == [(8, "ds", 1)]  # (the join's wait went in the first version)
     assert len(seen[1]) > 1  # (and stayed in the second)
+
+
+def test_a_blocks_summary_is_its_instructions_stepped():
+    # the fixed point runs on per-block summaries (x -> min(x + pushes, top)); the drop walks
+    # the instructions: both must give one bound, on a kernel with loads, planned and
+    # hand-written waits, branches, and a scalar load after the join's `s_wait_kmcnt 0`
+    from stinkywait_core.waitcnt import satisfied
+    body = (LOADS + "\ts_load_b32 s4, s[0:1], 0x0\n\tv_mov_b32 v20, v10\n\ts_cmp_eq_u32 s0, 0\n"
+            "\ts_cbranch_scc1 .Lj\n\tds_load_b32 v14, v0 offset:16\n\tv_mov_b32 v21, v12\n\ts_wait_dscnt 0x1\n"
+            ".Lj:\n\tv_mov_b32 v22, v11\n\ts_mov_b32 s5, s4\n\ts_load_b32 s6, s[0:1], 0x4\n"
+            "\tds_load_b32 v15, v0 offset:20\n")
+    an = analyze(HEAD.format(cpu="gfx1250") + body + "\ts_endpgm\n", "t.s", Options(latency_overrides=FREE))
+    po = an.outputs[0]
+    df, anchors = po.df, po.plan.anchor_waits
+    target = df.target
+    groups = [tuple(c for c in target.timelines if target.counter_of[c] == cn) for cn in target.counter_names]
+    groups = [g for g in groups if g]
+    caps = [satisfied.UNKNOWN * 2] * len(groups)
+    checked = 0
+    for b in po.func.blocks:
+        summ = satisfied._summary(b, anchors, df, groups)
+        for x in (0, 1, 3, 7):
+            bound = [x] * len(groups)
+            for inst in b.instrs:
+                spec = anchors.get(inst)
+                if spec is not None:
+                    for gi, g in enumerate(groups):
+                        v = satisfied._value(spec, g)
+                        if v != -1:
+                            bound[gi] = min(bound[gi], v)
+                satisfied._step(inst, df, groups, bound, caps)
+            assert bound == [min(x + add, top) for add, top in summ], (b.name, x)
+            checked += 1
+    assert checked >= 8
