@@ -104,47 +104,49 @@ def _step(inst, df, groups: list, bound: list[int], caps: list[int]) -> None:
         bound[:] = [UNKNOWN] * len(bound)
         return
     if inf.is_wait:
+        names = [df.target.counter_of[g[0]] for g in groups]
         for cn, v in df.target.decode_wait(inst).items():
-            if v >= 0:
-                for gi, g in enumerate(groups):
-                    if df.target.counter_of[g[0]] == cn and v < bound[gi]:
-                        bound[gi] = v
-    pushes = inf.pushes
-    if pushes:
+            if v >= 0 and cn in names:
+                gi = names.index(cn)
+                bound[gi] = min(bound[gi], v)
+    for c in inf.pushes:
         for gi, g in enumerate(groups):
-            n = sum(1 for c in pushes if c in g)
-            if n and bound[gi] < UNKNOWN:
-                bound[gi] = bound[gi] + n if bound[gi] + n < caps[gi] else UNKNOWN
+            if c in g and bound[gi] < UNKNOWN:
+                bound[gi] = bound[gi] + 1 if bound[gi] + 1 < caps[gi] else UNKNOWN
 
 
 def _summary(b, anchors: dict, df, groups: list) -> list[tuple[int, int]]:
     """Per counter, the block as a function of its entry bound x: x -> min(x + add, top)
     (`top` UNKNOWN when no wait in the block bounds it; a call makes add UNKNOWN too)."""
-    out = []
-    for gi, g in enumerate(groups):
-        add, top = 0, UNKNOWN
-        for inst in b.instrs:
-            spec = anchors.get(inst)
-            if spec is not None:
+    n = len(groups)
+    add, top = [0] * n, [UNKNOWN] * n
+    group_of = {c: gi for gi, g in enumerate(groups) for c in g}
+    names = [df.target.counter_of[g[0]] for g in groups]
+    info = df.info
+    for inst in b.instrs:
+        spec = anchors.get(inst)
+        if spec is not None:
+            for gi, g in enumerate(groups):
                 v = _value(spec, g)
-                if v != -1:
-                    top = min(top, v)  # (min(min(x + add, top), v))
-            if inst.is_label or inst.is_phi:
-                continue
-            inf = df.info.get(inst)
-            if inf is None or inf.control == CTL_CALL:
-                add, top = UNKNOWN, UNKNOWN
-                continue
-            if inf.is_wait:
-                w = df.target.decode_wait(inst).get(df.target.counter_of[g[0]], -1)
-                if w >= 0:
-                    top = min(top, w)
-            n = sum(1 for c in inf.pushes if c in g) if inf.pushes else 0
-            if n:
-                add = min(UNKNOWN, add + n)
-                top = min(UNKNOWN, top + n)
-        out.append((add, top))
-    return out
+                if v != -1 and v < top[gi]:
+                    top[gi] = v  # (min(min(x + add, top), v))
+        if inst.is_label or inst.is_phi:
+            continue
+        inf = info.get(inst)
+        if inf is None or inf.control == CTL_CALL:
+            add, top = [UNKNOWN] * n, [UNKNOWN] * n
+            continue
+        if inf.is_wait:
+            for cn, w in df.target.decode_wait(inst).items():
+                if w >= 0 and cn in names:
+                    gi = names.index(cn)
+                    top[gi] = min(top[gi], w)
+        for c in inf.pushes:
+            gi = group_of.get(c)
+            if gi is not None:
+                add[gi] = min(UNKNOWN, add[gi] + 1)
+                top[gi] = min(UNKNOWN, top[gi] + 1)
+    return list(zip(add, top))
 
 
 def _fixpoint(blocks: list, summary: dict, n: int, caps: list[int]) -> dict:
