@@ -23,6 +23,7 @@ from .hazards import RULE_CLASS as HW_RULE_CLASS
 from .incremental import FunctionMemo
 from .emit import make_wait, tail_anchor
 from .coalesce import Coalesced, coalesce_waits
+from .satisfied import drop_satisfied
 from .promotion import ShallowPredPromotion
 from .state import PerPredQueue, TailDrain, WaitInsertionPlan
 
@@ -243,6 +244,9 @@ def plan_function(func: Function, options: Options, memo: FunctionMemo | None = 
     coalesced = coalesce_waits(plan, df, window, options.latency_model,
                                memo.stall_facts if memo is not None else None,
                                memo.folds if memo is not None else None) if options.optimize and window else {}
+    if options.optimize and window:
+        # (a fold can leave a later wait past a join satisfied on every path into it)
+        drop_satisfied(plan, df, coalesced)
     if pause is not None:
         pause()
     if end_is_return and df.hw:

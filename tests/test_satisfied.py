@@ -1,0 +1,119 @@
+"""Waits left satisfied on every path after folding (waitcnt/satisfied.py): a wait past a join
+whose predecessors already hold its counter at most at its value is dropped; one that a push on
+some path into it leaves needed stays.  Under a model in which every op is back at once
+(test_coalesce's `FREE`), so CoalesceWaits folds whatever it may."""
+
+from __future__ import annotations
+
+from stinkywait_core import api
+from stinkywait_core.api import analyze
+from stinkywait_core.results import Options
+from stinkywait_core.targets.latency import MEMORY_KINDS
+
+FREE = tuple((f"latency.{k}", 0) for k in MEMORY_KINDS)
+HEAD = '\t.amdgcn_target "amdgcn-amd-amdhsa--{cpu}"\n\t.text\nk:\n'
+LOADS = "".join(f"\tds_load_b32 v{10 + i}, v0 offset:{4 * i}\n" for i in range(4))
+
+
+def plan(body: str, cpu: str = "gfx1250", window: int = -1) -> list[tuple[int, str, int]]:
+    text = HEAD.format(cpu=cpu) + body + "\ts_endpgm\n"
+    an = analyze(text, "t.s", Options(coalesce_window=window, latency_overrides=FREE))
+    assert not [d for d in an.diagnostics if d.severity == "error"], an.diagnostics
+    return sorted((w.line, w.counter, w.count) for w in an.waits())
+
+
+def diamond(fall: str) -> str:
+    # lines 4-7 loads, 8 A (needs ds 3), 11.. the fall-through block, then .Lj whose use of
+    # v11 needs ds 2 on the taken edge
+    return (LOADS + "\tv_mov_b32 v20, v10\n\ts_cmp_eq_u32 s0, 0\n\ts_cbranch_scc1 .Lj\n" + fall
+            + ".Lj:\n\tv_mov_b32 v22, v11\n")
+
+
+def test_a_wait_past_a_join_that_every_path_satisfies_is_dropped():
+    # the fall-through block's wait (ds 2) folds into A; then at .Lj at most 2 are in flight
+    # on both edges: its wait would not wait
+    body = diamond("\tv_mov_b32 v21, v11\n")
+    assert plan(body, window=0) == [(8, "ds", 3), (11, "ds", 2), (13, "ds", 2)]
+    assert plan(body) == [(8, "ds", 2)]
+
+
+def test_a_push_on_one_path_keeps_the_wait():
+    # near miss: the fall-through block issues one more load, so on that edge 3 may be in
+    # flight at .Lj, more than its wait's 2
+    body = diamond("\tv_mov_b32 v21, v11\n\tds_load_b32 v14, v0 offset:16\n")
+    got = plan(body)
+    assert (8, "ds", 2) in got
+    assert [w for w in got if w[0] > 12] == [(14, "ds", 2)]
+
+
+def test_a_loop_back_edge_into_the_join_is_counted():
+    # near miss: the join is a loop head whose back edge brings a load in flight
+    body = (LOADS + "\tv_mov_b32 v20, v11\n.Lj:\n\tv_mov_b32 v22, v11\n\tds_load_b32 v11, v0 offset:16\n"
+            "\ts_cmp_eq_u32 s0, 0\n\ts_cbranch_scc1 .Lj\n")
+    got = plan(body)
+    assert [w for w in got if w[0] == 10] == [(10, "ds", 0)]
+
+
+def test_a_call_forgets_the_bound():
+    # near miss: after a call nothing is known about the counter, so the wait after it stays
+    body = (LOADS + "\tv_mov_b32 v20, v10\n\ts_cmp_eq_u32 s0, 0\n\ts_cbranch_scc1 .Lj\n"
+            "\tv_mov_b32 v21, v11\n\ts_swappc_b64 s[30:31], s[4:5]\n.Lj:\n\tv_mov_b32 v22, v11\n")
+    got = plan(body)
+    assert any(w[0] == 14 for w in got), got
+
+
+def test_edits_give_what_a_fresh_analysis_gives():
+    # A takes the fall-through's ds 1; the join's wait (ds 2, for the taken edge) has taken the
+    # next use's in its block (ds 1 after one more load) and goes.  CoalesceWaits' record of
+    # that fold is shared with the incremental memo: the next version (a load in the
+    # fall-through block keeps the join's wait) must read it whole
+    def body(fall: str) -> str:
+        return (LOADS + "\tv_mov_b32 v20, v10\n\ts_cmp_eq_u32 s0, 0\n\ts_cbranch_scc1 .Lj\n"
+                "\tv_mov_b32 v21, v12\n" + fall + ".Lj:\n\tv_mov_b32 v22, v11\n"
+                "\tds_load_b32 v14, v0 offset:16\n\tv_mov_b32 v23, v12\n")
+    versions = [body(""), body("\tds_load_b32 v15, v0 offset:20\n"), body(""), body("\ts_nop 0\n")]
+    cache = api.AnalysisCache()
+    seen = []
+    for b in versions:
+        text = HEAD.format(cpu="gfx1250") + b + "\ts_endpgm\n"
+        opts = Options(latency_overrides=FREE)
+        warm = api.analyze(text, "t.s", opts, cache=cache)
+        cold = api.analyze(text, "t.s", opts)
+        assert (warm.to_json(), warm.inserted_text(explain=True)) == (cold.to_json(), cold.inserted_text(explain=True))
+        seen.append(sorted((w.line, w.counter, w.count) for w in cold.waits()))
+    assert seen[0] == [(8, "ds", 1)]  # (the join's wait went in the first version)
+    assert len(seen[1]) > 1  # (and stayed in the second)
+
+
+def test_a_blocks_summary_is_its_instructions_stepped():
+    # the fixed point runs on per-block summaries (x -> min(x + pushes, top)); the drop walks
+    # the instructions: both must give one bound, on a kernel with loads, planned and
+    # hand-written waits, branches, and a scalar load after the join's `s_wait_kmcnt 0`
+    from stinkywait_core.waitcnt import satisfied
+    body = (LOADS + "\ts_load_b32 s4, s[0:1], 0x0\n\tv_mov_b32 v20, v10\n\ts_cmp_eq_u32 s0, 0\n"
+            "\ts_cbranch_scc1 .Lj\n\tds_load_b32 v14, v0 offset:16\n\tv_mov_b32 v21, v12\n\ts_wait_dscnt 0x1\n"
+            ".Lj:\n\tv_mov_b32 v22, v11\n\ts_mov_b32 s5, s4\n\ts_load_b32 s6, s[0:1], 0x4\n"
+            "\tds_load_b32 v15, v0 offset:20\n")
+    an = analyze(HEAD.format(cpu="gfx1250") + body + "\ts_endpgm\n", "t.s", Options(latency_overrides=FREE))
+    po = an.outputs[0]
+    df, anchors = po.df, po.plan.anchor_waits
+    target = df.target
+    groups = [tuple(c for c in target.timelines if target.counter_of[c] == cn) for cn in target.counter_names]
+    groups = [g for g in groups if g]
+    caps = [satisfied.UNKNOWN * 2] * len(groups)
+    checked = 0
+    for b in po.func.blocks:
+        summ = satisfied._summary(b, anchors, df, groups)
+        for x in (0, 1, 3, 7):
+            bound = [x] * len(groups)
+            for inst in b.instrs:
+                spec = anchors.get(inst)
+                if spec is not None:
+                    for gi, g in enumerate(groups):
+                        v = satisfied._value(spec, g)
+                        if v != -1:
+                            bound[gi] = min(bound[gi], v)
+                satisfied._step(inst, df, groups, bound, caps)
+            assert bound == [min(x + add, top) for add, top in summ], (b.name, x)
+            checked += 1
+    assert checked >= 8
