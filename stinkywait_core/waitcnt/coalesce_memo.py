@@ -25,10 +25,14 @@ is the same object (a block's terminator and its facts are among them), they are
 from __future__ import annotations
 
 from operator import is_
-from typing import Any, Callable
 
 from ..targets.model import CK_DS
-from .stall import Wave
+
+TYPE_CHECKING = False  # (no `typing` import on a cold command's path)
+if TYPE_CHECKING:
+    from typing import Any, Callable
+
+    from .stall import Wave
 
 
 class BlockFold:
