@@ -54,6 +54,6 @@ def test_block_reuse_gives_the_cold_plan() -> None:
 
 
 def test_a_reuse_keyed_on_the_exits_alone_is_seen(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(promotion, "_same_block_inputs", lambda old, sig, ep, cap_hit, pe: (
-        len(old[3]) == len(pe) and all(a is b for a, b in zip(old[3], pe))))
+    monkeypatch.setattr(promotion, "_same_block_inputs", lambda old, sig, ep, cap_hit, preds, exit_get: (
+        len(old[3]) == len(preds) and all(a is exit_get(p) for a, p in zip(old[3], preds))))
     assert not all(_same_as_cold())

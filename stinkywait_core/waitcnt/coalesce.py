@@ -35,6 +35,7 @@ from __future__ import annotations
 from ..ir import Instruction
 from .dataflow import WaitDataflow
 from ..targets.model import CK_DS, CTL_BRANCH, CTL_CBRANCH, CTL_JUMP, CTL_NONE
+from .coalesce_memo import fold_with_memo, run_layout
 from .stall import Wave, ready_at
 from .state import WaitInsertionPlan
 
@@ -50,7 +51,8 @@ def coalesce_waits(plan: WaitInsertionPlan, df: WaitDataflow, window: int, model
     `folds`: the memo's per-block records of the last version (`BlockFold`), replaced by this
     version's: a block with the same instructions, the same planned waits and the same wave
     state at its start (relative to the clock) folds as it did, so after an edit only the
-    blocks from the edit up to where the wave's state is the old one again are walked."""
+    blocks from the edit up to where the wave's state is the old one again are walked
+    (coalesce_memo.py, which also keeps the runs and the loops)."""
     merged: Coalesced = {}
     if window <= 0 or not plan.anchor_waits:
         return merged
@@ -59,23 +61,26 @@ def coalesce_waits(plan: WaitInsertionPlan, df: WaitDataflow, window: int, model
     if not groups:
         return merged
     wave = Wave(df.target, model, facts) if model is not None else None
-    by_block: dict = {}
-    for inst, spec in anchors.items():
-        if inst.block is not None:
-            by_block.setdefault(inst.block, []).append((inst, spec))
-    fold = _BlockFolder(df, window, groups, anchors, wave, merged)
     prev = None
     if folds is not None and wave is not None and _integral(model):
         prev = dict(folds)
         folds.clear()
-    runs = fall_through_runs(df.func.blocks, df.info)
+    # (the runs and the loops kept from the last version while the CFG and the blocks are: coalesce_memo.py)
+    runs, looped = run_layout(df, df.memo if prev is not None else None, lambda b: _falls_on(b, df.info),
+                              lambda falls: fall_through_runs(df.func.blocks, df.info, falls),
+                              lambda: _in_loops(df.func.blocks))
+    fold = _BlockFolder(df, window, groups, anchors, wave, merged, looped)
     if prev is None:
+        by_block: dict = {}
+        for inst, spec in anchors.items():
+            if inst.block is not None:
+                by_block.setdefault(inst.block, []).append((inst, spec))
         for run in runs:  # (layout order: the clock runs through the function as the wave does)
             mine = [by_block[b] for b in run if b in by_block]
             if mine or wave is not None:
                 fold.run(run, by_block)
     else:
-        _fold_with_memo(fold, runs, by_block, prev, folds)
+        fold_with_memo(fold, runs, df, prev, folds)
     if facts:
         live = sum(len(b.instrs) for b in df.func.blocks)
         if len(facts) > live + live // 4 + 64:  # (an edit leaves its old instructions' facts)
@@ -85,17 +90,19 @@ def coalesce_waits(plan: WaitInsertionPlan, df: WaitDataflow, window: int, model
     return merged
 
 
-def fall_through_runs(blocks: list, info: dict) -> list[list]:
+def fall_through_runs(blocks: list, info: dict, falls: list | None = None) -> list[list]:
     """The blocks in layout order, cut into runs a fold may cross: a block joins the run of the
     block laid out before it when that block is its only predecessor and ends in neither a call
     nor a return.  Every path into a later block of a run then comes through the earlier ones,
     in layout order, so the ops pushed between a wait and a later one of the run are exactly
-    those the walk counts (a fold into a join could miss another predecessor's ops)."""
+    those the walk counts (a fold into a join could miss another predecessor's ops).  `falls`:
+    `_falls_on` of every block, when known (coalesce_memo.run_layout keeps it per block)."""
     runs: list[list] = []
-    for b in blocks:
+    for k, b in enumerate(blocks):
         if runs:
             p = runs[-1][-1]
-            if len(b.preds) == 1 and b.preds[0] is p and p is not b and _falls_on(p, info):
+            if len(b.preds) == 1 and b.preds[0] is p and p is not b and \
+                    (falls[k - 1] if falls is not None else _falls_on(p, info)):
                 runs[-1].append(b)
                 continue
         runs.append([b])
@@ -109,20 +116,6 @@ def _falls_on(p, info: dict) -> bool:
     return inf is None or inf.control in (CTL_NONE, CTL_BRANCH, CTL_CBRANCH, CTL_JUMP)
 
 
-class BlockFold:
-    """One run's CoalesceWaits walk (`fall_through_runs`), by its inputs (its instructions, its
-    planned waits and the wave's state at its start, relative to the clock: `wave_key`) and
-    outputs (its waits after folding, None where a wait went; what each kept anchor took over;
-    the wave's state at its end and how far the clock moved)."""
-
-    __slots__ = ("instrs", "specs", "entry", "exit", "dt", "out", "merged")
-
-    def __init__(self, instrs: list, specs: dict, entry: tuple, exit_: tuple, dt: float, out: dict,
-                 merged: dict) -> None:
-        self.instrs, self.specs, self.entry, self.exit, self.dt = instrs, specs, entry, exit_, dt
-        self.out, self.merged = out, merged
-
-
 def _integral(model) -> bool:
     """Every cost of the model is a whole number of cycles: the wave's clock then only adds
     and compares whole numbers (exact in floating point), so a walk shifted in time is the
@@ -132,70 +125,6 @@ def _integral(model) -> bool:
     return all(isinstance(v, int) for v in vals)
 
 
-def _fold_with_memo(fold: "_BlockFolder", runs: list, by_block: dict, prev: dict, folds: dict) -> None:
-    """`coalesce_waits` over the runs with the last version's records (by a run's first
-    block): while they hold, the wave is not walked at all (its state is carried as a key and
-    a clock)."""
-    wave = fold.wave
-    anchors = fold.anchors
-    in_order_ds = fold.in_order_ds
-    key, t = wave_key(wave, in_order_ds), wave.t
-    live = True  # the Wave object holds the state (else `key` and `t` do)
-    for run in runs:
-        b = run[0]
-        mine = [x for r in run for x in by_block.get(r, ())]
-        specs = {inst: tuple(spec) for inst, spec in mine}
-        instrs = [inst for r in run for inst in r.instrs]
-        rec = prev.get(b)
-        if live:
-            key, t = wave_key(wave, in_order_ds), wave.t
-        if rec is not None and rec.entry == key and rec.specs == specs and rec.instrs == instrs:
-            for inst, sp in rec.out.items():
-                if sp is None:
-                    del anchors[inst]
-                else:
-                    anchors[inst] = list(sp)
-            fold.merged.update(rec.merged)
-            key, t = rec.exit, t + rec.dt
-            live = False
-            folds[b] = rec
-            continue
-        if not live:
-            set_wave(wave, key, t)
-            live = True
-        before = set(fold.merged)
-        fold.run(run, by_block)
-        out = {inst: (tuple(anchors[inst]) if inst in anchors else None) for inst, _ in mine}
-        exit_key = wave_key(wave, in_order_ds)
-        folds[b] = BlockFold(instrs, specs, key, exit_key, wave.t - t, out,
-                             {a: m for a, m in fold.merged.items() if a not in before})
-
-
-def wave_key(wave: Wave, in_order_ds: bool) -> tuple:
-    """The wave's state relative to its clock, without what can no longer matter: ops already
-    complete (an in-order timeline's completions are sorted, so a complete one is never the
-    LDS queue's depth-th youngest either; out of order, the LDS list is kept whole), a last
-    in-order completion or a matrix pipe already past."""
-    t = wave.t
-    fl = []
-    for ck, lst in wave.inflight.items():
-        rel = tuple([c - t for c in lst]) if ck == CK_DS and not in_order_ds else tuple([c - t for c in lst if c > t])
-        if rel:
-            fl.append((ck, rel))
-    fl.sort()
-    ld = sorted((ck, v - t) for ck, v in wave.last_done.items() if v > t)
-    return (tuple(fl), tuple(ld), wave.xdl_free - t if wave.xdl_free > t else None)
-
-
-def set_wave(wave: Wave, key: tuple, t: float) -> None:
-    """Give `wave` the state `key` (wave_key) with its clock at `t`."""
-    fl, ld, xdl = key
-    wave.t = t
-    wave.inflight = {ck: [t + r for r in rel] for ck, rel in fl}
-    wave.last_done = {ck: t + r for ck, r in ld}
-    wave.xdl_free = t + xdl if xdl is not None else t
-
-
 class _BlockFolder:
     """The walk of one block (`block`): folds its waits, moving the wave through it."""
 
@@ -203,9 +132,9 @@ class _BlockFolder:
                  "target", "looped")
 
     def __init__(self, df: WaitDataflow, window: int, groups: list, anchors: dict, wave: Wave | None,
-                 merged: Coalesced) -> None:
+                 merged: Coalesced, looped: set | None = None) -> None:
         target = self.target = df.target
-        self.looped = _in_loops(df.func.blocks)
+        self.looped = _in_loops(df.func.blocks) if looped is None else looped
         self.window, self.groups, self.anchors, self.wave, self.merged = window, groups, anchors, wave, merged
         self.info = df.info
         self.wait_cost = wave.model.issue["wait"] if wave is not None else 0

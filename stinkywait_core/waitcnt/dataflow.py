@@ -499,11 +499,19 @@ class WaitDataflow(FunctionFacts, HazardCandidates, LdsQueries, Brackets, Requir
         return not self.widening and entry == self.entry_state[bb]
 
     def materialize_plan(self) -> WaitInsertionPlan:
+        """The solver's plan as one dict (fresh lists: the optimizers change them in place)."""
         plan = WaitInsertionPlan()
+        anchors = plan.anchor_waits
+        get = self.emit_plan.get
+        cap_hit = self.cap_hit
         for bb in self.rpo:
-            for inst, spec in self.emit_plan.get(bb, []):
-                s = list(spec)
-                if self.cap_hit:
-                    s = [0 if v != -1 else -1 for v in s]
-                plan.anchor_waits[inst] = s
+            ep = get(bb)
+            if not ep:
+                continue
+            if cap_hit:
+                for inst, spec in ep:
+                    anchors[inst] = [0 if v != -1 else -1 for v in spec]
+            else:
+                for inst, spec in ep:
+                    anchors[inst] = list(spec)
         return plan

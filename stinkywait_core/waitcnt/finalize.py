@@ -25,6 +25,13 @@ from .producer_join import join_by_producer
 from .state import CounterEmitState, DataflowState, PerPredQueue, WaitInsertionPlan, new_spec, trim_queues
 
 
+def final_record_holds(rec, entry: DataflowState, ep: list | None, sig: tuple) -> bool:
+    """A block's finalize record of last time holds: the same entry state and solver plan
+    objects (the sparse solve and the solve's memo hand an unchanged block's back as such), an
+    equal signature (its instructions and facts); its LDS answers are checked by the caller."""
+    return rec.entry is entry and rec.plan is ep and (rec.sig is sig or rec.sig == sig)
+
+
 class Finalizer:
     """finalizePlan and the FIFO snapshots (see the module doc)."""
 
@@ -89,6 +96,10 @@ class Finalizer:
         states to the same fixed point; one recording walk from the converged entry states
         gives its result (provenance, FIFO snapshots, tensor tokens) without re-iterating.
         """
+        memo = self.memo if not (self.widening or self.by_producer) else None
+        if unchanged and not plan.tail_drains and not self.cap_hit and memo is not None:
+            self._finalize_with_memo(plan, memo)
+            return
         planned = {k: list(v) for k, v in plan.anchor_waits.items()}
         if unchanged and not plan.tail_drains and not self.cap_hit and self.memo is None \
                 and all(bb in self.anchor_before and bb in self.walk_exit for bb in self.rpo):
@@ -100,42 +111,14 @@ class Finalizer:
             why_all: dict = {}
             snaps: dict = {}
             self.final_entry, self.final_exit = {}, {}
-            memo = self.memo if not (self.widening or self.by_producer) else None
-            pause = self.pause
             for bb in self.rpo:
-                if pause is not None:
-                    pause()  # (api.analyze's: a background document yields here)
+                if self.pause is not None:
+                    self.pause()  # (api.analyze's: a background document yields here)
                 entry = self.final_entry[bb] = self.entry_state[bb]  # never mutated: shared
-                rec = None
-                if memo is not None:
-                    # the block's planned waits are its solver plan (same list object when the
-                    # solve reused the block), so identity decides here as in the solve
-                    rec = memo.find_final_block(bb, entry, self.block_sig[bb], self.emit_plan.get(bb))
-                    if rec is not None and not self.queries_hold(rec.queries):
-                        rec = None
-                if rec is None:
-                    st = entry.copy()
-                    parts: tuple[dict, dict, dict, dict] = ({}, {}, {}, {})
-                    flog = self.recording() if memo is not None else None
-                    self._replay_walk(bb, st, planned, *parts)
-                    if memo is not None:
-                        # (its snapshots are not stored: made again when asked for)
-                        rec = memo.store_final_block(bb, entry, self.block_sig[bb], self.emit_plan.get(bb),
-                                                     st, parts[:3] + ({},), self.done(flog))
-                    else:
-                        self.final_exit[bb] = st
-                        for mine, whole in zip(parts, (new_anchors, tokens, why_all, snaps)):
-                            whole.update(mine)
-                        continue
-                self.final_exit[bb] = rec.exit
-                for mine, whole in zip(rec.parts, (new_anchors, tokens, why_all, snaps)):
-                    whole.update(mine)
-            self.why = why_all
-            self._lazy_snapshots(planned)
-            self.finalize_sweeps = 1
-            self.finalize_converged = True
-            plan.anchor_waits = new_anchors
-            plan.tensor_tokens = tokens
+                st = entry.copy()
+                self._replay_walk(bb, st, planned, new_anchors, tokens, why_all, snaps)
+                self.final_exit[bb] = st
+            self._one_walk_done(plan, planned, new_anchors, tokens, why_all)
             return
         tails: dict[Block, list[int]] = {}
         for td in plan.tail_drains:
@@ -199,6 +182,65 @@ class Finalizer:
                 f"[WaitDataflow] finalizePlan iteration cap {self.cap} reached in @{self.func.name}",
                 sp.line if sp else 1, sp.col if sp else 1, function=self.func.name))
         plan.anchor_waits = new_anchors
+        plan.tensor_tokens = tokens
+
+    def _finalize_with_memo(self, plan: WaitInsertionPlan, memo) -> None:
+        """finalizePlan of a converged plan no optimizer touched, with the incremental memo: one
+        recording walk per block from its converged entry (as `_finalize_from_solve`), each
+        block's result reused whole while its entry state and its solver plan are the same
+        objects as last time and its signature is equal (`FinalBlockRecord`); the planned waits
+        are the solver's plan itself (no copy: this plan is replaced by the finalized one and
+        nothing changes its lists after)."""
+        planned = plan.anchor_waits
+        new_anchors: dict[Instruction, list[int]] = {}
+        tokens: dict[Instruction, list[int]] = {}
+        why_all: dict = {}
+        entry_state, block_sig, emit_get = self.entry_state, self.block_sig, self.emit_plan.get
+        final_entry: dict = {}
+        final_exit: dict = {}
+        self.final_entry, self.final_exit = final_entry, final_exit
+        old_get = memo._old_final_blocks.get
+        now = memo.final_blocks
+        pause = self.pause
+        hits = 0
+        for bb in self.rpo:
+            if pause is not None:
+                pause()  # (api.analyze's: a background document yields here)
+            entry = final_entry[bb] = entry_state[bb]  # never mutated: shared
+            # the block's planned waits are its solver plan (same list object when the solve
+            # reused the block), so identity decides here as in the solve
+            ep = emit_get(bb)
+            sig = block_sig[bb]
+            rec = old_get(bb)
+            if rec is not None and final_record_holds(rec, entry, ep, sig) \
+                    and (not rec.queries or self.queries_hold(rec.queries)):
+                hits += 1
+                now[bb] = rec
+            else:
+                st = entry.copy()
+                parts: tuple[dict, dict, dict, dict] = ({}, {}, {}, {})
+                flog = self.recording()
+                self._replay_walk(bb, st, planned, *parts)
+                # (its snapshots are not stored: made again when asked for)
+                rec = memo.store_final_block(bb, entry, sig, ep, st, parts[:3] + ({},), self.done(flog))
+            final_exit[bb] = rec.exit
+            anchors, toks, why = rec.parts[:3]
+            if anchors:
+                new_anchors.update(anchors)
+                why_all.update(why)
+                if toks:
+                    tokens.update(toks)
+        memo.hits += hits
+        self._one_walk_done(plan, planned, new_anchors, tokens, why_all)
+
+    def _one_walk_done(self, plan: WaitInsertionPlan, planned: dict, anchors: dict, tokens: dict,
+                       why_all: dict) -> None:
+        """The result of a finalize made of one recording walk per block (converged at once)."""
+        self.why = why_all
+        self._lazy_snapshots(planned)
+        self.finalize_sweeps = 1
+        self.finalize_converged = True
+        plan.anchor_waits = anchors
         plan.tensor_tokens = tokens
 
     def _finalize_from_solve(self, plan: WaitInsertionPlan, planned: dict) -> None:

@@ -141,8 +141,12 @@ class FunctionMemo:
         self.infos: dict[Instruction, Any] = {}
         #: CoalesceWaits' latency-model costs (waitcnt.stall.Wave.fact) by instruction object
         self.stall_facts: dict[Instruction, tuple] = {}
-        #: CoalesceWaits' walk of each block by its inputs (waitcnt.coalesce.BlockFold)
+        #: CoalesceWaits' walk of each run of blocks by its inputs (waitcnt.coalesce_memo.BlockFold)
         self.folds: dict[Block, Any] = {}
+        #: CoalesceWaits' runs and loops, with the CFG and signatures they come from (coalesce_memo.RunLayout)
+        self.coalesce_layout: Any = None
+        #: this version's CoalesceWaits filled `folds` (and `coalesce_layout` is this version's)
+        self.folds_made = False
         #: the def-use chains, re-solved only for the register units an edit touches
         self.ssa = UseDefChains()
         self.solve: dict[Chunk, list[WalkRecord]] = {}
@@ -154,9 +158,10 @@ class FunctionMemo:
         self._old_final_blocks: dict[Block, FinalBlockRecord] = {}
         self._old_solve: dict[Chunk, list[WalkRecord]] = {}
         self._old_final: dict[Chunk, list[WalkRecord]] = {}
-        #: anchor -> (span, block name, spec, provenance lists, promotion, cap, folds, its
-        #: PlannedWaits) of the last result (pipeline `_build_result`)
-        self.results: dict[Instruction, tuple] = {}
+        #: first block of a run -> the run's waits and each anchor's (span, block name, spec,
+        #: provenance lists, promotion, cap, folds, its PlannedWaits) of the last result
+        #: (pipeline `_build_result`, `_RunResult`)
+        self.results: dict[Block, Any] = {}
         #: set by the caller: no instruction, block or function moved since the last version
         self.layout_stable = False
         #: set by the caller: blocks whose instructions changed since the last version (None:
@@ -189,13 +194,18 @@ class FunctionMemo:
         #: statistics of the last analysis (benchmarks and tests): walks reused / walked
         self.hits = 0
         self.misses = 0
+        #: runs whose CoalesceWaits record held by identity, and whose result waits were reused whole
+        self.reused_folds = 0
+        self.reused_results = 0
 
     def begin(self) -> None:
         self._old_solve, self.solve = self.solve, {}
         self._old_final, self.final = self.final, {}
         self._old_blocks, self.blocks = self.blocks, {}
         self._old_final_blocks, self.final_blocks = self.final_blocks, {}
+        self.folds_made = False
         self.hits = self.misses = 0
+        self.reused_folds = self.reused_results = 0
 
     def end(self) -> None:
         self._old_solve = {}

@@ -433,6 +433,26 @@ def _folded_contributions(df: WaitDataflow, folded: dict, tls: tuple[int, ...]) 
     return out
 
 
+class _RunResult:
+    """`_build_result`'s record of one run of blocks: the CoalesceWaits record it was made
+    under (`fold`) and that record's finalize records (`finals`, the list object: a record
+    checked again by content gets a new one), the cap, the run's waits and each anchor's
+    record (the anchor-by-anchor reuse when the run's does not hold)."""
+
+    __slots__ = ("fold", "finals", "cap_hit", "waits", "anchors")
+
+    def __init__(self, fold, finals, cap_hit: bool, waits: list, anchors: dict) -> None:
+        self.fold, self.finals, self.cap_hit, self.waits, self.anchors = fold, finals, cap_hit, waits, anchors
+
+
+def _run_holds(old: _RunResult, fold, cap_hit: bool) -> bool:
+    """A run's waits of last time hold: this version's CoalesceWaits record of the run is the
+    one they were made under, checked against the same finalize records (so the run's waits,
+    what each took over and their provenance lists are the same objects), and the cap is the
+    same (the caller requires that no line moved)."""
+    return old.fold is fold and old.finals is fold.finals and old.cap_hit == cap_hit
+
+
 def _build_result(out: PassOutput, options: Options) -> None:
     df, plan, res = out.df, out.plan, out.result
     res.sweeps = df.sweeps
@@ -446,44 +466,72 @@ def _build_result(out: PassOutput, options: Options) -> None:
     # cap); the provenance lists are the finalize memo's own objects, and while no line moved
     # the producers they name have not moved either
     reuse = memo is not None and memo.layout_stable and not (ring_kernel or lc_kernel)
-    done: dict = {}
-    # anchors per block, in walk (= instruction) order: finalize records them block by block
-    by_block: dict[Block, list] = {}
-    for inst, spec in plan.anchor_waits.items():
-        lst = by_block.get(inst.block)
-        if lst is None:
-            by_block[inst.block] = [(inst, spec)]
-        else:
-            lst.append((inst, spec))
+    anchors_all = plan.anchor_waits
+    # per run of blocks (CoalesceWaits' runs when it folded with its memo this version, else
+    # per block): the run's waits reused whole while its CoalesceWaits record is this
+    # version's and was checked against the same finalize records (`_RunResult`), else anchor
+    # by anchor
+    folds = memo.folds if memo is not None and memo.folds_made else None
+    if folds is not None:
+        runs = memo.coalesce_layout.runs
+
+        def in_run(run: list) -> list:
+            return [(inst, anchors_all[inst]) for r in run for inst in r.instrs if inst in anchors_all]
+    else:
+        # anchors per block, in walk (= instruction) order: finalize records them block by block
+        by_block: dict[Block, list] = {}
+        for inst, spec in anchors_all.items():
+            lst = by_block.get(inst.block)
+            if lst is None:
+                by_block[inst.block] = [(inst, spec)]
+            else:
+                lst.append((inst, spec))
+        runs = [[b] for b in out.func.blocks if b in by_block]
+
+        def in_run(run: list) -> list:
+            return by_block[run[0]]
     # the record of an anchor: (span, block name, spec, provenance, promotion, cap, folds,
     # its waits), compared field by field, the provenance lists by identity (7,500 anchors on
     # a 30k-line kernel: no key tuple is built for an anchor whose record holds)
     why_get, relaxed_get, coalesced_get = df.why.get, out.relaxed.get, out.coalesced.get
-    results_get = memo.results.get if reuse else None
+    old_runs = memo.results if reuse else {}
     cap_hit = df.cap_hit
     waits = res.waits
-    for b in out.func.blocks:
-        anchors = by_block.get(b)
-        if anchors is None:
+    done: dict = {}
+    for run in runs:
+        key = run[0]
+        fold = folds.get(key) if folds is not None else None
+        old = old_runs.get(key)
+        if old is not None and fold is not None and _run_holds(old, fold, cap_hit):
+            waits.extend(old.waits)
+            done[key] = old
+            memo.reused_results += 1
             continue
-        bname = b.name
-        for inst, spec in anchors:
+        results_get = old.anchors.get if old is not None else None
+        mine: dict = {}
+        first_of_run = len(waits)
+        for inst, spec in in_run(run):
+            b = inst.block
+            bname = b.name
             why = why_get(inst)
             rel = relaxed_get(inst)
             rel = tuple(rel) if rel else ()
-            fold = coalesced_get(inst)
-            fk = _folded_key(fold, df) if fold else ()
+            fold_of = coalesced_get(inst)
+            fk = _folded_key(fold_of, df) if fold_of else ()
             span = inst.span
             if results_get is not None:
-                old = results_get(inst)
-                if old is not None and old[3] is why and old[2] == spec and old[4] == rel and old[6] == fk \
-                        and old[5] == cap_hit and old[1] == bname and (old[0] is span or old[0] == span):
-                    waits.extend(old[7])
-                    done[inst] = old
+                rec = results_get(inst)
+                if rec is not None and rec[3] is why and rec[2] == spec and rec[4] == rel and rec[6] == fk \
+                        and rec[5] == cap_hit and rec[1] == bname and (rec[0] is span or rec[0] == span):
+                    waits.extend(rec[7])
+                    mine[inst] = rec
                     continue
             first = len(waits)
             _anchor_waits(out, options, b, inst, spec, why, ring_kernel, lc_kernel)
-            done[inst] = (span, bname, list(spec), why, rel, cap_hit, fk, waits[first:])
+            mine[inst] = (span, bname, list(spec), why, rel, cap_hit, fk, waits[first:])
+        if memo is not None:
+            done[key] = _RunResult(fold, fold.finals if fold is not None else None, cap_hit,
+                                   waits[first_of_run:], mine)
     if memo is not None:
         memo.results = done
     for td in plan.tail_drains:

@@ -10,6 +10,8 @@ value (spec "ShallowPredPromotion"; upstream-algorithm.md s.11).
 
 from __future__ import annotations
 
+from operator import is_
+
 from ..ir import Block, Instruction
 from .dataflow import WaitDataflow
 from .state import DataflowState, TailDrain, WaitInsertionPlan, count_from, new_spec
@@ -50,21 +52,22 @@ class ShallowPredPromotion:
                 spec[c] = anchor
                 relaxed.setdefault(consumer, []).append(c)
 
+        emit_get, sig_get, known_get, exit_get = df.emit_plan.get, df.block_sig.get, known.get, exits.get
         for bb in df.rpo:
             preds = bb.preds
             if len(preds) < 2:
                 continue
-            ep = df.emit_plan.get(bb)
+            ep = emit_get(bb)
             if not ep:
                 continue
-            pe = tuple([exits.get(p) for p in preds])
-            sig = df.block_sig.get(bb)
-            old = known.get(bb)
-            if old is not None and _same_block_inputs(old, sig, ep, cap_hit, pe):
+            sig = sig_get(bb)
+            old = known_get(bb)
+            if old is not None and _same_block_inputs(old, sig, ep, cap_hit, preds, exit_get):
                 for consumer, decision in old[4]:
                     apply(consumer, decision)
                 decided[bb] = old
                 continue
+            pe = tuple([exit_get(p) for p in preds])
             per_anchor = old[6] if old is not None else {}
             mine: dict[Instruction, tuple] = {}
             applied: list = []
@@ -134,12 +137,13 @@ class ShallowPredPromotion:
                                 for p in sorted(tail_min, key=lambda b: (b.label, b.index))] + others
         return relaxed
 
-def _same_block_inputs(old: tuple, sig: tuple | None, ep: list, cap_hit: bool, pe: tuple) -> bool:
+def _same_block_inputs(old: tuple, sig: tuple | None, ep: list, cap_hit: bool, preds: list, exit_get) -> bool:
     """The block's decisions of last time hold: the same signature and solver plan objects,
-    the same cap, the same predecessor exit objects, and no decision rested on an LDS
-    answer (those are re-checked per anchor)."""
+    the same cap, the same predecessor exit objects (`exit_get(pred)`, compared in one C-level
+    pass), and no decision rested on an LDS answer (those are re-checked per anchor)."""
+    pe = old[3]
     return (old[0] is sig and old[1] is ep and old[2] == cap_hit and not old[5]
-            and len(old[3]) == len(pe) and all(a is b for a, b in zip(old[3], pe)))
+            and len(pe) == len(preds) and all(map(is_, pe, map(exit_get, preds))))
 
 
 def _per_pred_hw(consumer: Instruction, df: WaitDataflow, states: tuple | None = None) -> dict[Block, list[int]]:
