@@ -85,6 +85,30 @@ def test_edits_give_what_a_fresh_analysis_gives():
     assert len(seen[1]) > 1  # (and stayed in the second)
 
 
+def test_a_run_reused_whole_sees_a_drop_that_came_or_went():
+    # the same layout in every version (one line in the fall-through block swapped for
+    # another), so `_build_result` may reuse the join's run whole: whether the join's wait is
+    # satisfied rests on the fall-through block, outside that run, and flips with the swap
+    def body(fall: str) -> str:
+        return (LOADS + "\tv_mov_b32 v20, v10\n\ts_cmp_eq_u32 s0, 0\n\ts_cbranch_scc1 .Lj\n"
+                + fall + "\tv_mov_b32 v21, v12\n.Lj:\n\tv_mov_b32 v22, v11\n"
+                "\tds_load_b32 v14, v0 offset:16\n\tv_mov_b32 v23, v12\n")
+    quiet, busy = body("\ts_nop 0\n"), body("\tds_load_b32 v15, v0 offset:20\n")
+    cache = api.AnalysisCache()
+    opts = Options(latency_overrides=FREE)
+    seen = []
+    for b in [quiet, busy, quiet, busy, busy, quiet]:
+        text = HEAD.format(cpu="gfx1250") + b + "\ts_endpgm\n"
+        warm = api.analyze(text, "t.s", opts, cache=cache)
+        cold = api.analyze(text, "t.s", opts)
+        assert sorted((w.line, w.counter, w.count) for w in warm.waits()) == \
+            sorted((w.line, w.counter, w.count) for w in cold.waits())
+        assert (warm.to_json(), warm.inserted_text(explain=True)) == (cold.to_json(), cold.inserted_text(explain=True))
+        seen.append((len(cold.waits()), warm.outputs[0].memo.layout_stable))
+    assert seen[0][0] < seen[1][0]  # (the swap does flip the join's wait)
+    assert all(stable for _, stable in seen[1:])  # (and no line moved: the reuse was allowed)
+
+
 def test_a_blocks_summary_is_its_instructions_stepped():
     # the fixed point runs on per-block summaries (x -> min(x + pushes, top)); the drop walks
     # the instructions: both must give one bound, on a kernel with loads, planned and

@@ -197,6 +197,11 @@ class FunctionMemo:
         #: runs whose CoalesceWaits record held by identity, and whose result waits were reused whole
         self.reused_folds = 0
         self.reused_results = 0
+        #: blocks where `satisfied.drop_satisfied` dropped a wait, this version and the last:
+        #: a drop there depends on bounds from other runs, which a run's CoalesceWaits record
+        #: does not see, so such a run's waits are never reused whole (`pipeline._build_result`)
+        self.satisfied_blocks: set = set()
+        self.satisfied_before: set = set()
 
     def begin(self) -> None:
         self._old_solve, self.solve = self.solve, {}
@@ -204,6 +209,7 @@ class FunctionMemo:
         self._old_blocks, self.blocks = self.blocks, {}
         self._old_final_blocks, self.final_blocks = self.final_blocks, {}
         self.folds_made = False
+        self.satisfied_before, self.satisfied_blocks = self.satisfied_blocks, set()
         self.hits = self.misses = 0
         self.reused_folds = self.reused_results = 0
 

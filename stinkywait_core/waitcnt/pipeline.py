@@ -246,7 +246,7 @@ def plan_function(func: Function, options: Options, memo: FunctionMemo | None = 
                                memo.folds if memo is not None else None) if options.optimize and window else {}
     if options.optimize and window:
         # (a fold can leave a later wait past a join satisfied on every path into it)
-        drop_satisfied(plan, df, coalesced)
+        drop_satisfied(plan, df, coalesced, memo.satisfied_blocks if memo is not None else None)
     if pause is not None:
         pause()
     if end_is_return and df.hw:
@@ -498,11 +498,14 @@ def _build_result(out: PassOutput, options: Options) -> None:
     cap_hit = df.cap_hit
     waits = res.waits
     done: dict = {}
+    # (a wait dropped as satisfied, now or last time, rests on bounds from outside its run)
+    dropped_in = (memo.satisfied_blocks | memo.satisfied_before) if memo is not None else set()
     for run in runs:
         key = run[0]
         fold = folds.get(key) if folds is not None else None
         old = old_runs.get(key)
-        if old is not None and fold is not None and _run_holds(old, fold, cap_hit):
+        if old is not None and fold is not None and _run_holds(old, fold, cap_hit) \
+                and not (dropped_in and any(r in dropped_in for r in run)):
             waits.extend(old.waits)
             done[key] = old
             memo.reused_results += 1

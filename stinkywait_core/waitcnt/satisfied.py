@@ -34,10 +34,11 @@ from .state import WaitInsertionPlan
 UNKNOWN = 1 << 30
 
 
-def drop_satisfied(plan: WaitInsertionPlan, df, coalesced: dict | None = None) -> int:
+def drop_satisfied(plan: WaitInsertionPlan, df, coalesced: dict | None = None, touched: set | None = None) -> int:
     """Drop, in place, the planned waits (per counter of each anchor) whose counter is already
     at most their value on every path into them; returns how many counters were dropped.
-    `coalesced`: CoalesceWaits' record of what each anchor took over, pruned to match."""
+    `coalesced`: CoalesceWaits' record of what each anchor took over, pruned to match;
+    `touched`, when given, receives the blocks where a wait was dropped."""
     anchors = plan.anchor_waits
     if not anchors:
         return 0
@@ -79,6 +80,8 @@ def drop_satisfied(plan: WaitInsertionPlan, df, coalesced: dict | None = None) -
                     else:
                         bound[gi] = v
                 if new is not None:
+                    if touched is not None:
+                        touched.add(b)
                     if all(x == -1 for x in new):
                         del anchors[inst]
                         if coalesced:
