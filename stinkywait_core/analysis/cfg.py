@@ -33,9 +33,13 @@ class CfgInfo:
         ia, ib = self.rpo_index.get(a), self.rpo_index.get(b)
         if ia is None or ib is None:
             return False
+        return bool(self.reach_sets()[ia] >> ib & 1)
+
+    def reach_sets(self) -> list[int]:
+        """Per block (RPO index), the bitset of the RPO indices it `reaches` (made once)."""
         if self._reach is None:
             self._reach = _reachability(self.rpo, self.rpo_index)
-        return bool(self._reach[ia] >> ib & 1)
+        return self._reach
 
 
 def _reachability(rpo: list[Block], index: dict[Block, int]) -> list[int]:

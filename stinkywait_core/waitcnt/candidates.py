@@ -182,20 +182,26 @@ class HazardCandidates:
         return waw, waw_cks, war, war_cks
 
     def _live_test(self, home: Block | None):
-        """p -> p's block is `home` or reaches it (every p when `home` is None)."""
+        """p -> p's block is `home` or reaches it (every p when `home` is None).
+
+        Asked of the CFG's reachability bitsets directly, with no memo: a memo per home
+        block of every block asked about grew with blocks x blocks (3,751 dicts, 66 MB of
+        the 30k-line kernel's first plan, freed only when an edit re-made the solver's
+        state; issue 21, BENCHMARKS.md), for a test that costs two lookups and a shift."""
         if home is None:
             return lambda p: True
-        reaches = self.cfg.reaches
-        live_blocks = self._live_into.get(home)
-        if live_blocks is None:
-            live_blocks = self._live_into[home] = {}
+        cfg = self.cfg
+        ib = cfg.rpo_index.get(home)
+        if ib is None:  # outside the RPO: only its own instructions
+            return lambda p: p.block is home
+        index, reach = cfg.rpo_index.get, cfg.reach_sets()
 
         def live(p: Instruction) -> bool:
             pb = p.block
-            v = live_blocks.get(pb)
-            if v is None:
-                v = live_blocks[pb] = pb is home or (pb is not None and reaches(pb, home))
-            return v
+            if pb is home:
+                return True
+            ia = index(pb)
+            return ia is not None and (reach[ia] >> ib) & 1 == 1
         return live
 
     def _base_candidates(self, dkey: tuple, order, located: bool) -> tuple[frozenset, frozenset]:

@@ -95,8 +95,6 @@ class WaitDataflow(FunctionFacts, HazardCandidates, LdsQueries, Brackets, Requir
         #: the units with a candidate at all (`_unit_masks`), made when the first instruction
         #: is linked (the hazard maps are complete by then)
         self._hazard_masks: dict[str, int] | None = None
-        #: block -> {block: it is the block or reaches it} (the candidates' liveness test)
-        self._live_into: dict = {}
         #: LDS address facts of this version (analysis/lds_facts.py), made on first question:
         #: `lds_source` is the callable that makes them (None: no address analysis)
         self.lds_source = None
