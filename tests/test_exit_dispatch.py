@@ -260,3 +260,25 @@ def test_the_checker_catches_an_over_applied_dispatch(monkeypatch):
     out = analyze(text, "k.s", Options(coalesce_window=0)).inserted_text()
     assert not (bars | {b - 1 for b in bars}) & set(barrier_waits(text))  # (the pass dropped the drain)
     assert violations(out) != []
+
+
+def _drains(text: str, cache=None) -> set[int]:
+    an = analyze(text, "k.s", Options(coalesce_window=0), cache=cache)
+    lines = text.split("\n")
+    return {w.line for w in an.waits() if w.rule in ("fallback", "barrier") and "barrier" in lines[w.line - 1]}
+
+
+@pytest.mark.parametrize("name", ["rounding-short", "step-33", "bound-moves"])
+def test_an_edit_that_breaks_the_proof_is_seen_by_a_warm_plan(name):
+    """An edit of scalar code only (the barriers, the LDS accesses and the CFG unchanged)
+    that breaks the dispatch proof: the segments kept from the last version must not be
+    reused, and the warm plan drains where the cold one does; back to the proven text, the
+    drains go again."""
+    from stinkywait_core.api import AnalysisCache
+    cache = AnalysisCache()
+    base = kernel(PROG)
+    first = _drains(base, cache)
+    broken = kernel(PROG.replace(*NEAR_MISSES[name], 1))
+    warm = _drains(broken, cache)
+    assert warm == _drains(broken) and warm - first
+    assert _drains(base, cache) == first == _drains(base)
