@@ -203,6 +203,9 @@ class _Flow:
             k = None
             if mn in _STEPS and len(srcs) == 2:
                 k = _imm(srcs[0]) if _sreg(srcs[1]) == c else (_imm(srcs[1]) if _sreg(srcs[0]) == c else None)
+                if k is not None:
+                    # a SOPK immediate is 16 bits, sign-extended (`0xffe0` is -32)
+                    k = ((k & 0xFFFF) ^ 0x8000) - 0x8000
             elif mn in _ADDS and len(srcs) == 2:
                 k = _imm(srcs[1]) if _sreg(srcs[0]) == c else (_imm(srcs[0]) if _sreg(srcs[1]) == c else None)
             if k is not None and 0 < k < (1 << 31) and w - {c} <= set() and x not in w and bnd not in w:

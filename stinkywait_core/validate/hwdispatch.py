@@ -215,6 +215,10 @@ class ExitDispatch:
                         step = _lit(srcs[0])
             elif mn in _ADDK and len(srcs) == 2:
                 imm = next((_lit(s) for s in srcs if _lit(s) is not None), None)
+                if imm is not None:
+                    # the 16-bit immediate of a SOPK is sign-extended
+                    imm = (imm & 0x7FFF) - (imm & 0x8000)
+                    imm %= _MOD
                 if imm is not None and any(_one(s) == d for s in srcs):
                     f = env.forms.get(d)
                     step = imm
