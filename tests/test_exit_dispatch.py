@@ -27,6 +27,24 @@ from stinkywait_core.results import Options  # noqa: E402
 from stinkywait_core.validate.hwdispatch import ExitDispatch  # noqa: E402
 from stinkywait_core.validate.paths import block_successors  # noqa: E402
 
+# x = bnd - c before the first step, the first step and its test (every program here)
+START = """\
+  s_mov_b32 s11, s10
+  s_mov_b32 s15, s12
+  s_sub_co_i32 s99, s10, s15
+  s_addk_co_i32 s15, 0x20
+  s_cmp_lt_i32 s15, s11
+"""
+# the stage-count dispatch: the stage count's parity picks `.Le0` (even) or `.Le1` (odd)
+DISPATCH = """\
+.Ldisp:
+  s_add_co_u32 s4, s99, 31
+  s_lshr_b32 s4, s4, 5
+  s_and_b32 s4, s4, 1
+  s_cmp_eq_u32 s4, 0
+  s_cbranch_scc1 .Le0
+"""
+
 # two wave roles (wave 0 and the rest) run copies of one loop, each storing to 0x100 before its
 # first barrier; after a loop's first exit (`// mid`) the dispatch takes `.Le0` (reads 0x200)
 # only; `.Le1` reads 0x100 and is reached from the exit before the loops (no barrier before it)
@@ -54,21 +72,12 @@ PROG = """\
   v_mov_b32 v1, 0x100
   v_mov_b32 v2, 0x200
   s_bfe_u32 s2, ttmp8, 0x50019
-  s_mov_b32 s11, s10
-  s_mov_b32 s15, s12
-  s_sub_co_i32 s99, s10, s15
-  s_addk_co_i32 s15, 0x20
-  s_cmp_lt_i32 s15, s11
+""" + START + """\
   s_cbranch_scc0 .Ldisp // first
   s_cmp_eq_u32 s2, 0
   s_cbranch_scc1 .Lzero
 """ + ROLE.format(r="rest") + ROLE.format(r="zero") + """\
-.Ldisp:
-  s_add_co_u32 s4, s99, 31
-  s_lshr_b32 s4, s4, 5
-  s_and_b32 s4, s4, 1
-  s_cmp_eq_u32 s4, 0
-  s_cbranch_scc1 .Le0
+""" + DISPATCH + """\
 .Le1:
   ds_load_b32 v5, v1
   s_barrier_signal -1
@@ -246,23 +255,29 @@ def test_the_rounding_near_miss_keeps_the_drain():
     assert checker(text) == []
 
 
-def test_the_checker_catches_an_over_applied_dispatch(monkeypatch):
-    """The pass told (wrongly) that the rounding near miss's loop's first exit leads to `.Le0`
-    only drops the drain; the checker, by its own proof, reports the barrier."""
-    text = kernel(PROG.replace(*NEAR_MISSES["rounding-short"], 1))
-    mids = {_line(text, "// mid", k) for k in (1, 2)}
-    bars = {_line(text, "s_barrier_wait", k) for k in (1, 3)}
+def _force(monkeypatch, exits: set[int] | None, target: str) -> None:
+    """Make the pass believe (wrongly, in the tests that call it) that the exits ending at the
+    lines `exits` (None: every edge into `.Ldisp`) lead to `target` alone."""
     real = exit_dispatch.dispatch_narrowing
 
     def forced(func):
         got = real(func)
         by = {b.label: b for b in func.blocks}
         h = by[".Ldisp"]
-        for e in func.blocks:
-            if e.terminator() is not None and e.terminator().line in mids:
-                got[(e, h)] = ((h,), (by[".Le0"],))
+        for e in h.preds:
+            if exits is None or (e.terminator() is not None and e.terminator().line in exits):
+                got[(e, h)] = ((h,), (by[target],))
         return got
     monkeypatch.setattr(exit_dispatch, "dispatch_narrowing", forced)
+
+
+def test_the_checker_catches_an_over_applied_dispatch(monkeypatch):
+    """The pass told (wrongly) that the rounding near miss's loop's first exit leads to `.Le0`
+    only drops the drain; the checker, by its own proof, reports the barrier."""
+    text = kernel(PROG.replace(*NEAR_MISSES["rounding-short"], 1))
+    mids = {_line(text, "// mid", k) for k in (1, 2)}
+    bars = {_line(text, "s_barrier_wait", k) for k in (1, 3)}
+    _force(monkeypatch, mids, ".Le0")
     out = analyze(text, "k.s", Options(coalesce_window=0)).inserted_text()
     assert not (bars | {b - 1 for b in bars}) & set(barrier_waits(text))  # (the pass dropped the drain)
     assert violations(out) != []
@@ -288,3 +303,123 @@ def test_an_edit_that_breaks_the_proof_is_seen_by_a_warm_plan(name):
     warm = _drains(broken, cache)
     assert warm == _drains(broken) and warm - first
     assert _drains(base, cache) == first == _drains(base)
+
+
+# one wave's own RAW: the load of a trip is in flight only at the loop's last exit, which the
+# dispatch sends to `.Le1` (no read of v5); `.Le0`, reached from the loop's first exit (`// mid`),
+# reads v5 with nothing in flight, so it needs no wait (both the pass's merge and the
+# checker's path walk drop the other exits' paths there)
+OWN = """\
+  v_mov_b32 v1, 0x100
+""" + START + """\
+  s_cbranch_scc0 .Ldisp // first
+.Lloop:
+  s_addk_co_i32 s15, 0x20
+  s_cmp_lt_i32 s15, s11
+  s_cbranch_scc0 .Ldisp // mid
+  global_load_b32 v5, v1, s[20:21]
+  s_addk_co_i32 s15, 0x20
+  s_cmp_lt_i32 s15, s11
+  s_cbranch_scc0 .Ldisp // last
+  v_add_nc_u32 v6, v5, v6
+  s_branch .Lloop
+""" + DISPATCH + """\
+.Le1:
+  s_endpgm
+.Le0:
+  v_add_nc_u32 v7, v5, v5 // read
+  s_endpgm
+"""
+
+
+def _waits_at(text: str, needle: str) -> list:
+    an = analyze(text, "k.s", Options(coalesce_window=0))
+    line = _line(text, needle)
+    return [w for w in an.waits() if w.line == line]
+
+
+def test_own_wave_read_after_the_dispatch_needs_no_wait_and_the_checker_agrees():
+    text = kernel(OWN)
+    assert _pass_ways(text) == _checker_ways(text) == {_line(text, "// mid"): {".Le0"}, _line(text, "// last"): {".Le1"}}
+    assert _waits_at(text, "// read") == []
+    assert violations(analyze(text, "k.s", Options()).inserted_text()) == []
+    rng = random.Random(5)
+    ways = _pass_ways(text)
+    assert all(label in ways[line] for regs in _values(rng) for line, label in _run(text, regs, limit=8)
+               if line in ways)
+
+
+def test_own_wave_near_miss_keeps_the_wait():
+    text = kernel(OWN.replace(*NEAR_MISSES["rounding-short"], 1))
+    assert _waits_at(text, "// read") != []
+    assert violations(analyze(text, "k.s", Options()).inserted_text()) == []
+
+
+def test_the_checker_catches_an_own_wave_dispatch_over_applied(monkeypatch):
+    """The rounding near miss, the pass told that the loop's last exit leads to `.Le1` only:
+    it drops the wait before the read in `.Le0`; the checker's own path walk (whose proof
+    refuses that exit) reports the read."""
+    text = kernel(OWN.replace(*NEAR_MISSES["rounding-short"], 1))
+    last = _line(text, "// last")
+    _force(monkeypatch, {last}, ".Le1")
+    assert _waits_at(text, "// read") == []
+    out = analyze(text, "k.s", Options()).inserted_text()
+    assert any(v.rule == "raw" for v in violations(out))
+
+
+# two exits of one trip reach the dispatch in the same hardware state (the load pending): the
+# proven one (`// mid`, to `.Le0`) first, then one the proofs cannot read (`// odd`: an unsigned
+# test of other registers), which may take `.Le1` and read v5
+TWO = """\
+  v_mov_b32 v1, 0x100
+""" + START + """\
+  s_cbranch_scc0 .Lend
+  global_load_b32 v5, v1, s[20:21]
+.Lloop:
+  s_addk_co_i32 s15, 0x20
+  s_cmp_lt_i32 s15, s11
+  s_cbranch_scc0 .Ldisp // mid
+  s_cmp_lt_u32 s13, s14
+  s_cbranch_scc0 .Ldisp // odd
+  s_addk_co_i32 s15, 0x20
+  s_cmp_lt_i32 s15, s11
+  s_cbranch_scc0 .Lend
+  s_branch .Lloop
+""" + DISPATCH + """\
+.Le1:
+  v_add_nc_u32 v7, v5, v5 // read
+  s_endpgm
+.Le0:
+  s_endpgm
+.Lend:
+  s_endpgm
+"""
+
+
+def test_the_checker_keeps_paths_of_different_routes_apart(monkeypatch):
+    """A pass told that every exit leads to `.Le0` drops the wait before `.Le1`'s read; the
+    checker's walk meets the dispatch first from the proven exit, then from the other in the
+    same state, and must still walk the second (its route is part of the path's key)."""
+    text = kernel(TWO)
+    mid = _line(text, "// mid")
+    assert _pass_ways(text) == _checker_ways(text) == {mid: {".Le0"}}
+    assert _waits_at(text, "// read") != []
+    _force(monkeypatch, None, ".Le0")
+    assert _waits_at(text, "// read") == []
+    out = analyze(text, "k.s", Options()).inserted_text()
+    assert any(v.rule == "raw" for v in violations(out))
+
+
+@pytest.mark.parametrize("name", ["other-bound", "rounding-short"])
+def test_a_warm_plan_sees_the_own_wave_proof_broken(name):
+    """An edit of scalar code that changes no block's in-flight state (x taken from another
+    bound, at the function's entry) still breaks the dispatch proof: the warm plan must not
+    replay the last version's merges."""
+    from stinkywait_core.api import AnalysisCache
+    cache = AnalysisCache()
+    base = kernel(OWN)
+    assert analyze(base, "k.s", Options(coalesce_window=0), cache=cache) is not None
+    broken = kernel(OWN.replace(*NEAR_MISSES[name], 1))
+    an = analyze(broken, "k.s", Options(coalesce_window=0), cache=cache)
+    line = _line(broken, "// read")
+    assert [w for w in an.waits() if w.line == line] != []
