@@ -410,8 +410,8 @@ class Publish:
     def segment(self, barrier: Instruction, narrowed: bool = False) -> Segment:
         """What other waves may run after `barrier`; `narrowed`: past a loop exit only the
         epilogues its stage-count dispatch selects (analysis/exit_dispatch.py).  Only the
-        wave-specialised answer narrows: the checker's counterpart of the aligned answer
-        follows one wave's own paths, which it does not narrow."""
+        wave-specialised answer narrows (its checker counterpart is `WaveView.epoch_of`; no
+        aligned kernel here has such a dispatch)."""
         key = (barrier, narrowed)
         seg = self._segs.get(key)
         narrow = self._narrowing() if narrowed else None
