@@ -121,6 +121,13 @@ class _Walker:
             waves = 1 if num_waves == 1 else lds.launch.waves_per_group
             self.m.waves = WaveView(func, self.succs, lds, waves)
             self.m.waves.lds_of = {id(f.inst): f.lds for f in facts if f.lds}
+        #: loop exits whose stage-count dispatch the checker proves (validate/hwdispatch.py):
+        #: a path through one goes on to the epilogues it selects only
+        if self.m.waves is not None:
+            self.ways = self.m.waves.dispatch.ways
+        else:
+            from .hwdispatch import ExitDispatch
+            self.ways = ExitDispatch(func, self.succs).ways
         self.tensor_raw_required = tensor_raw_required
         self.max_trips, self.max_paths, self.max_steps = max_trips, max_paths, max_steps
         #: asked once per path state: true ends the search early (`bounded`: nothing proved)
@@ -177,6 +184,20 @@ class _Walker:
             st.returns = st.returns[:-1]
             return [back]
         return succs
+
+    def _dispatch_successors(self, bi: int, st: State, succs: list[int]) -> list[int]:
+        """Inside a proven dispatch, the successors on the way to the path's epilogues."""
+        way = self.ways.get(st.route) if st.route is not None else None
+        if way is None:
+            return succs
+        return [v for v in succs if v in way[0] or v in way[1]]
+
+    def _route_after(self, bi: int, v: int, route: tuple[int, int] | None) -> tuple[int, int] | None:
+        """The route of a path that takes the edge bi -> v."""
+        if (bi, v) in self.ways:
+            return (bi, v)
+        way = self.ways.get(route) if route is not None else None
+        return route if way is not None and v in way[0] else None
 
     def run(self) -> HwResult:
         t0 = time.perf_counter()
@@ -239,13 +260,18 @@ class _Walker:
                     ended = True
                     break
             succs = self._local_successors(bi, st, local) if local else self.succs[bi]
+            if st.route is not None or self.ways:
+                succs = self._dispatch_successors(bi, st, succs)
             if ended or not succs:
                 res.paths += 1
             else:
                 nexts = []
+                route = st.route
                 for k, v in enumerate(succs):
                     nst = st if k == len(succs) - 1 else st.copy()
                     enter(nst.trips, bi, v, self.headers, self.retreating)
+                    if self.ways:
+                        nst.route = self._route_after(bi, v, route)
                     if regions.crosses(self.blocks[bi], self.blocks[v]):
                         nst.crossed = frozenset(nst.mask)
                         if nst.owed:

@@ -51,8 +51,10 @@ class WaveView:
     """What the checker knows about the other waves of a function (made once per check)."""
 
     def __init__(self, func: Function, succs: list[list[int]], facts, waves: int) -> None:
+        self.func = func
         self.blocks = list(func.blocks)
         self.succs = succs
+        self._dispatch = None
         self.facts = facts
         #: gfx12 keeps the workgroup ids in TTMP9 (x) and TTMP7 (y, z), gfx1250 its cluster ids
         #: in TTMP6: the same in every wave of a workgroup (TTMP8 holds the wave index)
@@ -92,6 +94,14 @@ class WaveView:
             self._pairs = got
         return self._pairs  # type: ignore[return-value]
 
+    @property
+    def dispatch(self):
+        """The exit edges whose epilogue dispatch the checker proves (made on first use)."""
+        if self._dispatch is None:
+            from .hwdispatch import ExitDispatch
+            self._dispatch = ExitDispatch(self.func, self.succs)
+        return self._dispatch
+
     def epoch_of(self, pos: tuple) -> list | None:
         """The LDS accesses a wave may run after the fence at `pos` before the wait of its next
         barrier (a full barrier, or a wait after a signal), on any path; None: a call or
@@ -124,9 +134,13 @@ class WaveView:
             if ended:
                 continue
             for t in self.succs[bi]:
-                if (t, sig) not in seen:
-                    seen.add((t, sig))
-                    todo.append((t, 0, sig))
+                way = self.dispatch.ways.get((bi, t))
+                # an exit into a stage-count dispatch the path fixes: its epilogues only
+                # (validate/hwdispatch.py; the dispatch blocks hold no LDS access or fence)
+                for u in way[1] if way is not None else (t,):
+                    if (u, sig) not in seen:
+                        seen.add((u, sig))
+                        todo.append((u, 0, sig))
         got = self._epochs[pos] = None if bad else out
         return got
 

@@ -42,7 +42,7 @@ class State:
     (value, sequence number when executed), for reports only (not part of `Machine.key`)."""
 
     __slots__ = ("tl", "sid", "mask", "writers", "locks", "lds", "next_seq", "last_wait", "after", "trips",
-                 "crossed", "owed", "caller", "fenced", "returns")
+                 "crossed", "owed", "caller", "fenced", "returns", "route")
 
     def __init__(self) -> None:
         self.tl: list[list[int]] = [[] for _ in range(CK_COUNT)]
@@ -68,6 +68,9 @@ class State:
         self.fenced: frozenset[int] = frozenset()
         #: block indices the local subroutine calls on this path return to (innermost last)
         self.returns: tuple[int, ...] = ()
+        #: inside a stage-count dispatch: the loop exit edge (block indices) the path came
+        #: through, whose proven epilogues alone it may go on to (validate/hwdispatch.py)
+        self.route: tuple[int, int] | None = None
 
     def copy(self) -> "State":
         n = State.__new__(State)
@@ -86,6 +89,7 @@ class State:
         n.caller = self.caller
         n.fenced = self.fenced
         n.returns = self.returns
+        n.route = self.route
         return n
 
 
@@ -301,4 +305,4 @@ class Machine:
             if live:
                 regs.append((u, live))
         regs.sort()
-        return (tuple(rows), tuple(regs), st.after, tuple(sorted(st.owed)), st.returns)
+        return (tuple(rows), tuple(regs), st.after, tuple(sorted(st.owed)), st.returns, st.route)

@@ -95,7 +95,7 @@ class Brackets:
                 if keep is not ops and len(keep) != len(ops):
                     changed = True
                     out.append(PerPredQueue(q.pred, keep, q.sat, q.ring_sat, q.empty_origin,
-                                            tuple(e.op for e in keep)))
+                                            tuple(e.op for e in keep), q.route))
                 else:
                     out.append(q)
             if changed:

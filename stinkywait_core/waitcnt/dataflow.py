@@ -73,6 +73,14 @@ class WaitDataflow(FunctionFacts, HazardCandidates, LdsQueries, Brackets, Requir
         self.loop_carried = options.enable_loop_carried_token_deps
         self.newest = options.count_from_instance == "newest"
         self.keep_empty = options.represent_empty_paths
+        #: the loop exits whose stage-count dispatch is proven (analysis/exit_dispatch.py): a
+        #: queue that came through one is dropped at an epilogue its dispatch does not select
+        #: (the hardware model only; the spec's model keeps every edge)
+        self.routes: dict = {}
+        if self.hw:
+            from ..analysis.exit_dispatch import dispatch_narrowing
+            self.routes = dispatch_narrowing(func)
+        self.route_sig = tuple(sorted(((id(e), id(h)), w) for (e, h), w in self.routes.items()))
         self.cap = min(256, max(64 + 8, 2 * len(self.rpo)))
         self.info: dict[Instruction, InstInfo] = {}
         self.track_trips = False
@@ -165,23 +173,32 @@ class WaitDataflow(FunctionFacts, HazardCandidates, LdsQueries, Brackets, Requir
         cks = self.cks
         seen: list[set] = [set() for _ in range(CK_COUNT)]
         work = 0
+        routes = self.routes if not self.by_producer else None
         for p in bb.preds:
             ps = exits.get(p)
             if ps is None:
                 continue
+            enter = routes.get((p, bb)) if routes else None
             back = self.track_trips and self.cfg.is_back_edge(p, bb)
             advances = self._advances(p) if back else []
             for c in cks:
                 dst = entry.queues[c]
                 have = seen[c]
                 if self.keep_empty and not ps.queues[c]:
-                    q = PerPredQueue(p, (), EMPTY, False, True, ())
+                    q = PerPredQueue(p, (), EMPTY, False, True, (), (p, bb) if enter is not None else None)
                     if q not in have:
                         have.add(q)
                         dst.append(q)
                     continue
                 work += len(ps.queues[c])
                 for pq in ps.queues[c]:
+                    route = (p, bb) if enter is not None else None
+                    if pq.route is not None and routes and enter is None:
+                        way = routes.get(pq.route)
+                        if way is None or bb in way[0]:
+                            route = pq.route if way is not None else None  # (still in the dispatch)
+                        elif bb not in way[1]:
+                            continue  # an epilogue this path's exit cannot lead to
                     ops, insts = pq.ops, pq.insts
                     if back:
                         ops = tuple(self._age(e, advances) for e in ops)
@@ -189,7 +206,7 @@ class WaitDataflow(FunctionFacts, HazardCandidates, LdsQueries, Brackets, Requir
                         deduped = self._dedupe_instances(ops)
                         if deduped is not ops:
                             ops, insts = deduped, tuple(e.op for e in deduped)
-                    q = PerPredQueue(p, ops, pq.sat, pq.ring_sat, False, insts)
+                    q = PerPredQueue(p, ops, pq.sat, pq.ring_sat, False, insts, route)
                     if q not in have:
                         have.add(q)
                         dst.append(q)
@@ -417,7 +434,10 @@ class WaitDataflow(FunctionFacts, HazardCandidates, LdsQueries, Brackets, Requir
         exit_state, entry_state = self.exit_state, self.entry_state
         step = None
         if memo is not None:
-            step = (bb, it, self.block_sig[bb], tuple([exit_state.get(p) for p in bb.preds]),
+            # (the join also reads the dispatch routes: an edit of scalar code elsewhere may
+            # change them while every input object stays the same)
+            sig = self.block_sig[bb] if not self.route_sig else (self.block_sig[bb], self.route_sig)
+            step = (bb, it, sig, tuple([exit_state.get(p) for p in bb.preds]),
                     entry_state[bb] if frozen else None, exit_state.get(bb) if frozen else None)
             rec = memo.find_block(step)
             if rec is not None and (rec.queries and not self.queries_hold(rec.queries)

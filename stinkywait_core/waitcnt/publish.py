@@ -262,7 +262,8 @@ class Segment:
 
     __slots__ = ("accesses", "opaque", "key", "seen")
 
-    def __init__(self, barrier: Instruction, cfg: "CfgInfo", is_lds, local: frozenset = frozenset()) -> None:
+    def __init__(self, barrier: Instruction, cfg: "CfgInfo", is_lds, local: frozenset = frozenset(),
+                 narrow: dict | None = None) -> None:
         self.accesses: dict[Instruction, bool] = {}
         self.opaque = ""
         order: list = []
@@ -300,11 +301,21 @@ class Segment:
                 continue
             for s in b.succs:
                 c = crossed or cfg.is_back_edge(b, s)
-                st = (s, signalled, c)
-                if st in seen:
-                    continue
-                seen.add(st)
-                work.append((s, 0, signalled, c))
+                way = narrow.get((b, s)) if narrow else None
+                nexts = [s]
+                if way is not None:
+                    # an exit into a stage-count dispatch whose value the path fixes
+                    # (analysis/exit_dispatch.py): only the epilogues it selects
+                    walked, nexts = way
+                    for d in walked:
+                        self.seen[d] = _marks(d, is_lds)
+                        c = c or any(cfg.is_back_edge(d, t) for t in d.succs)
+                for t in nexts:
+                    st = (t, signalled, c)
+                    if st in seen:
+                        continue
+                    seen.add(st)
+                    work.append((t, 0, signalled, c))
         self.key = tuple(order)
 
 
@@ -349,6 +360,15 @@ class Publish:
         self._bytes: dict[Instruction, object] = {}
         self._token: object | None = None
         self._transfers: frozenset | None = None
+        self._narrow: dict | None = None
+
+    def _narrowing(self) -> dict:
+        """The exit edges whose stage-count dispatch is fixed (analysis/exit_dispatch.py),
+        made once per version."""
+        if self._narrow is None:
+            from ..analysis.exit_dispatch import dispatch_narrowing
+            self._narrow = dispatch_narrowing(self.func)
+        return self._narrow
 
     def _local(self) -> frozenset:
         """The calls of subroutines of this function and their returns (CFG edges, not
@@ -387,20 +407,29 @@ class Publish:
                 self.cache.alignment = (sig, self._align)
         return self._align.aligned
 
-    def segment(self, barrier: Instruction) -> Segment:
-        seg = self._segs.get(barrier)
+    def segment(self, barrier: Instruction, narrowed: bool = False) -> Segment:
+        """What other waves may run after `barrier`; `narrowed`: past a loop exit only the
+        epilogues its stage-count dispatch selects (analysis/exit_dispatch.py).  Only the
+        wave-specialised answer narrows (its checker counterpart is `WaveView.epoch_of`; no
+        aligned kernel here has such a dispatch)."""
+        key = (barrier, narrowed)
+        seg = self._segs.get(key)
+        narrow = self._narrowing() if narrowed else None
         if seg is None and not self.persist:
-            seg = self._segs[barrier] = Segment(barrier, self.cfg, self._is_lds, self._local())
+            seg = self._segs[key] = Segment(barrier, self.cfg, self._is_lds, self._local(), narrow)
         if seg is None:
             edges = self._signature()[0]
-            got = self.cache.old_segments.get(barrier)
+            if narrow:
+                # the narrowing rests on scalar code anywhere before the barrier: part of the key
+                edges = (edges, tuple(sorted(((id(e), id(h)), w) for (e, h), w in narrow.items())))
+            got = self.cache.old_segments.get(key)
             if got is not None and got[0] == edges and all(
                     _marks(b, self._is_lds) == old for b, old in got[1].seen.items()):
                 seg = got[1]
             else:
-                seg = Segment(barrier, self.cfg, self._is_lds, self._local())
-            self.cache.segments[barrier] = (edges, seg)
-            self._segs[barrier] = seg
+                seg = Segment(barrier, self.cfg, self._is_lds, self._local(), narrow)
+            self.cache.segments[key] = (edges, seg)
+            self._segs[key] = seg
         return seg
 
     def _edges_token(self) -> object:
@@ -491,7 +520,7 @@ class Publish:
         for x in others:
             if x is None:
                 continue  # that wave has ended
-            seg = self.segment(x)
+            seg = self.segment(x, narrowed=True)
             if seg.opaque:
                 return False
             for q in seg.accesses:

@@ -53,7 +53,7 @@ class SolveTrace:
     """One converged memoised solve, as the next version's sparse solve replays it."""
 
     __slots__ = ("rpo", "pos", "sig", "hist", "changed_at", "entry", "exit", "plan", "sites", "work",
-                 "sweeps", "cap", "freeze", "blocks")
+                 "sweeps", "cap", "freeze", "blocks", "routes")
 
     def __init__(self, df: Any, hist: dict, changed_at: list) -> None:
         self.rpo = df.rpo
@@ -68,6 +68,8 @@ class SolveTrace:
         self.sweeps = df.sweeps
         self.cap = df.cap
         self.freeze = not df.loop_carried
+        #: the dispatch routes the merges filtered by (an edit of scalar code may change them)
+        self.routes = df.route_sig
         # the memo's block records of that solve (with LDS answers in one, never sparse:
         # a reused record's answers are re-checked on every version)
         self.blocks = df.memo.blocks
@@ -75,9 +77,10 @@ class SolveTrace:
             self.rpo = None
 
     def applies(self, df: Any) -> bool:
-        """The same CFG (an adopted function keeps its RPO list), cap and freeze."""
+        """The same CFG (an adopted function keeps its RPO list), cap, freeze and dispatch
+        routes."""
         return (self.rpo is not None and self.rpo is df.rpo and self.cap == df.cap
-                and self.freeze == (not df.loop_carried) and not df.exploded)
+                and self.freeze == (not df.loop_carried) and not df.exploded and self.routes == df.route_sig)
 
 
 def _at(hist: list, t: tuple, pos: int) -> tuple | None:

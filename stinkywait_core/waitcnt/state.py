@@ -30,8 +30,8 @@ class QOp(namedtuple("QOp", "op trips deltas", defaults=(0, ()))):
     __slots__ = ()
 
 
-class PerPredQueue(namedtuple("PerPredQueue", "pred ops sat ring_sat empty_origin insts",
-                              defaults=(EMPTY, False, False, ()))):
+class PerPredQueue(namedtuple("PerPredQueue", "pred ops sat ring_sat empty_origin insts route",
+                              defaults=(EMPTY, False, False, (), None))):
     """One in-flight FIFO of one counter, tagged with the CFG predecessor it arrived through.
 
     `pred` None is the synthetic queue of a block with no seeded predecessor queue.  `ops`:
@@ -39,7 +39,9 @@ class PerPredQueue(namedtuple("PerPredQueue", "pred ops sat ring_sat empty_origi
     still in flight, depth unknown (64).  `ring_sat` marks that an op carrying LDS-ring data
     was pushed out (branch B2).  `empty_origin`: the path arrived with nothing in flight (kept
     only when empty paths are represented).  `insts` is `ops[i].op` for every i: it lets
-    countFrom use C-level `tuple.index` (identity compare).
+    countFrom use C-level `tuple.index` (identity compare).  `route`: inside a stage-count
+    dispatch, the loop exit edge the path came through (analysis/exit_dispatch.py: the
+    merge after the dispatch drops a queue whose exit cannot lead there; None elsewhere).
     """
 
     __slots__ = ()
@@ -75,7 +77,7 @@ def trim_queues(queues: list[PerPredQueue], keep: int) -> list[PerPredQueue]:
             ops, insts = q.ops[n - keep:], q.insts[n - keep:]
         else:
             ops, insts = q.ops, q.insts
-        out.append(PerPredQueue(q.pred, ops, EMPTY, False, q.empty_origin, insts))
+        out.append(PerPredQueue(q.pred, ops, EMPTY, False, q.empty_origin, insts, q.route))
     return out
 
 
@@ -99,7 +101,7 @@ def append_to_all_paths(queues: list[PerPredQueue], qop: QOp,
             ring_sat = ring_sat or any(bool(e.deltas) for e in ops[:drop])
             saturated = saturated or ops[0].op
             ops, insts = ops[drop:], insts[drop:]
-        out.append(PerPredQueue(q.pred, ops, sat, ring_sat, q.empty_origin, insts))
+        out.append(PerPredQueue(q.pred, ops, sat, ring_sat, q.empty_origin, insts, q.route))
     return out, saturated
 
 
