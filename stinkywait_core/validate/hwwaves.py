@@ -219,10 +219,12 @@ def skeleton(blocks: list, succs: list[list[int]], fence_role, gfx12: bool,
     return (tuple(out), gfx12, frozenset(vec), tuple(sorted(writes.items())), branch_info(blocks, succs, lost))
 
 
-@lru_cache(maxsize=8)
-def barrier_pairs(skel: tuple) -> dict | None:
-    """{(block, fence ordinal): {(block, fence ordinal) or None}} for a skeleton, or None."""
-    return _Walk(skel).partners
+@lru_cache(maxsize=16)
+def barrier_pairs(skel: tuple, dead: tuple = (frozenset(), frozenset())) -> dict | None:
+    """{(block, fence ordinal): {(block, fence ordinal) or None}} for a skeleton, or None.
+    `dead`: per wave, (block, successor block) index pairs that wave never takes (its class of
+    wave views, hwpublish.WaveView)."""
+    return _Walk(skel, dead).partners
 
 
 class _NoPairing(Exception):
@@ -230,7 +232,8 @@ class _NoPairing(Exception):
 
 
 class _Walk:
-    def __init__(self, skel: tuple) -> None:
+    def __init__(self, skel: tuple, dead: tuple = (frozenset(), frozenset())) -> None:
+        self._dead = dead
         self.blocks, self.gfx12, self.vec, rets = skel[:4]
         #: per block: its two-way branch (hwbranch.branch_info), or None
         self._branches: tuple = skel[4] if len(skel) > 4 else ()
@@ -703,7 +706,7 @@ class _Walk:
             seen.add(p)
             if p != _END and len(seen) <= _JOIN_TRIES * 2 and self._tests_apart(p[0], own, other):
                 bi = p[0]
-                succs = self.blocks[bi][1]
+                succs = [t for t in self.blocks[bi][1] if (bi, t) not in self._dead[side]]
                 if bi not in succs:
                     todo.extend((t, 0, p[2]) for t in succs)
                     passed = True
@@ -738,9 +741,14 @@ class _Walk:
         return apart
 
     def _next_blocks(self, pos: tuple, side: int, vals: dict) -> list:
-        """Where a wave goes at the end of block `pos[0]` with return stack `pos[2]`."""
+        """Where a wave goes at the end of block `pos[0]` with return stack `pos[2]` (not over
+        an edge its view never takes)."""
         bi, _, stack = pos
         _, succs, _, ctl = self.blocks[bi]
+        if self._dead[side]:
+            succs = [t for t in succs if (bi, t) not in self._dead[side]]
+            if not succs:
+                return []  # (this wave never gets here)
         if ctl == "call":
             if len(stack) >= _NEST:
                 raise _NoPairing

@@ -344,6 +344,7 @@ class Publish:
         self.waves = waves
         self._align: Alignment | None = None
         self._match = None
+        self._classes: object = False
         self._segs: dict[Instruction, Segment] = {}
         self._sig: tuple | None = None
         self._bytes: dict[Instruction, object] = {}
@@ -481,6 +482,10 @@ class Publish:
         """Not aligned: another wave is after one of the barriers it may meet as the same
         instance (`WaveMatch`), or has ended; none of their segments' accesses may touch
         `p`'s bytes.  Compared across trips (the waves' loops are different loops)."""
+        pairing = self._class_pairing()
+        if pairing is not None:  # (per class of wave views: waitcnt/wave_classes.py)
+            return pairing.published(p, barrier, self.segment, lambda i: "w" in self.info[i].lds,
+                                     self.facts.may_overlap_waves_in)
         met = self.matched().met
         if met is None:
             return False
@@ -500,6 +505,16 @@ class Publish:
                 if self.facts.may_overlap_waves(p, q, False):
                     return False
         return True
+
+    def _class_pairing(self):
+        """The pairing per class of wave views when the wave index decides branches (made on
+        first use, for this version)."""
+        if self._classes is False:
+            from .wave_classes import ClassPairing, wave_classes
+            classes = wave_classes(self.facts.roles())
+            self._classes = None if classes is None else ClassPairing(self.func, barrier_kind,
+                                                                        self.facts.launch.arch, classes)
+        return self._classes
 
     def _answer(self, p: Instruction, barrier: Instruction, seg: Segment, writes: bool, same_trip: bool) -> bool:
         if self._align.single:

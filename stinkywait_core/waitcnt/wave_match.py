@@ -204,8 +204,10 @@ class WaveMatch:
     """`met[barrier]`: the barriers another wave may be at as the same instance (None: it
     has ended); `why` says why no pairing was made (then `met` is None)."""
 
-    def __init__(self, func: Function, barrier_kind, arch: str) -> None:
+    def __init__(self, func: Function, barrier_kind, arch: str, dead: tuple = (frozenset(), frozenset())) -> None:
         self.func: Function | None = func
+        #: per side, CFG edges (block, block) that wave never takes (its wave view's, `wave_classes`)
+        self._dead = dead
         self.kind = barrier_kind
         self.gfx12 = arch.startswith("gfx12")
         self.why = ""
@@ -240,6 +242,7 @@ class WaveMatch:
         self._calls, self._returns = {}, set()
         self._pdom, self._joins, self._tests = None, {}, {}
         self._lanes = None
+        self._dead = (frozenset(), frozenset())
         self.func = None
 
     # ---- one side's run ---------------------------------------------------------------------
@@ -693,8 +696,8 @@ class WaveMatch:
         if pa != _DONE and pb != _DONE and len(sa) == 2 and len(sb) == 2 and self._same_way(pa[0], pb[0], cur):
             return [((sa[0], sb[0]), cur), ((sa[1], sb[1]), cur)]
         if len(sa) > 1 or len(sb) > 1:
-            sa, ta = self._past_tests(sa, cur)
-            sb, tb = self._past_tests(sb, cur)
+            sa, ta = self._past_tests(sa, cur, 0)
+            sb, tb = self._past_tests(sb, cur, 1)
             if ta or tb:
                 cur = set(cur)
                 _forget(cur, (("SCC", 0),))
@@ -703,13 +706,21 @@ class WaveMatch:
     def _decided_succs(self, side: int, pos: tuple, neq) -> list:
         """A wave's successor positions, only the way a branch fact decides when one does
         (`wave_branch_facts`)."""
-        succs = self._succs(pos)
+        succs = self._live_succs(side, pos)
         if len(succs) == 2 and pos[0].terminator() not in self._calls:
             k = decided(side, pos[0], neq)
             if k is None and self._lanes is not None:
                 k = launch_exec_way(pos[0], self._lanes.late)
             if k is not None:
                 return [succs[k]]
+        return succs
+
+    def _live_succs(self, side: int, pos: tuple) -> list:
+        """`_succs`, without the edges wave `side`'s view never takes (`self._dead`)."""
+        succs = self._succs(pos)
+        dead = self._dead[side]
+        if dead:
+            succs = [s for s in succs if s == _DONE or (pos[0], s[0]) not in dead]
         return succs
 
     def _alone(self, side: int, pos: tuple, cur) -> list[tuple]:
@@ -724,7 +735,7 @@ class WaveMatch:
             return [(s, cur) for s in succs]
         return [(s, frozenset(cur) | {f}) for s, f in zip(succs, facts)]
 
-    def _past_tests(self, succs: list, neq: set | frozenset) -> tuple[list, bool]:
+    def _past_tests(self, succs: list, neq: set | frozenset, side: int = 0) -> tuple[list, bool]:
         """Successor positions with every *test block* among them replaced by its own
         successors (repeatedly), and whether one was: a block that only compares and branches
         (nothing but SCC written, no fence, call or return) on a register that may differ
@@ -747,7 +758,7 @@ class WaveMatch:
                 continue
             seen.add(p)
             if p != _DONE and len(seen) <= _TESTS and self._is_test(p[0], neq):
-                nxt = self._succs(p)
+                nxt = self._live_succs(side, p)
                 if _DONE not in nxt and all(q[0] is not p[0] for q in nxt):
                     work.extend(nxt)
                     skipped = True
