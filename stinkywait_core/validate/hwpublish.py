@@ -144,12 +144,11 @@ class WaveView:
         return got
 
     def _others_meet(self, a: Instruction, writes: bool, pos: tuple) -> bool:
-        classes = self.classes
-        if classes:
-            return self._classes_meet(a, writes, pos, classes)
-        if self.pairs is None:
-            return True
-        return self._partners_meet(writes, self.pairs.get(pos), lambda q, x: self.other_wave_meets(a, q, False, x[0]))
+        if self.pairs is not None and not self._partners_meet(
+                writes, self.pairs.get(pos), lambda q, x: self.other_wave_meets(a, q, False, x[0])):
+            return False
+        classes = self.classes  # (the abstract pairing may meet: class by class, when known)
+        return not classes or self._classes_meet(a, writes, pos, classes)
 
     def _partners_meet(self, writes: bool, met, meets) -> bool:
         """May an access of the epoch of a fence in `met` (another wave's, at the same
@@ -172,7 +171,7 @@ class WaveView:
     def classes(self) -> list | None:
         """Classes of wave views that take the same edges ((dead edges by block index, live
         block indices, wave indices)), when the address facts have per-wave views and there
-        are 2-4 classes; else None.  Each class pair is walked with each wave kept to its
+        are two classes; else None.  Each class pair is walked with each wave kept to its
         class's edges (`class_pairs`)."""
         if self._classes is False:
             self._classes = None
@@ -182,7 +181,7 @@ class WaveView:
                 groups: dict = {}
                 for r, _ in roles:
                     groups.setdefault((r.dead, r.live), []).append(r.wave)
-                if 2 <= len(groups) <= 4:
+                if len(groups) == 2:  # (more classes: walks by the dozen; the abstract pairing alone)
                     self._classes = [(frozenset((index[x], index[y]) for x, y in dead if x in index and y in index),
                                       frozenset(index[b] for b in live if b in index), tuple(ws))
                                      for (dead, live), ws in groups.items()]

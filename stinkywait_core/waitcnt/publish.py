@@ -317,7 +317,7 @@ class PublishCache:
     """What carries across versions: segments by (barrier, CFG signature) and answers by
     the facts they rest on (kept in the function's memo)."""
 
-    __slots__ = ("segments", "answers", "alignment", "edges", "old_segments", "old_answers", "match")
+    __slots__ = ("segments", "answers", "alignment", "edges", "old_segments", "old_answers", "match", "classes")
 
     def __init__(self) -> None:
         self.edges: tuple | None = None
@@ -327,6 +327,8 @@ class PublishCache:
         self.old_answers: dict = {}
         self.alignment: tuple | None = None
         self.match: tuple | None = None
+        #: (the pairing's signature and the classes of wave views, their `ClassPairing`)
+        self.classes: tuple | None = None
 
 
 class Publish:
@@ -482,10 +484,14 @@ class Publish:
         """Not aligned: another wave is after one of the barriers it may meet as the same
         instance (`WaveMatch`), or has ended; none of their segments' accesses may touch
         `p`'s bytes.  Compared across trips (the waves' loops are different loops)."""
-        pairing = self._class_pairing()
-        if pairing is not None:  # (per class of wave views: waitcnt/wave_classes.py)
-            return pairing.published(p, barrier, self.segment, lambda i: "w" in self.info[i].lds,
-                                     self.facts.may_overlap_waves_in)
+        if self._published_abstract(p, barrier):
+            return True
+        pairing = self._class_pairing()  # (per class of wave views: waitcnt/wave_classes.py)
+        return pairing is not None and pairing.published(p, barrier, self.segment, lambda i: "w" in self.info[i].lds,
+                                                         self.facts.may_overlap_waves_in)
+
+    def _published_abstract(self, p: Instruction, barrier: Instruction) -> bool:
+        """`_published_specialised` by the pairing of two abstract waves."""
         met = self.matched().met
         if met is None:
             return False
@@ -512,8 +518,17 @@ class Publish:
         if self._classes is False:
             from .wave_classes import ClassPairing, wave_classes
             classes = wave_classes(self.facts.roles())
-            self._classes = None if classes is None else ClassPairing(self.func, barrier_kind,
-                                                                        self.facts.launch.arch, classes)
+            if classes is None:
+                self._classes = None
+                return None
+            key = (self._match_signature(), frozenset(classes)) if self.persist else None
+            old = self.cache.classes
+            if key is not None and old is not None and old[0] == key:
+                self._classes = old[1]  # (its walks ran on this very CFG and these views)
+            else:
+                self._classes = ClassPairing(self.func, barrier_kind, self.facts.launch.arch, classes)
+                if key is not None:
+                    self.cache.classes = (key, self._classes)
         return self._classes
 
     def _answer(self, p: Instruction, barrier: Instruction, seg: Segment, writes: bool, same_trip: bool) -> bool:

@@ -24,13 +24,15 @@ from __future__ import annotations
 
 from ..ir import Function, Instruction
 
-#: most classes walked in pairs (more: the plain pairing alone)
-_MAX_CLASSES = 4
+#: most classes walked in pairs (more: the plain pairing alone; aiter's gfx1250 f4gemm has four
+#: roles, whose 12 walks cost ~10 s a plan, and its plain pairing already serves it)
+_MAX_CLASSES = 2
 
 
 def wave_classes(roles) -> list[tuple[frozenset, frozenset, tuple]] | None:
     """(dead edges, live blocks, wave indices) per class of views taking the same edges; None
-    with no views, one class, or more than `_MAX_CLASSES`."""
+    with no views, one class, or more than `_MAX_CLASSES`.  Asked only where the plain pairing
+    of two abstract waves keeps the drain."""
     if not roles:
         return None
     groups: dict[tuple, list] = {}
