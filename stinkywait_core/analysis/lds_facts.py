@@ -191,21 +191,37 @@ class LdsFacts:
         roles = self.roles()
         return roles is None or self._roles_meet_waves(a, b, roles)
 
+    def may_overlap_waves_in(self, a: Instruction, b: Instruction, waves_a: tuple, waves_b: tuple) -> bool:
+        """`may_overlap_waves` for `a` run by a wave of `waves_a` and `b` by another wave of
+        `waves_b` (the pairing per class of wave views, waitcnt/wave_classes.py), every trip
+        against every trip: the plain cross-wave test, then each pair of those waves' views."""
+        aa, ab = self.access(a), self.access(b)
+        if aa is None or ab is None:
+            return False
+        if not self._plain_meet_waves(aa, ab, False):
+            return False
+        roles = self.roles()
+        if roles is None:
+            return True
+        return self._roles_meet_waves(a, b, [x for x in roles if x[0].wave in waves_a],
+                                      [x for x in roles if x[0].wave in waves_b])
+
     def _plain_meet_waves(self, aa: LdsAccess, ab: LdsAccess, same_trip: bool) -> bool:
         for acc in (aa, ab):
             if acc.pieces is None or self._unbounded_why(acc):
                 return True
         return any(_pieces_meet_waves(pa, pb, same_trip) for pa in aa.pieces for pb in ab.pieces)
 
-    def _roles_meet_waves(self, a: Instruction, b: Instruction, roles: list) -> bool:
+    def _roles_meet_waves(self, a: Instruction, b: Instruction, roles: list, others: list | None = None) -> bool:
         """`a` run by wave i and `b` by wave j != i, each as its own view runs it: every symbol
         of one view is another instance in the other (its range; the wave index is a constant
-        in each), compared over every trip residue."""
+        in each), compared over every trip residue.  `others`: the views j is among (default:
+        `roles`)."""
         for ra, fa in roles:
             if a.block not in ra.live:
                 continue
             xa = fa.access(a)
-            for rb, fb in roles:
+            for rb, fb in (roles if others is None else others):
                 if rb.wave == ra.wave or b.block not in rb.live:
                     continue
                 xb = fb.access(b)

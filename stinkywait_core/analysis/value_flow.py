@@ -1338,6 +1338,10 @@ class ValueFlow:
         return Val(lins, uniform, (h, len(lins)), why)
 
     # --- EXEC ------------------------------------------------------------------------------------
+    def exec_is_launch_mask(self, inst: Instruction) -> bool:
+        """EXEC is the launch mask (never empty) when `inst` runs (`wave_vcc.exec_branch`)."""
+        return not self._exec_partial(inst)
+
     def _exec_partial(self, inst: Instruction) -> bool:
         """EXEC may be narrower than the launch mask when `inst` runs."""
         if self._exec is None:

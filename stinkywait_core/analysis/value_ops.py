@@ -97,17 +97,51 @@ _CMP = {"eq": lambda a, b: a == b, "lg": lambda a, b: a != b, "lt": lambda a, b:
         "le": lambda a, b: a <= b, "gt": lambda a, b: a > b, "ge": lambda a, b: a >= b}
 
 
-@_op(*(f"s_cmp_{c}_{t}" for c in _CMP for t in ("u32", "i32")))
+@_op(*(f"s_cmp_{c}_{t}" for c in _CMP for t in ("u32", "i32")),
+     *(f"s_cmpk_{c}_{t}" for c in _CMP for t in ("u32", "i32")))
 def _cmp(ops):
     c, t = ops.mnemonic.split("_")[2:4]
-    a, b = ops.src(0).const(), ops.src(1).const()
+    if ops.mnemonic.startswith("s_cmpk_"):
+        k = ops.const(1)
+        if k is None or (t == "i32" and k & 0xFFFF >= 0x8000):
+            return {}  # (a negative 16-bit constant: not compared here)
+        a, b = ops.src(0).const(), k & 0xFFFF
+    else:
+        a, b = ops.src(0).const(), ops.src(1).const()
     if (a is None) != (b is None) and c in ("eq", "lg"):
         return _cmp_two_valued(ops, ops.src(1) if a is not None else ops.src(0), a if a is not None else b, c)
     if a is None or b is None:
-        return {}
+        return _cmp_ranges(ops, c, t, b)
     if t == "i32":
         a, b = (a - (1 << 32) if a >> 31 else a), (b - (1 << 32) if b >> 31 else b)
     return _one(ops, const_val(int(_CMP[c](a, b))))
+
+
+def _cmp_ranges(ops, c: str, t: str, k: int | None) -> dict:
+    """A compare whose operands are not both constants, decided when their ranges are apart
+    (every value of one below every value of the other): aiter's cktile GEMM compares a lane
+    read of its first work-item id, 64w..64w+63 in wave w's own view (wave_roles), with 0xff
+    to split its waves into two groups.  `k`: the second operand when a constant (a
+    ``s_cmpk`` immediate).  Signed compares only of ranges below 2^31 (where they order as
+    unsigned ones)."""
+    xa = ops.src(0)
+    xb = const_val(k) if k is not None else ops.src(1)
+    if xa.bottom or xb.bottom:
+        return {}
+    ra, rb = xa.concrete(), xb.concrete()
+    alo, ahi, blo, bhi = ra[0], ra[1], rb[0], rb[1]
+    if not (0 <= alo <= ahi <= I.MASK32 and 0 <= blo <= bhi <= I.MASK32):
+        return {}
+    if t == "i32" and (ahi >= 1 << 31 or bhi >= 1 << 31):
+        return {}
+    known = {"lt": (ahi < blo, alo >= bhi), "le": (ahi <= blo, alo > bhi), "gt": (alo > bhi, ahi <= blo),
+             "ge": (alo >= bhi, ahi < blo), "eq": (False, ahi < blo or bhi < alo),
+             "lg": (ahi < blo or bhi < alo, False)}[c]
+    if known[0]:
+        return _one(ops, const_val(1))
+    if known[1]:
+        return _one(ops, const_val(0))
+    return {}
 
 
 def _cmp_two_valued(ops, x: Val, k: int, c: str) -> dict:

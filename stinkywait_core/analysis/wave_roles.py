@@ -34,6 +34,7 @@ from __future__ import annotations
 
 from ..ir import Block, Function, Reg
 from .boundaries import local_transfers
+from .wave_vcc import exec_dead_edges, two_way_jump, vcc_branch
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -77,6 +78,7 @@ def restrictions(func: Function, cfg: "CfgInfo", launch: "LaunchInfo", chains: "
         return None
     index_units = _index_units(func)
     branches = [b for b in cfg.rpo if _scc_branch(b) is not None and _compares_index(b, index_units)]
+    branches += [b for b in cfg.rpo if _scc_branch(b) is None and vcc_branch(b, index_units) is not None]
     if not branches:
         return None
     calls, _ = local_transfers(func)
@@ -88,13 +90,19 @@ def restrictions(func: Function, cfg: "CfgInfo", launch: "LaunchInfo", chains: "
             after_call[blocks[i + 1]] = b
     out = []
     differs = False
+    execs: set | None = None  # (the same in every wave's view: EXEC at launch is not the index's)
     for w in range(launch.waves_per_group):
         probe = ValueFlow(func, cfg, launch, chains, text, WaveRestriction(w, frozenset(cfg.rpo), frozenset()))
         dead: set = set()
         for b in branches:
-            term, on, target = _scc_branch(b)  # type: ignore[misc]
+            got = _scc_branch(b)
+            if got is not None:
+                term, on, target = got
+                at = term
+            else:
+                at, on, target = vcc_branch(b, index_units)  # type: ignore[misc]
             try:
-                v = probe.value_at(term, ("SCC", 0))
+                v = probe.value_at(at, ("SCC", 0))
             except (RecursionError, ArithmeticError, LookupError, TypeError, ValueError, AttributeError):
                 return None  # an analysis bug costs the views, never the pass
             flag = None if v.bottom else v.const()
@@ -104,6 +112,11 @@ def restrictions(func: Function, cfg: "CfgInfo", launch: "LaunchInfo", chains: "
             for s in b.succs:
                 if (s.label == target) != taken:
                     dead.add((b, s))
+        if execs is None:
+            execs = set()
+            for b in cfg.rpo:
+                execs |= exec_dead_edges(b, probe)
+        dead |= execs
         live = _reach(blocks[0], dead, after_call, cfg)
         if dead or len(live) < len(cfg.rpo):
             differs = True
@@ -151,14 +164,10 @@ def _compares_index(b: Block, index_units: set) -> bool:
 def _scc_branch(b: Block) -> tuple | None:
     """(the branch, the SCC value it jumps on, its target label) for ``s_cbranch_scc0/1 L``
     with two distinct successors."""
-    t = b.terminator()
-    if t is None or t.mnemonic not in ("s_cbranch_scc0", "s_cbranch_scc1") or not t.srcs:
+    got = two_way_jump(b, ("s_cbranch_scc0", "s_cbranch_scc1"))
+    if got is None:
         return None
-    lab = getattr(t.srcs[0], "value", None)
-    if not isinstance(lab, str) or len(b.succs) != 2 or b.succs[0] is b.succs[1]:
-        return None
-    if sum(1 for s in b.succs if s.label == lab) != 1:
-        return None
+    t, lab = got
     return t, int(t.mnemonic[-1]), lab
 
 

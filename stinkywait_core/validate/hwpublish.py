@@ -70,6 +70,9 @@ class WaveView:
         #: not aligned: the barrier instances two waves meet at (validate/hwwaves.py), by
         #: fence position (block index, instruction index); None: not known
         self._pairs: object = None if self.aligned or facts is None else False
+        #: not aligned, with per-wave views: the classes of views and their pairings (`classes`)
+        self._classes: object = False if not self.aligned and facts is not None else None
+        self._class_pairs: dict = {}
         self._epochs: dict[tuple, list | None] = {}
         #: `others_meet` answers by (access id, writes, fence position): the same question is
         #: asked on every path that reaches the fence with the access in flight
@@ -155,9 +158,16 @@ class WaveView:
         return got
 
     def _others_meet(self, a: Instruction, writes: bool, pos: tuple) -> bool:
-        if self.pairs is None:
-            return True
-        met = self.pairs.get(pos)
+        if self.pairs is not None and not self._partners_meet(
+                writes, self.pairs.get(pos), lambda q, x: self.other_wave_meets(a, q, False, x[0])):
+            return False
+        classes = self.classes  # (the abstract pairing may meet: class by class, when known)
+        return not classes or self._classes_meet(a, writes, pos, classes)
+
+    def _partners_meet(self, writes: bool, met, meets) -> bool:
+        """May an access of the epoch of a fence in `met` (another wave's, at the same
+        instance) meet ours (`meets(q, fence)`; a write, or any access when ours writes)?
+        Nothing known (no partners, a call in an epoch): they may."""
         if not met:
             return True
         for x in met:
@@ -167,7 +177,62 @@ class WaveView:
             if accs is None:
                 return True
             for q, kind in accs:
-                if (writes or "w" in kind) and self.other_wave_meets(a, q, False, x[0]):
+                if (writes or "w" in kind) and meets(q, x):
+                    return True
+        return False
+
+    @property
+    def classes(self) -> list | None:
+        """Classes of wave views that take the same edges ((dead edges by block index, live
+        block indices, wave indices)), when the address facts have per-wave views and there
+        are two classes; else None.  Each class pair is walked with each wave kept to its
+        class's edges (`class_pairs`)."""
+        if self._classes is False:
+            self._classes = None
+            roles = self.facts.roles() if self.facts is not None else None
+            if roles:
+                index = {b: i for i, b in enumerate(self.blocks)}
+                groups: dict = {}
+                for r, _ in roles:
+                    groups.setdefault((r.dead, r.live), []).append(r.wave)
+                if len(groups) == 2:  # (more classes: walks by the dozen; the abstract pairing alone)
+                    self._classes = [(frozenset((index[x], index[y]) for x, y in dead if x in index and y in index),
+                                      frozenset(index[b] for b in live if b in index), tuple(ws))
+                                     for (dead, live), ws in groups.items()]
+        return self._classes  # type: ignore[return-value]
+
+    def class_pairs(self, ia: int, ib: int) -> dict | None:
+        """The barrier instances a wave of class `ia` and a wave of class `ib` meet (by fence
+        position), or None."""
+        key = (ia, ib)
+        if key not in self._class_pairs:
+            from .hwwaves import barrier_pairs, skeleton
+            skel = skeleton(self.blocks, self.succs, fence_role, self.gfx12, self.local)
+            cls = self.classes
+            got = barrier_pairs(skel, (cls[ia][0], cls[ib][0])) if skel is not None and cls else None
+            if got is not None:
+                at = [[j for j, i in enumerate(b.instrs) if not i.is_label and not i.is_phi and fence_role(i)]
+                      for b in self.blocks]
+                got = {(k[0], at[k[0]][k[1]]): {None if x is None else (x[0], at[x[0]][x[1]]) for x in xs}
+                       for k, xs in got.items()}
+            self._class_pairs[key] = got
+        return self._class_pairs[key]
+
+    def _classes_meet(self, a: Instruction, writes: bool, pos: tuple, classes: list) -> bool:
+        """`_others_meet` class pair by class pair: `a` run by a wave of class ca in flight
+        at the fence at `pos`, another wave of class cb at a fence the (ca, cb) walk meets
+        with it, its accesses before its next barrier each run by that wave's own view."""
+        ab = self.blocks.index(a.block) if a.block in self.blocks else -1
+        for ia, (_, live_a, waves_a) in enumerate(classes):
+            if pos[0] not in live_a or ab not in live_a:
+                continue
+            for ib, (_, _, waves_b) in enumerate(classes):
+                if ia == ib and len(waves_a) < 2:
+                    continue
+                pairs = self.class_pairs(ia, ib)
+                if self._partners_meet(writes, pairs.get(pos) if pairs is not None else None,
+                                       lambda q, x: self._general_meets(a, q, False, x[0]) and
+                                       self._roles_meet(a, q, (waves_a, waves_b))):
                     return True
         return False
 
@@ -338,7 +403,7 @@ class WaveView:
             return False
         return self._roles_meet(a, b)  # (each wave's own bytes, where the wave index decides)
 
-    def _roles_meet(self, a: Instruction, b: Instruction) -> bool:
+    def _roles_meet(self, a: Instruction, b: Instruction, only: tuple | None = None) -> bool:
         """Each wave as it runs (analysis/wave_roles.py: one view per wave index, the wave index a
         constant there, the branches it decides followed): `a` by wave i, `b` by wave j != i,
         every symbol of either view as its concrete range, every trip against every trip.  No
@@ -352,6 +417,8 @@ class WaveView:
         for wa, acc_a in xa:
             for wb, acc_b in xb:
                 if wa == wb or acc_a is None or acc_b is None:
+                    continue
+                if only is not None and (wa not in only[0] or wb not in only[1]):
                     continue
                 if acc_a.pieces is None or acc_b.pieces is None:
                     return True

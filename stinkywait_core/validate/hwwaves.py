@@ -58,6 +58,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from ..ir import Reg
+from .hwbranch import KNOWN, Usable, branch_info, condition_units, decided, join_facts, launch_way, outcome_facts
 
 _ONLY_ONE = ("s_getreg", "s_memtime", "s_memrealtime", "s_get_barrier_state", "s_sendmsg_rtn",
              "s_barrier_signal_isfirst", "s_atomic", "s_buffer_atomic", "s_get_pc", "s_sleep_var")
@@ -215,13 +216,15 @@ def skeleton(blocks: list, succs: list[list[int]], fence_role, gfx12: bool,
             else:
                 items.append(("op", mn, extra, dsts + vdsts, srcs))
         out.append((tuple(items), tuple(succs[bi]), last, ctl))
-    return (tuple(out), gfx12, frozenset(vec), tuple(sorted(writes.items())))
+    return (tuple(out), gfx12, frozenset(vec), tuple(sorted(writes.items())), branch_info(blocks, succs, lost))
 
 
-@lru_cache(maxsize=8)
-def barrier_pairs(skel: tuple) -> dict | None:
-    """{(block, fence ordinal): {(block, fence ordinal) or None}} for a skeleton, or None."""
-    return _Walk(skel).partners
+@lru_cache(maxsize=16)
+def barrier_pairs(skel: tuple, dead: tuple = (frozenset(), frozenset())) -> dict | None:
+    """{(block, fence ordinal): {(block, fence ordinal) or None}} for a skeleton, or None.
+    `dead`: per wave, (block, successor block) index pairs that wave never takes (its class of
+    wave views, hwpublish.WaveView)."""
+    return _Walk(skel, dead).partners
 
 
 class _NoPairing(Exception):
@@ -229,8 +232,11 @@ class _NoPairing(Exception):
 
 
 class _Walk:
-    def __init__(self, skel: tuple) -> None:
-        self.blocks, self.gfx12, self.vec, rets = skel
+    def __init__(self, skel: tuple, dead: tuple = (frozenset(), frozenset())) -> None:
+        self._dead = dead
+        self.blocks, self.gfx12, self.vec, rets = skel[:4]
+        #: per block: its two-way branch (hwbranch.branch_info), or None
+        self._branches: tuple = skel[4] if len(skel) > 4 else ()
         self._ret_units = dict(rets)
         self.partners: dict[tuple, set] | None = None
         self._stop: dict[tuple, tuple] = {}
@@ -248,6 +254,7 @@ class _Walk:
         self._mask_meaning: dict[int, int] = {}
         #: block -> (its branch's rejoin, the units written on the way) or None (`_rejoin`)
         self._rejoins: dict[int, tuple | None] = {}
+        self._usable = Usable(self._terms, self._opslots)
         if self.blocks:
             self._walk()
         else:
@@ -395,10 +402,23 @@ class _Walk:
     def _join(self, pair: tuple, old: tuple, new: tuple) -> tuple:
         if old == new:
             return old
+        fo, fn = old[0].get(KNOWN), new[0].get(KNOWN)
+        if fo is not None or fn is not None:
+            old = tuple({u: x for u, x in v.items() if u != KNOWN} for v in old)
+            new = tuple({u: x for u, x in v.items() if u != KNOWN} for v in new)
         n = self._joins[pair] = self._joins.get(pair, 0) + 1
         if n <= _GENERALISE:
-            return self._generalise(pair, old, new)
-        return self._join_units(pair, old, new)
+            memo: dict = {}
+            out = self._generalise(pair, old, new, memo)
+            stale = self._stale_memo.setdefault(pair, {})
+            facts = join_facts(fo, fn, lambda y: self._stale(y, pair, stale),
+                               lambda x, y: self._au(x, y, pair, ("fact",), memo, 0), self._usable)
+        else:
+            out = self._join_units(pair, old, new)
+            facts = (fo & fn) if fo and fn else None
+        if facts:
+            out[0][KNOWN] = out[1][KNOWN] = facts
+        return out
 
     # Generalisation.  Ping-pong roles (aiter's gfx942/gfx950 fmha fwd) advance one counter by
     # the same instruction, one role before a barrier and the other after it, so at a pair of
@@ -465,10 +485,10 @@ class _Walk:
         memo[(x, y)] = got
         return got
 
-    def _generalise(self, pair: tuple, old: tuple, new: tuple) -> tuple:
+    def _generalise(self, pair: tuple, old: tuple, new: tuple, memo: dict | None = None) -> tuple:
         keys = sorted(set(old[0]) | set(old[1]) | set(new[0]) | set(new[1]))
         stale = self._stale_memo.setdefault(pair, {})
-        memo: dict = {}
+        memo = {} if memo is None else memo
         out: tuple = ({}, {})
         for u in keys:
             for side in (0, 1):
@@ -524,12 +544,12 @@ class _Walk:
             if pair[1] == _END:
                 partners.setdefault(fa, set()).add(None)
                 return [(((fa[0], fa[1] + 1, pair[0][2]), _END), nv)]
-            return [((fa_at, s), nv) for s in self._next_blocks(pair[1], 1, vb)]
+            return self._alone(fa_at, pair[1], 1, nv)
         if fb is not None:
             if pair[0] == _END:
                 partners.setdefault(fb, set()).add(None)
                 return [((_END, (fb[0], fb[1] + 1, pair[1][2])), nv)]
-            return [((s, fb_at), nv) for s in self._next_blocks(pair[0], 0, va)]
+            return self._alone(fb_at, pair[0], 0, nv)
         na = self._next_blocks(pair[0], 0, va) if pair[0] != _END else [_END]
         nb = self._next_blocks(pair[1], 1, vb) if pair[1] != _END else [_END]
         if pair[0] != _END and pair[1] != _END and len(na) == 2 and len(nb) == 2 \
@@ -539,6 +559,35 @@ class _Walk:
             na = self._through_tests(na, 0, va, vb)
             nb = self._through_tests(nb, 1, vb, va)
         return [((x, y), nv) for x in na for y in nb]
+
+    def _alone(self, waiting: tuple, pos: tuple, side: int, nv: tuple) -> list:
+        """The other wave waits at the fence `waiting`; wave `side` goes on from its block's
+        end at `pos`: each way of a branch on usable value names records its outcome for
+        the waiting wave's later branch on the same names (hwbranch.py)."""
+        vals = nv[side]
+        nexts = self._next_blocks(pos, side, vals)
+        info = self._branches[pos[0]] if self._branches else None
+        ways = outcome_facts(info, self._cond_names(info, vals)) if len(nexts) == 2 else None
+        out = []
+        for k, s in enumerate(nexts):
+            state = nv
+            if ways is not None:
+                fact = next(f for i, f in ways if i == k)
+                va, vb = dict(nv[0]), dict(nv[1])
+                va[KNOWN] = vb[KNOWN] = (va.get(KNOWN) or frozenset()) | {fact}  # (in both: either reads it)
+                state = (va, vb)
+            out.append(((waiting, s) if side == 1 else (s, waiting), state))
+        return out
+
+    def _cond_names(self, info: tuple | None, vals: dict) -> tuple | None:
+        """The value names of a branch's condition registers, when all usable."""
+        if info is None:
+            return None
+        units = condition_units(info[0])
+        if units is None:
+            return None
+        names = tuple(self._val(vals, u) for u in units)
+        return names if all(self._usable(n) for n in names) else None
 
     def _run_to_stop(self, side: int, pos: tuple, vals: dict) -> tuple | None:
         """Execute a wave from `pos` to its next fence (returned) or its block's end (None)."""
@@ -566,6 +615,8 @@ class _Walk:
             moved = False
             for side, vals in ((0, va), (1, vb)):
                 bi, _, stack = pos[side]
+                if self._known_way(bi, vals) is not None:
+                    continue  # (it goes one way: walked as it goes)
                 got = self._rejoin(bi)
                 if got is None:
                     continue
@@ -655,7 +706,7 @@ class _Walk:
             seen.add(p)
             if p != _END and len(seen) <= _JOIN_TRIES * 2 and self._tests_apart(p[0], own, other):
                 bi = p[0]
-                succs = self.blocks[bi][1]
+                succs = [t for t in self.blocks[bi][1] if (bi, t) not in self._dead[side]]
                 if bi not in succs:
                     todo.extend((t, 0, p[2]) for t in succs)
                     passed = True
@@ -690,9 +741,14 @@ class _Walk:
         return apart
 
     def _next_blocks(self, pos: tuple, side: int, vals: dict) -> list:
-        """Where a wave goes at the end of block `pos[0]` with return stack `pos[2]`."""
+        """Where a wave goes at the end of block `pos[0]` with return stack `pos[2]` (not over
+        an edge its view never takes)."""
         bi, _, stack = pos
         _, succs, _, ctl = self.blocks[bi]
+        if self._dead[side]:
+            succs = [t for t in succs if (bi, t) not in self._dead[side]]
+            if not succs:
+                return []  # (this wave never gets here)
         if ctl == "call":
             if len(stack) >= _NEST:
                 raise _NoPairing
@@ -704,7 +760,23 @@ class _Walk:
             if not stack or stack[-1] not in succs:
                 raise _NoPairing
             return [(stack[-1], 0, stack[:-1])]
-        return [(s, 0, stack) for s in succs] or [_END]
+        out = [(s, 0, stack) for s in succs] or [_END]
+        if len(out) == 2:
+            k = self._known_way(bi, vals)
+            if k is not None:
+                return [out[k]]
+        return out
+
+    def _known_way(self, bi: int, vals: dict) -> int | None:
+        """The successor index block `bi`'s branch takes in a wave with names `vals`, when
+        known (hwbranch.py: EXEC at launch, or an outcome recorded for its names)."""
+        if not self._branches:
+            return None
+        info = self._branches[bi]
+        k = launch_way(info)
+        if k is None:
+            k = decided(info, self._cond_names(info, vals), vals.get(KNOWN))
+        return k
 
     def _one_way(self, ba: int, bb: int, va: dict, vb: dict) -> bool:
         ma, mb = self.blocks[ba][2], self.blocks[bb][2]

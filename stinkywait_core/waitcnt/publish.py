@@ -328,7 +328,7 @@ class PublishCache:
     """What carries across versions: segments by (barrier, CFG signature) and answers by
     the facts they rest on (kept in the function's memo)."""
 
-    __slots__ = ("segments", "answers", "alignment", "edges", "old_segments", "old_answers", "match")
+    __slots__ = ("segments", "answers", "alignment", "edges", "old_segments", "old_answers", "match", "classes")
 
     def __init__(self) -> None:
         self.edges: tuple | None = None
@@ -338,6 +338,8 @@ class PublishCache:
         self.old_answers: dict = {}
         self.alignment: tuple | None = None
         self.match: tuple | None = None
+        #: (the pairing's signature and the classes of wave views, their `ClassPairing`)
+        self.classes: tuple | None = None
 
 
 class Publish:
@@ -355,6 +357,7 @@ class Publish:
         self.waves = waves
         self._align: Alignment | None = None
         self._match = None
+        self._classes: object = False
         self._segs: dict[Instruction, Segment] = {}
         self._sig: tuple | None = None
         self._bytes: dict[Instruction, object] = {}
@@ -510,6 +513,14 @@ class Publish:
         """Not aligned: another wave is after one of the barriers it may meet as the same
         instance (`WaveMatch`), or has ended; none of their segments' accesses may touch
         `p`'s bytes.  Compared across trips (the waves' loops are different loops)."""
+        if self._published_abstract(p, barrier):
+            return True
+        pairing = self._class_pairing()  # (per class of wave views: waitcnt/wave_classes.py)
+        return pairing is not None and pairing.published(p, barrier, self.segment, lambda i: "w" in self.info[i].lds,
+                                                         self.facts.may_overlap_waves_in)
+
+    def _published_abstract(self, p: Instruction, barrier: Instruction) -> bool:
+        """`_published_specialised` by the pairing of two abstract waves."""
         met = self.matched().met
         if met is None:
             return False
@@ -529,6 +540,25 @@ class Publish:
                 if self.facts.may_overlap_waves(p, q, False):
                     return False
         return True
+
+    def _class_pairing(self):
+        """The pairing per class of wave views when the wave index decides branches (made on
+        first use, for this version)."""
+        if self._classes is False:
+            from .wave_classes import ClassPairing, wave_classes
+            classes = wave_classes(self.facts.roles())
+            if classes is None:
+                self._classes = None
+                return None
+            key = (self._match_signature(), frozenset(classes)) if self.persist else None
+            old = self.cache.classes
+            if key is not None and old is not None and old[0] == key:
+                self._classes = old[1]  # (its walks ran on this very CFG and these views)
+            else:
+                self._classes = ClassPairing(self.func, barrier_kind, self.facts.launch.arch, classes)
+                if key is not None:
+                    self.cache.classes = (key, self._classes)
+        return self._classes
 
     def _answer(self, p: Instruction, barrier: Instruction, seg: Segment, writes: bool, same_trip: bool) -> bool:
         if self._align.single:

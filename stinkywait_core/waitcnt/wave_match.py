@@ -66,6 +66,7 @@ from ..analysis.boundaries import local_transfers
 from ..ir import Block, FloatImm, Function, Imm, Instruction, Reg
 from .lane_uniform import LaneSlice, lane_local, lane_slice, mask_operand, vector_units
 from .publish import PostDominators, divergent_region
+from .wave_branch_facts import DIR, carry, decided, drop, facts_for, launch_exec_way
 
 #: most position pairs walked before giving up
 _LIMIT = 40000
@@ -179,10 +180,10 @@ def _branch_slice(blocks: list[Block]) -> tuple[frozenset, frozenset]:
 def _join_states(old: frozenset, new) -> frozenset:
     """Two visits of a pair of positions: a register may differ if it may in either; a lag
     relation holds if it holds in both (and its register may differ)."""
-    rel_old = {x for x in old if x[0] == _REL}
-    rel_new = {x for x in new if x[0] == _REL}
+    rel_old = {x for x in old if x[0] in (_REL, DIR)}
+    rel_new = {x for x in new if x[0] in (_REL, DIR)}
     plain = (old - rel_old) | (set(new) - rel_new)
-    return frozenset(plain | {x for x in rel_old & rel_new if x[2] in plain})
+    return frozenset(plain | {x for x in rel_old & rel_new if x[0] == DIR or x[2] in plain})
 
 
 def _forget(neq: set, units) -> None:
@@ -192,6 +193,7 @@ def _forget(neq: set, units) -> None:
     neq.update(units)
     for x in [x for x in neq if x and x[0] == "rel"]:
         neq.discard(x)
+    drop(neq)
 
 
 def _vcc_keys() -> set:
@@ -202,8 +204,10 @@ class WaveMatch:
     """`met[barrier]`: the barriers another wave may be at as the same instance (None: it
     has ended); `why` says why no pairing was made (then `met` is None)."""
 
-    def __init__(self, func: Function, barrier_kind, arch: str) -> None:
+    def __init__(self, func: Function, barrier_kind, arch: str, dead: tuple = (frozenset(), frozenset())) -> None:
         self.func: Function | None = func
+        #: per side, CFG edges (block, block) that wave never takes (its wave view's, `wave_classes`)
+        self._dead = dead
         self.kind = barrier_kind
         self.gfx12 = arch.startswith("gfx12")
         self.why = ""
@@ -238,6 +242,7 @@ class WaveMatch:
         self._calls, self._returns = {}, set()
         self._pdom, self._joins, self._tests = None, {}, {}
         self._lanes = None
+        self._dead = (frozenset(), frozenset())
         self.func = None
 
     # ---- one side's run ---------------------------------------------------------------------
@@ -309,6 +314,7 @@ class WaveMatch:
         else:
             cur = self._step_apart(ra, rb, neq)
         self._relate(ra[0], rb[0], neq, cur)
+        carry(neq, cur, (ra[0], rb[0]), self._terms, self._lift)
         return cur
 
     # ---- lag relations ----------------------------------------------------------------------
@@ -654,8 +660,8 @@ class WaveMatch:
                 break
             # both at block ends that may branch apart: a side whose branch rejoins with no
             # fence on the way runs on to the join first (`_resync`)
-            ja = self._resync(pa[0]) if len(pa[0].succs) == 2 else None
-            jb = self._resync(pb[0]) if len(pb[0].succs) == 2 else None
+            ja = self._resync(pa[0]) if len(pa[0].succs) == 2 and len(self._decided_succs(0, pa, cur)) == 2 else None
+            jb = self._resync(pb[0]) if len(pb[0].succs) == 2 and len(self._decided_succs(1, pb, cur)) == 2 else None
             if ja is None and jb is None:
                 break
             if ja is not None:
@@ -679,25 +685,57 @@ class WaveMatch:
                 if pb == _DONE:
                     met.setdefault(ea, set()).add(None)
                     return [((self._after(ea, pa), _DONE), cur)]
-                return [((self._at(ea, pa), s), cur) for s in self._succs(pb)]
+                return [((self._at(ea, pa), s), c) for s, c in self._alone(1, pb, cur)]
             if pa == _DONE:
                 met.setdefault(eb, set()).add(None)
                 return [((_DONE, self._after(eb, pb)), cur)]
-            return [((s, self._at(eb, pb)), cur) for s in self._succs(pa)]
+            return [((s, self._at(eb, pb)), c) for s, c in self._alone(0, pa, cur)]
         # both at their blocks' ends (or ended)
-        sa = self._succs(pa) if pa != _DONE else [_DONE]
-        sb = self._succs(pb) if pb != _DONE else [_DONE]
+        sa = self._decided_succs(0, pa, cur) if pa != _DONE else [_DONE]
+        sb = self._decided_succs(1, pb, cur) if pb != _DONE else [_DONE]
         if pa != _DONE and pb != _DONE and len(sa) == 2 and len(sb) == 2 and self._same_way(pa[0], pb[0], cur):
             return [((sa[0], sb[0]), cur), ((sa[1], sb[1]), cur)]
         if len(sa) > 1 or len(sb) > 1:
-            sa, ta = self._past_tests(sa, cur)
-            sb, tb = self._past_tests(sb, cur)
+            sa, ta = self._past_tests(sa, cur, 0)
+            sb, tb = self._past_tests(sb, cur, 1)
             if ta or tb:
                 cur = set(cur)
                 _forget(cur, (("SCC", 0),))
         return [((x, y), cur) for x in sa for y in sb]
 
-    def _past_tests(self, succs: list, neq: set | frozenset) -> tuple[list, bool]:
+    def _decided_succs(self, side: int, pos: tuple, neq) -> list:
+        """A wave's successor positions, only the way a branch fact decides when one does
+        (`wave_branch_facts`)."""
+        succs = self._live_succs(side, pos)
+        if len(succs) == 2 and pos[0].terminator() not in self._calls:
+            k = decided(side, pos[0], neq)
+            if k is None and self._lanes is not None:
+                k = launch_exec_way(pos[0], self._lanes.late)
+            if k is not None:
+                return [succs[k]]
+        return succs
+
+    def _live_succs(self, side: int, pos: tuple) -> list:
+        """`_succs`, without the edges wave `side`'s view never takes (`self._dead`)."""
+        succs = self._succs(pos)
+        dead = self._dead[side]
+        if dead:
+            succs = [s for s in succs if s == _DONE or (pos[0], s[0]) not in dead]
+        return succs
+
+    def _alone(self, side: int, pos: tuple, cur) -> list[tuple]:
+        """(successor position, state) for wave `side` going on at its block's end while the
+        other waits at a barrier: each way taken records what it says of the other wave's
+        later branch on the same values (`wave_branch_facts.facts_for`)."""
+        succs = self._decided_succs(side, pos, cur)
+        if len(succs) != 2:
+            return [(s, cur) for s in succs]
+        facts = facts_for(side, pos[0], cur)
+        if facts is None:
+            return [(s, cur) for s in succs]
+        return [(s, frozenset(cur) | {f}) for s, f in zip(succs, facts)]
+
+    def _past_tests(self, succs: list, neq: set | frozenset, side: int = 0) -> tuple[list, bool]:
         """Successor positions with every *test block* among them replaced by its own
         successors (repeatedly), and whether one was: a block that only compares and branches
         (nothing but SCC written, no fence, call or return) on a register that may differ
@@ -720,7 +758,7 @@ class WaveMatch:
                 continue
             seen.add(p)
             if p != _DONE and len(seen) <= _TESTS and self._is_test(p[0], neq):
-                nxt = self._succs(p)
+                nxt = self._live_succs(side, p)
                 if _DONE not in nxt and all(q[0] is not p[0] for q in nxt):
                     work.extend(nxt)
                     skipped = True
@@ -760,7 +798,7 @@ class WaveMatch:
         registers no longer matter)."""
         if ra is not None and rb is not None:
             return self._step_runs(ra, rb, neq)
-        return {x for x in neq.union(*(r[3] for r in (ra, rb) if r is not None)) if x[0] != _REL}
+        return {x for x in neq.union(*(r[3] for r in (ra, rb) if r is not None)) if x[0] not in (_REL, DIR)}
 
     def _extend(self, pos: tuple, run: tuple, join: tuple) -> tuple[tuple, tuple]:
         """A side's run continued past its block's branch to the branch's join: (the join's
