@@ -122,12 +122,11 @@ def test_a_blocks_summary_is_its_instructions_stepped():
     po = an.outputs[0]
     df, anchors = po.df, po.plan.anchor_waits
     target = df.target
-    groups = [tuple(c for c in target.timelines if target.counter_of[c] == cn) for cn in target.counter_names]
-    groups = [g for g in groups if g]
+    groups, group_of, by_name = satisfied.counter_groups(target)
     caps = [satisfied.UNKNOWN * 2] * len(groups)
     checked = 0
     for b in po.func.blocks:
-        summ = satisfied._summary(b, anchors, df, groups)
+        summ = satisfied._summary(b, anchors, df, groups, group_of, by_name)
         for x in (0, 1, 3, 7):
             bound = [x] * len(groups)
             for inst in b.instrs:
@@ -137,7 +136,7 @@ def test_a_blocks_summary_is_its_instructions_stepped():
                         v = satisfied._value(spec, g)
                         if v != -1:
                             bound[gi] = min(bound[gi], v)
-                satisfied._step(inst, df, groups, bound, caps)
+                satisfied._step(inst, df, group_of, by_name, bound, caps)
             assert bound == [min(x + add, top) for add, top in summ], (b.name, x)
             checked += 1
     assert checked >= 8

@@ -27,6 +27,8 @@ proves the result on its own (`check --exhaustive`).
 
 from __future__ import annotations
 
+from collections import deque
+
 from ..targets.model import CTL_CALL
 from .state import WaitInsertionPlan
 
@@ -43,14 +45,13 @@ def drop_satisfied(plan: WaitInsertionPlan, df, coalesced: dict | None = None, t
     if not anchors:
         return 0
     target = df.target
-    groups = [tuple(c for c in target.timelines if target.counter_of[c] == cn) for cn in target.counter_names]
-    groups = [g for g in groups if g]
+    groups, group_of, by_name = counter_groups(target)
     if not groups:
         return 0
     blocks = list(df.func.blocks)
     # (the bound is a count: more than the counter's largest value is as good as unknown)
     caps = [max(target.max_wait[c] for c in g) + 1 for g in groups]
-    summary = {b: _summary(b, anchors, df, groups) for b in blocks}
+    summary = {b: _summary(b, anchors, df, groups, group_of, by_name) for b in blocks}
     entry = _fixpoint(blocks, summary, len(groups), caps)
     dropped = 0
     for b in blocks:
@@ -88,8 +89,19 @@ def drop_satisfied(plan: WaitInsertionPlan, df, coalesced: dict | None = None, t
                             coalesced.pop(inst, None)
                     else:
                         anchors[inst] = new
-            _step(inst, df, groups, bound, caps)
+            _step(inst, df, group_of, by_name, bound, caps)
     return dropped
+
+
+def counter_groups(target) -> tuple[list[tuple[int, ...]], dict[int, int], dict[str, int]]:
+    """The target's timelines grouped by hardware counter (counters without timelines left
+    out), and each timeline's and each counter name's group index (made once per plan:
+    every block and every wait asks)."""
+    groups = [tuple(c for c in target.timelines if target.counter_of[c] == cn) for cn in target.counter_names]
+    groups = [g for g in groups if g]
+    group_of = {c: gi for gi, g in enumerate(groups) for c in g}
+    by_name = {target.counter_of[g[0]]: gi for gi, g in enumerate(groups)}
+    return groups, group_of, by_name
 
 
 def _value(spec: list[int], g: tuple[int, ...]) -> int:
@@ -98,7 +110,7 @@ def _value(spec: list[int], g: tuple[int, ...]) -> int:
     return min(vals) if vals else -1
 
 
-def _step(inst, df, groups: list, bound: list[int], caps: list[int]) -> None:
+def _step(inst, df, group_of: dict, by_name: dict, bound: list[int], caps: list[int]) -> None:
     """`bound` after `inst` itself (its hand-written wait, its pushes, a call)."""
     if inst.is_label or inst.is_phi:
         return
@@ -107,24 +119,21 @@ def _step(inst, df, groups: list, bound: list[int], caps: list[int]) -> None:
         bound[:] = [UNKNOWN] * len(bound)
         return
     if inf.is_wait:
-        names = [df.target.counter_of[g[0]] for g in groups]
         for cn, v in df.target.decode_wait(inst).items():
-            if v >= 0 and cn in names:
-                gi = names.index(cn)
+            gi = by_name.get(cn)
+            if v >= 0 and gi is not None:
                 bound[gi] = min(bound[gi], v)
     for c in inf.pushes:
-        for gi, g in enumerate(groups):
-            if c in g and bound[gi] < UNKNOWN:
-                bound[gi] = bound[gi] + 1 if bound[gi] + 1 < caps[gi] else UNKNOWN
+        gi = group_of.get(c)
+        if gi is not None and bound[gi] < UNKNOWN:
+            bound[gi] = bound[gi] + 1 if bound[gi] + 1 < caps[gi] else UNKNOWN
 
 
-def _summary(b, anchors: dict, df, groups: list) -> list[tuple[int, int]]:
+def _summary(b, anchors: dict, df, groups: list, group_of: dict, by_name: dict) -> list[tuple[int, int]]:
     """Per counter, the block as a function of its entry bound x: x -> min(x + add, top)
     (`top` UNKNOWN when no wait in the block bounds it; a call makes add UNKNOWN too)."""
     n = len(groups)
     add, top = [0] * n, [UNKNOWN] * n
-    group_of = {c: gi for gi, g in enumerate(groups) for c in g}
-    names = [df.target.counter_of[g[0]] for g in groups]
     info = df.info
     for inst in b.instrs:
         spec = anchors.get(inst)
@@ -141,8 +150,8 @@ def _summary(b, anchors: dict, df, groups: list) -> list[tuple[int, int]]:
             continue
         if inf.is_wait:
             for cn, w in df.target.decode_wait(inst).items():
-                if w >= 0 and cn in names:
-                    gi = names.index(cn)
+                gi = by_name.get(cn)
+                if w >= 0 and gi is not None:
                     top[gi] = min(top[gi], w)
         for c in inf.pushes:
             gi = group_of.get(c)
@@ -169,10 +178,10 @@ def _fixpoint(blocks: list, summary: dict, n: int, caps: list[int]) -> dict:
         reached.add(b)
         stack.extend(s for s in b.succs if s in summary)
     unknown = [UNKNOWN] * n
-    work = list(blocks)
+    work = deque(blocks)
     queued = set(work)
     while work:
-        b = work.pop(0)
+        b = work.popleft()
         queued.discard(b)
         if b is first or not b.preds:
             new = [UNKNOWN] * n
