@@ -128,3 +128,25 @@ def test_check_prices_a_stricter_than_needed_wait():
     an = analyze(HEAD.format(cpu="gfx1250") + body, "t.s", Options(latency_overrides=(("issue.nop", 2),)))
     (d,) = [d for d in an.check_diagnostics() if d.code == "stricter-wait"]
     assert d.message.endswith("costs ~65 cycles per trip of .Lloop")
+
+
+def test_wait_idle_is_priced_as_a_drain_but_not_trusted_by_the_pass():
+    # gfx1250: an LDS load at 0 (back at 72), then `s_wait_idle` at line 5, then its use.  The
+    # model prices the idle as a drain: it waits until 72 (71 cycles after its issue slot at 1),
+    # and the pass's own `s_wait_dscnt 0` before the use (line 6) then waits no more.  The pass
+    # still plans that wait (LLVM 22 does not read S_WAIT_IDLE as a wait either).
+    body = ("\tds_load_b32 v1, v0\n"
+            "\ts_wait_idle\n"
+            "\tv_add_f32 v3, v1, v1\n"
+            "\ts_endpgm\n")
+    r, m = run(body, cpu="gfx1250", planned=True)
+    idle = r.at(5, "self")
+    assert idle is not None and idle.per_trip == m.latency["lds"] - m.issue["ds"] == 71
+    planned = r.at(6, "before")
+    assert planned is not None and planned.per_trip == 0
+    an = analyze(HEAD.format(cpu="gfx1250") + body, "t.s", Options())
+    assert [(w.line, w.counter, w.count) for w in an.waits()] == [(6, "ds", 0)]
+    # the same program with an `s_nop 0` instead: no drain there, the planned wait pays the rest
+    # (issued at 2, after the nop's own cycle)
+    r, _ = run(body.replace("s_wait_idle", "s_nop 0"), cpu="gfx1250", planned=True)
+    assert r.at(5, "self") is None and r.at(6, "before").per_trip == 72 - 2

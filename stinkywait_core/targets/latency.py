@@ -28,6 +28,14 @@ MEMORY_KINDS = ("lds", "gds", "smem", "vmem_load", "vmem_store", "sample", "bvh"
                 "lds_dma", "flat", "export", "xcnt")
 #: scalar parameters
 SCALARS = ("matrix_pass_cycles", "lds_queue_depth", "loop_trips", "barrier_cycles")
+#: instructions the model prices as waiting for every counter to reach zero.  `s_wait_idle`
+#: (gfx11.5+, gfx12, gfx1250) waits, by its name and as aiter's gfx1250 kernels use it (before a
+#: barrier that hands LDS to another wave's tensor store, with no other wait), for the wave to be
+#: idle.  Only the price: the pass and the checker do not read it as a wait, as LLVM 22 does not
+#: (llc-22 -run-pass=si-insert-waitcnts still inserts `S_WAIT_LOADCNT_DSCNT 0` after an
+#: `S_WAIT_IDLE` for a use of a load issued before it), so safety never rests on it
+#: (docs/latency-model.md, "Instructions priced as drains")
+IDLE_WAITS = frozenset({"s_wait_idle"})
 
 
 class LatencyModelError(ValueError):

@@ -24,7 +24,7 @@ is the sum over the whole walk.  The model prices placements; the pass alone dec
 from __future__ import annotations
 
 from ..ir import Function, Instruction
-from ..targets.latency import LatencyModel
+from ..targets.latency import IDLE_WAITS, LatencyModel
 from ..targets.model import CK_DS, CTL_BRANCH, CTL_CBRANCH, CTL_ENDPGM, CTL_JUMP, CTL_RETURN, CTL_TRAP
 
 #: at most this many instructions are walked (loops nested deep in a huge kernel)
@@ -126,7 +126,12 @@ class Wave:
             cost *= 1 + (lit if isinstance(lit, int) and 0 <= lit < 16 else 0)
         elif cls == "barrier":
             cost += model.barrier_cycles
-        waits = target.decode_wait(inst) if sem.wait else {}
+        if sem.wait:
+            waits = target.decode_wait(inst)
+        elif inst.mnemonic in IDLE_WAITS:
+            waits = dict.fromkeys(target.counter_names, 0)  # (priced as a drain: IDLE_WAITS)
+        else:
+            waits = {}
         pushes = tuple((ck, model.op_latency(sem, ck), target.in_order.get(ck, True))
                        for ck in sem.pushes if ck in target.counter_of)
         passes = model.passes(inst.mnemonic) if cls == "matrix" else 0
