@@ -46,6 +46,7 @@ def _targets() -> list[tuple[Any, str, str]]:
         (promotion.ShallowPredPromotion, "rewrite_added", "promotion (2nd round)"),
         (df, "finalize_plan", "finalize"),
         (pipeline, "coalesce_waits", "coalesce"),
+        (pipeline, "drop_satisfied", "drop_satisfied"),
         (pipeline, "_end_of_function_drains", "end-of-function drains"),
         (df, "remember_lds", "remember_lds"),
         (pipeline, "remove_phis", "remove_phis"),

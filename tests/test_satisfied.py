@@ -109,11 +109,15 @@ def test_a_run_reused_whole_sees_a_drop_that_came_or_went():
     assert all(stable for _, stable in seen[1:])  # (and no line moved: the reuse was allowed)
 
 
-def test_a_blocks_summary_is_its_instructions_stepped():
-    # the fixed point runs on per-block summaries (x -> min(x + pushes, top)); the drop walks
-    # the instructions: both must give one bound, on a kernel with loads, planned and
-    # hand-written waits, branches, and a scalar load after the join's `s_wait_kmcnt 0`
+def test_a_blocks_record_is_its_instructions_stepped():
+    # the fixed point runs on per-block transfers (x -> min(x + pushes, top), capped) and the
+    # drop tests each wait on its prefix's transfer: both must be the bound stepped one
+    # instruction at a time (a push adds one, a count the counter cannot hold is unknown, a
+    # wait lowers it, a call forgets it), on a kernel with loads, planned and hand-written
+    # waits, branches, and a scalar load after the join's `s_wait_kmcnt 0`
+    from stinkywait_core.targets.model import CTL_CALL
     from stinkywait_core.waitcnt import satisfied
+    from stinkywait_core.waitcnt.satisfied_blocks import UNKNOWN, apply, block_bounds, group_values
     body = (LOADS + "\ts_load_b32 s4, s[0:1], 0x0\n\tv_mov_b32 v20, v10\n\ts_cmp_eq_u32 s0, 0\n"
             "\ts_cbranch_scc1 .Lj\n\tds_load_b32 v14, v0 offset:16\n\tv_mov_b32 v21, v12\n\ts_wait_dscnt 0x1\n"
             ".Lj:\n\tv_mov_b32 v22, v11\n\ts_mov_b32 s5, s4\n\ts_load_b32 s6, s[0:1], 0x4\n"
@@ -123,20 +127,43 @@ def test_a_blocks_summary_is_its_instructions_stepped():
     df, anchors = po.df, po.plan.anchor_waits
     target = df.target
     groups, group_of, by_name = satisfied.counter_groups(target)
-    caps = [satisfied.UNKNOWN * 2] * len(groups)
-    checked = 0
+    n = len(groups)
+    caps = [max(target.max_wait[c] for c in g) + 1 for g in groups]
+
+    def step(inst, bound: list) -> None:
+        if inst.is_label or inst.is_phi:
+            return
+        inf = df.info.get(inst)
+        if inf is None or inf.control == CTL_CALL:
+            bound[:] = [UNKNOWN] * n
+            return
+        if inf.is_wait:
+            for cn, v in target.decode_wait(inst).items():
+                if v >= 0 and cn in by_name:
+                    bound[by_name[cn]] = min(bound[by_name[cn]], v)
+        for c in inf.pushes:
+            gi = group_of.get(c)
+            if gi is not None and bound[gi] < UNKNOWN:
+                bound[gi] = bound[gi] + 1 if bound[gi] + 1 < caps[gi] else UNKNOWN
+
+    checked = tested = 0
     for b in po.func.blocks:
-        summ = satisfied._summary(b, anchors, df, groups, group_of, by_name)
-        for x in (0, 1, 3, 7):
-            bound = [x] * len(groups)
+        rec = block_bounds(b, anchors, df, n, group_of, by_name, None)
+        tests = {inst: {gi: (a, t, v) for gi, a, t, v in ts} for inst, ts in rec.checks}
+        for x in (0, 1, 3, 7, 62, UNKNOWN):
+            # (an entry bound is a count the counter can hold, or unknown: what exits leave)
+            xs = [x if x < caps[gi] else UNKNOWN for gi in range(n)]
+            bound = list(xs)
             for inst in b.instrs:
                 spec = anchors.get(inst)
                 if spec is not None:
-                    for gi, g in enumerate(groups):
-                        v = satisfied._value(spec, g)
+                    for gi, v in enumerate(group_values(spec, group_of, n)):
                         if v != -1:
+                            a, t, tv = tests[inst][gi]
+                            assert (apply(xs[gi], a, t, caps[gi]), tv) == (bound[gi], v), (b.name, inst.text, x)
                             bound[gi] = min(bound[gi], v)
-                satisfied._step(inst, df, group_of, by_name, bound, caps)
-            assert bound == [min(x + add, top) for add, top in summ], (b.name, x)
+                            tested += 1
+                step(inst, bound)
+            assert bound == [apply(xs[gi], a, t, caps[gi]) for gi, (a, t) in enumerate(rec.trans)], (b.name, x)
             checked += 1
-    assert checked >= 8
+    assert checked >= 12 and tested > 0

@@ -202,6 +202,9 @@ class FunctionMemo:
         #: does not see, so such a run's waits are never reused whole (`pipeline._build_result`)
         self.satisfied_blocks: set = set()
         self.satisfied_before: set = set()
+        #: the drop's state for the next version: block records, bounds, drops
+        #: (`satisfied.SatisfiedState`; None: the next drop starts from scratch)
+        self.satisfied: Any = None
 
     def begin(self) -> None:
         self._old_solve, self.solve = self.solve, {}

@@ -246,7 +246,7 @@ def plan_function(func: Function, options: Options, memo: FunctionMemo | None = 
                                memo.folds if memo is not None else None) if options.optimize and window else {}
     if options.optimize and window:
         # (a fold can leave a later wait past a join satisfied on every path into it)
-        drop_satisfied(plan, df, coalesced, memo.satisfied_blocks if memo is not None else None)
+        drop_satisfied(plan, df, coalesced, memo.satisfied_blocks if memo is not None else None, memo)
     if pause is not None:
         pause()
     if end_is_return and df.hw:

@@ -23,24 +23,48 @@ counter is bounded by its value where it stands already is dropped: the hardware
 it without waiting, on every path, whatever the ops are.  Dropping such a wait changes no bound
 (min(x, v) = x when x <= v), so every wait found is dropped at once.  The hardware checker
 proves the result on its own (`check --exhaustive`).
+
+Across versions (issue 21, the 30k edit) the work follows what the edit changed: each block's
+transfer and wait tests are a record reused while its instructions, facts and planned waits
+are the same (satisfied_blocks.py), the fixed point starts from the last version's bounds and
+re-solves only the bounds the edit can lower (satisfied_solve.py), and a block's drops are
+decided again only where its record or an entry bound it reads is new.  Only the counter
+groups some planned wait asks about are solved.  The result is the from-scratch one
+(tests/test_satisfied.py compares every version of random edit sequences).
 """
 
 from __future__ import annotations
 
-from collections import deque
-
-from ..targets.model import CTL_CALL
+from .satisfied_blocks import UNKNOWN, BlockBounds, apply, block_bounds
+from .satisfied_solve import Topology, solve_cold, solve_warm
 from .state import WaitInsertionPlan
 
-#: no bound known (the entry, a call, more than the counter can hold)
-UNKNOWN = 1 << 30
+__all__ = ["UNKNOWN", "SatisfiedState", "counter_groups", "drop_satisfied"]
 
 
-def drop_satisfied(plan: WaitInsertionPlan, df, coalesced: dict | None = None, touched: set | None = None) -> int:
+class SatisfiedState:
+    """What one version's drop leaves for the next (`FunctionMemo.satisfied`): the target it
+    decoded waits for, the CFG topology, each block's record, per solved group the transfers
+    it was solved with and its entry and exit bounds (by block index), and the drops per block
+    ({block: [(instruction, groups dropped)]}, blocks with a drop only)."""
+
+    __slots__ = ("target", "topo", "records", "bounds", "drops")
+
+    def __init__(self, target) -> None:
+        self.target = target
+        self.topo: Topology | None = None
+        self.records: dict = {}
+        self.bounds: dict[int, tuple[list, list, list]] = {}
+        self.drops: dict = {}
+
+
+def drop_satisfied(plan: WaitInsertionPlan, df, coalesced: dict | None = None, touched: set | None = None,
+                   memo=None) -> int:
     """Drop, in place, the planned waits (per counter of each anchor) whose counter is already
     at most their value on every path into them; returns how many counters were dropped.
     `coalesced`: CoalesceWaits' record of what each anchor took over, pruned to match;
-    `touched`, when given, receives the blocks where a wait was dropped."""
+    `touched`, when given, receives the blocks where a wait was dropped; `memo` (a
+    FunctionMemo, or None): where the last version's state is read and this one's kept."""
     anchors = plan.anchor_waits
     if not anchors:
         return 0
@@ -48,48 +72,64 @@ def drop_satisfied(plan: WaitInsertionPlan, df, coalesced: dict | None = None, t
     groups, group_of, by_name = counter_groups(target)
     if not groups:
         return 0
-    blocks = list(df.func.blocks)
+    n = len(groups)
     # (the bound is a count: more than the counter's largest value is as good as unknown)
     caps = [max(target.max_wait[c] for c in g) + 1 for g in groups]
-    summary = {b: _summary(b, anchors, df, groups, group_of, by_name) for b in blocks}
-    entry = _fixpoint(blocks, summary, len(groups), caps)
-    dropped = 0
-    for b in blocks:
-        if not any(inst in anchors for inst in b.instrs):
-            continue
-        bound = entry.get(b)
-        if bound is None:
-            continue  # (not reached from the entry: left as planned)
-        bound = list(bound)
-        for inst in b.instrs:
-            spec = anchors.get(inst)
-            if spec is not None:
-                new = None
-                for gi, g in enumerate(groups):
-                    v = _value(spec, g)
-                    if v == -1:
-                        continue
-                    if bound[gi] <= v:
-                        if new is None:
-                            new = list(spec)
-                        for c in g:
-                            new[c] = -1
-                        dropped += 1
-                        if coalesced and inst in coalesced:
-                            # (a copy: the incremental memo's fold records share these dicts)
-                            coalesced[inst] = {c: lst for c, lst in coalesced[inst].items() if c not in g}
-                    else:
-                        bound[gi] = v
-                if new is not None:
-                    if touched is not None:
-                        touched.add(b)
-                    if all(x == -1 for x in new):
-                        del anchors[inst]
-                        if coalesced:
-                            coalesced.pop(inst, None)
-                    else:
-                        anchors[inst] = new
-            _step(inst, df, group_of, by_name, bound, caps)
+    blocks = list(df.func.blocks)
+    state = memo.satisfied if memo is not None else None
+    if memo is not None:
+        memo.satisfied = None  # (put back when this version's state is whole)
+    if state is None or state.target is not target:
+        state = SatisfiedState(target)
+    cfg = getattr(df, "cfg", None)
+    warm = state.topo is not None and state.topo.same(cfg, blocks)
+    topo = state.topo if warm else Topology(cfg, blocks)
+    records, fresh = _records(blocks, anchors, df, n, group_of, by_name, state.records)
+    asks: set = set()
+    for rec in records:
+        asks |= rec.asks
+    bounds: dict[int, tuple[list, list, list]] = {}
+    entries: list = [None] * n
+    moved: set = set()
+    redo_all = not warm
+    for gi in sorted(asks):
+        old = state.bounds.get(gi) if warm else None
+        if old is None:
+            trans = [rec.trans[gi] for rec in records]
+            entry, exit_ = solve_cold(topo, trans, caps[gi])
+            redo_all = True
+        else:
+            # (a record not made again is the one these bounds were solved with)
+            old_trans, old_entry, old_exit = old
+            trans = list(old_trans)
+            changed = []
+            for i in fresh:
+                t = trans[i] = records[i].trans[gi]
+                if t != old_trans[i]:
+                    changed.append(i)
+            if changed:
+                entry, exit_, mv = solve_warm(topo, old_trans, trans, changed, caps[gi], old_entry, old_exit)
+                moved.update(mv)
+            else:
+                entry, exit_ = old_entry, old_exit
+        bounds[gi] = (trans, entry, exit_)
+        entries[gi] = entry
+    drops = {} if redo_all else dict(state.drops)
+    redo = range(len(blocks)) if redo_all else sorted(moved | set(fresh))
+    for i in redo:
+        b = blocks[i]
+        got = _decide(records[i], i, entries, caps)
+        if got:
+            drops[b] = got
+        else:
+            drops.pop(b, None)
+    dropped = _apply(drops, anchors, groups, coalesced, touched)
+    if memo is not None:
+        state.topo = topo
+        state.records = {b: rec for b, rec in zip(blocks, records)}
+        state.bounds = bounds
+        state.drops = drops
+        memo.satisfied = state
     return dropped
 
 
@@ -104,107 +144,88 @@ def counter_groups(target) -> tuple[list[tuple[int, ...]], dict[int, int], dict[
     return groups, group_of, by_name
 
 
-def _value(spec: list[int], g: tuple[int, ...]) -> int:
-    """The value a spec waits its counter `g` down to (-1: it does not wait on it)."""
-    vals = [spec[c] for c in g if c < len(spec) and spec[c] != -1]
-    return min(vals) if vals else -1
-
-
-def _step(inst, df, group_of: dict, by_name: dict, bound: list[int], caps: list[int]) -> None:
-    """`bound` after `inst` itself (its hand-written wait, its pushes, a call)."""
-    if inst.is_label or inst.is_phi:
-        return
-    inf = df.info.get(inst)
-    if inf is None or inf.control == CTL_CALL:
-        bound[:] = [UNKNOWN] * len(bound)
-        return
-    if inf.is_wait:
-        for cn, v in df.target.decode_wait(inst).items():
-            gi = by_name.get(cn)
-            if v >= 0 and gi is not None:
-                bound[gi] = min(bound[gi], v)
-    for c in inf.pushes:
-        gi = group_of.get(c)
-        if gi is not None and bound[gi] < UNKNOWN:
-            bound[gi] = bound[gi] + 1 if bound[gi] + 1 < caps[gi] else UNKNOWN
-
-
-def _summary(b, anchors: dict, df, groups: list, group_of: dict, by_name: dict) -> list[tuple[int, int]]:
-    """Per counter, the block as a function of its entry bound x: x -> min(x + add, top)
-    (`top` UNKNOWN when no wait in the block bounds it; a call makes add UNKNOWN too)."""
-    n = len(groups)
-    add, top = [0] * n, [UNKNOWN] * n
-    info = df.info
-    for inst in b.instrs:
-        spec = anchors.get(inst)
-        if spec is not None:
-            for gi, g in enumerate(groups):
-                v = _value(spec, g)
-                if v != -1 and v < top[gi]:
-                    top[gi] = v  # (min(min(x + add, top), v))
-        if inst.is_label or inst.is_phi:
+def _records(blocks: list, anchors: dict, df, n: int, group_of: dict, by_name: dict,
+             old: dict) -> tuple[list[BlockBounds], list[int]]:
+    """Each block's record (the last version's where it holds) and the indices of the blocks
+    whose record was made again."""
+    # the records whose block has the same signature object; of those, the blocks whose
+    # planned waits are not the record's: a spec that differs or is new, and, when fewer of
+    # the records' waits are still planned than they hold, one that is gone
+    sig_get = df.block_sig.get
+    sigs = [sig_get(b) for b in blocks]
+    kept: dict = {}
+    for b, sig in zip(blocks, sigs):
+        rec = old.get(b)
+        if rec is not None and sig is not None and rec.sig is sig:
+            kept[b] = rec
+    dirty: set = set()
+    present = 0
+    kept_get = kept.get
+    for inst, spec in anchors.items():
+        b = inst.block
+        rec = kept_get(b)
+        if rec is None:
+            continue  # (made again, or not a block of this function)
+        was = rec.specs.get(inst)
+        if was is None:
+            dirty.add(b)
             continue
-        inf = info.get(inst)
-        if inf is None or inf.control == CTL_CALL:
-            add, top = [UNKNOWN] * n, [UNKNOWN] * n
-            continue
-        if inf.is_wait:
-            for cn, w in df.target.decode_wait(inst).items():
-                gi = by_name.get(cn)
-                if w >= 0 and gi is not None:
-                    top[gi] = min(top[gi], w)
-        for c in inf.pushes:
-            gi = group_of.get(c)
-            if gi is not None:
-                add[gi] = min(UNKNOWN, add[gi] + 1)
-                top[gi] = min(UNKNOWN, top[gi] + 1)
-    return list(zip(add, top))
+        present += 1
+        if was != spec:
+            dirty.add(b)
+    if present != sum(len(r.specs) for r in kept.values()):
+        for b, r in kept.items():
+            if any(inst not in anchors for inst in r.specs):
+                dirty.add(b)
+    recs = []
+    fresh = []
+    shared: tuple[dict, dict] = ({}, {})
+    for i, b in enumerate(blocks):
+        rec = kept_get(b)
+        if rec is None or b in dirty:
+            rec = block_bounds(b, anchors, df, n, group_of, by_name, sigs[i], shared)
+            fresh.append(i)
+        recs.append(rec)
+    return recs, fresh
 
 
-def _fixpoint(blocks: list, summary: dict, n: int, caps: list[int]) -> dict:
-    """Each reached block's entry bounds (the largest over its predecessors' exits; the first
-    block, and a block with no predecessor, know nothing), to a fixed point (bounds only
-    grow, and each is capped: it ends)."""
-    entry: dict = {}
-    exits: dict = {}
-    first = blocks[0] if blocks else None
-    # (a predecessor no path from a root reaches is unknown: an edge the CFG may lack leads in)
-    reached: set = set()
-    stack = [b for b in blocks if b is first or not b.preds]
-    while stack:
-        b = stack.pop()
-        if b in reached:
-            continue
-        reached.add(b)
-        stack.extend(s for s in b.succs if s in summary)
-    unknown = [UNKNOWN] * n
-    work = deque(blocks)
-    queued = set(work)
-    while work:
-        b = work.popleft()
-        queued.discard(b)
-        if b is first or not b.preds:
-            new = [UNKNOWN] * n
-        else:
-            seen = [exits[p] if p in reached else unknown for p in b.preds if p in exits or p not in reached]
-            if not seen:
-                continue  # (no predecessor reached yet)
-            new = [max(e[i] for e in seen) for i in range(n)]
-        old = entry.get(b)
-        if old is not None:
-            new = [max(a, c) for a, c in zip(old, new)]
-            if new == old:
-                continue
-        entry[b] = new
-        out = []
-        for i, (add, top) in enumerate(summary[b]):
-            x = new[i]
-            y = UNKNOWN if x >= UNKNOWN or add >= UNKNOWN else x + add
-            y = min(y, top)
-            out.append(y if y < caps[i] else UNKNOWN)
-        exits[b] = out
-        for s in b.succs:
-            if s not in queued and s in summary:
-                work.append(s)
-                queued.add(s)
-    return entry
+def _decide(rec: BlockBounds, i: int, entries: list, caps: list[int]) -> list:
+    """[(instruction, groups)] whose wait block `rec` (index `i`) no longer needs, from the
+    entry bounds of the groups it asks about."""
+    out = []
+    for inst, tests in rec.checks:
+        gone = []
+        for gi, add, top, v in tests:
+            x = apply(entries[gi][i], add, top, caps[gi])
+            if 0 <= x <= v:
+                gone.append(gi)
+        if gone:
+            out.append((inst, tuple(gone)))
+    return out
+
+
+def _apply(drops: dict, anchors: dict, groups: list, coalesced: dict | None, touched: set | None) -> int:
+    """Take the decided drops out of the plan (and CoalesceWaits' record); returns how many
+    counters went."""
+    dropped = 0
+    for b, decs in drops.items():
+        if touched is not None:
+            touched.add(b)
+        for inst, gone in decs:
+            new = list(anchors[inst])
+            cs = set()
+            for gi in gone:
+                for c in groups[gi]:
+                    new[c] = -1
+                cs.update(groups[gi])
+            dropped += len(gone)
+            if coalesced and inst in coalesced:
+                # (a copy: the incremental memo's fold records share these dicts)
+                coalesced[inst] = {c: lst for c, lst in coalesced[inst].items() if c not in cs}
+            if all(x == -1 for x in new):
+                del anchors[inst]
+                if coalesced:
+                    coalesced.pop(inst, None)
+            else:
+                anchors[inst] = new
+    return dropped
