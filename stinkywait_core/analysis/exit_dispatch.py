@@ -315,13 +315,16 @@ class DispatchBlocks:
                 self.heads.discard(b)
 
 
-def dispatch_narrowing(func: Function, known: DispatchBlocks | None = None) -> dict[tuple[Block, Block], tuple]:
+    def none(self) -> bool:
+        """`dispatch_narrowing` of the function is empty (a jump, or no dispatch head)."""
+        return bool(self.jumps) or not self.heads
+
+
+def dispatch_narrowing(func: Function) -> dict[tuple[Block, Block], tuple]:
     """Per exit edge ``(E, H)`` into a dispatch head whose value is proven on it: (the dispatch
     blocks a wave walks from H, the blocks it may go on to).  Empty with any call, return or
     computed jump (a subroutine's blocks run more than once per path; a computed jump's
-    edges are not all in the CFG).  `known`: those blocks of this version of `func`, up to date."""
-    if known is not None and (known.jumps or not known.heads):
-        return {}
+    edges are not all in the CFG)."""
     if any(i.mnemonic.startswith(_JUMPS) for b in func.blocks for i in b.instrs if not i.is_label):
         return {}
     heads = [h for h in (_head(b) for b in func.blocks) if h is not None]

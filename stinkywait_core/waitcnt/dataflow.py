@@ -87,7 +87,7 @@ class WaitDataflow(FunctionFacts, HazardCandidates, LdsQueries, Brackets, Requir
                     known.update(func.blocks)
                 else:
                     known.update(memo.changed_blocks)
-            self.routes = dispatch_narrowing(func, known)
+            self.routes = {} if known is not None and known.none() else dispatch_narrowing(func)
         self.route_sig = tuple(sorted(((id(e), id(h)), w) for (e, h), w in self.routes.items()))
         self.cap = min(256, max(64 + 8, 2 * len(self.rpo)))
         self.info: dict[Instruction, InstInfo] = {}
