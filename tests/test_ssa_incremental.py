@@ -4,11 +4,14 @@ other instruction keep their links (waitcnt/function_facts.py), so an instructio
 `touched` whose sources did change would keep a stale producer set.
 
 Random small kernels (straight blocks, self loops, forward and backward branches over a few
-VGPRs), random one-line register renames, adopted the way the cache adopts a new version."""
+VGPRs), random one-line register renames, insertions and deletions, adopted the way the cache
+adopts a new version."""
 
 from __future__ import annotations
 
 import random
+
+import pytest
 
 from stinkywait_core.analysis.cfg import compute_cfg
 from stinkywait_core.analysis.ssa import build_use_def_chain
@@ -46,6 +49,22 @@ def _rename(rng: random.Random, lines: list[str]) -> None:
     lines[i] = "v".join(parts)
 
 
+def _edit(rng: random.Random, lines: list[str]) -> None:
+    """A rename mostly; else a VALU line or an `s_nop` (reading nothing) inserted, or a
+    VALU or load line deleted (each keeps the CFG's shape)."""
+    r = rng.random()
+    cands = [i for i, ln in enumerate(lines) if ln.startswith(("\tv_", "\tds_", "\tglobal_"))]
+    if r < 0.6 or len(cands) < 3:
+        _rename(rng, lines)
+    elif r < 0.75:
+        d, a = rng.randrange(8), rng.randrange(8)
+        lines.insert(rng.choice(cands), f"\tv_add_f32_e32 v{d}, v{a}, v{d}")
+    elif r < 0.85:
+        lines.insert(rng.choice(cands), "\ts_nop 0")
+    else:
+        del lines[rng.choice(cands)]
+
+
 def _func(lines: list[str]):
     module = parse(HEAD + "\n".join(lines) + "\n", "k.s", "asm")
     assert not [d for d in module.diagnostics if d.severity == "error"], module.diagnostics
@@ -75,7 +94,11 @@ def _described(func) -> list:
     return out
 
 
-def test_incremental_def_use_equals_full_and_touched_covers_every_change():
+@pytest.mark.parametrize("index_min", [48, 1])
+def test_incremental_def_use_equals_full_and_touched_covers_every_change(index_min):
+    """index_min 1: every block is re-solved by its per-unit occurrence lists (a long block's
+    walk, `UseDefChains.occurrences`), kept up to date across the edits; 48: these blocks
+    are walked whole."""
     rng = random.Random(21)
     checked = 0
     for trial in range(12):
@@ -84,15 +107,22 @@ def test_incremental_def_use_equals_full_and_touched_covers_every_change():
         cfg = compute_cfg(func)
         chain = Chain(func, FunctionMemo())
         chains = build_use_def_chain(func, cfg, include_pseudo=False)
+        chains.index_min = index_min
         for _ in range(6):
             before = {inst: list(inst.sources) for b in func.blocks for inst in b.instrs if not inst.is_phi}
-            _rename(rng, lines)
+            _edit(rng, lines)
             adopted = adopt(chain, _func(lines))
             assert adopted is not None  # a rename keeps the CFG's shape
             build_use_def_chain(func, cfg, chains, adopted.changed_blocks, adopted.dropped, include_pseudo=False)
             full = _func(lines)
             build_use_def_chain(full, compute_cfg(full), include_pseudo=False)
             assert _described(func) == _described(full)
+            # every analysed instruction has its row of reaching definitions, aligned with the
+            # units it reads (value_flow.py reads them in place of a walk)
+            for b in func.blocks:
+                for inst in b.instrs:
+                    if inst in chains.units:
+                        assert len(chains.src_defs[inst]) == len(chains.units[inst][0]), (trial, inst)
             touched = chains.touched
             for b in func.blocks:
                 for inst in b.instrs:
@@ -104,3 +134,47 @@ def test_incremental_def_use_equals_full_and_touched_covers_every_change():
                             x is y for x, y in zip(inst.sources, before[inst])), (trial, inst)
                         checked += 1
     assert checked > 100  # most instructions keep their sources: the property was exercised
+    assert index_min > 1 or chains.occurrences  # (the occurrence walks ran)
+
+
+def _rows(func, chains) -> list:
+    """Each instruction's row of reaching definitions (`src_defs`, which value_flow.py reads)
+    and whether the last re-solve reported it `touched`, by position."""
+    where = {}
+    for bi, b in enumerate(func.blocks):
+        for k, inst in enumerate(i for i in b.instrs if not i.is_phi):
+            where[inst] = (bi, k)
+
+    def name(d):
+        return None if d is None else ("phi", d.block.index, d.phi_key) if d.is_phi else where.get(d, "gone")
+    out = []
+    for inst, pos in where.items():
+        row = chains.src_defs.get(inst)
+        out.append((pos, None if row is None else [name(d) for d in row], inst in chains.touched))
+    return out
+
+
+def test_occurrence_walks_equal_whole_block_walks():
+    """The same edits re-solved with every block walked by its occurrence lists and with
+    every block walked whole leave the same rows, sources and `touched` sets (new
+    instructions reading nothing included: the whole walk gives them an empty row)."""
+    rng = random.Random(5)
+    compared = 0
+    for trial in range(12):
+        lines = _program(rng, rng.randint(3, 9))
+        runs = []
+        for index_min in (1, 10 ** 9):
+            func = _func(lines)
+            chains = build_use_def_chain(func, compute_cfg(func), include_pseudo=False)
+            chains.index_min = index_min
+            runs.append((func, compute_cfg(func), Chain(func, FunctionMemo()), chains))
+        for _ in range(6):
+            _edit(rng, lines)
+            seen = []
+            for func, cfg, chain, chains in runs:
+                adopted = adopt(chain, _func(lines))
+                build_use_def_chain(func, cfg, chains, adopted.changed_blocks, adopted.dropped, include_pseudo=False)
+                seen.append((_described(func), _rows(func, chains)))
+            assert seen[0] == seen[1], trial
+            compared += 1
+    assert compared == 72 and runs[0][3].occurrences and not runs[1][3].occurrences

@@ -289,6 +289,37 @@ def _exit_test(b: Block) -> tuple[int, int] | None:
     return None
 
 
+class DispatchBlocks:
+    """The blocks of one function holding a call, return or computed jump, and its dispatch
+    heads: the two facts that make `dispatch_narrowing` empty (any of the first, none of the
+    second), kept across versions of a function whose blocks are kept (only the blocks an
+    edit changed are looked at again, so an edit of a function with no dispatch costs its
+    blocks, not the function)."""
+
+    __slots__ = ("jumps", "heads")
+
+    def __init__(self) -> None:
+        self.jumps: set[Block] = set()
+        self.heads: set[Block] = set()
+
+    def update(self, blocks) -> None:
+        """Look at `blocks` (again)."""
+        for b in blocks:
+            if any(i.mnemonic.startswith(_JUMPS) for i in b.instrs if not i.is_label):
+                self.jumps.add(b)
+            else:
+                self.jumps.discard(b)
+            if _head(b) is not None:
+                self.heads.add(b)
+            else:
+                self.heads.discard(b)
+
+
+    def none(self) -> bool:
+        """`dispatch_narrowing` of the function is empty (a jump, or no dispatch head)."""
+        return bool(self.jumps) or not self.heads
+
+
 def dispatch_narrowing(func: Function) -> dict[tuple[Block, Block], tuple]:
     """Per exit edge ``(E, H)`` into a dispatch head whose value is proven on it: (the dispatch
     blocks a wave walks from H, the blocks it may go on to).  Empty with any call, return or

@@ -86,6 +86,15 @@ class UseDefChains:
         self.touched: set[Instruction] | None = None
         #: the PHIs the last build placed (and kept)
         self.new_phis: list[Instruction] = []
+        #: per long block (`index_min` instructions or more): unit -> the block's instructions
+        #: reading or defining it, in block order, so that a re-solve of a few units walks
+        #: their occurrences instead of every instruction of the block (a 1,851-instruction
+        #: loop body is re-solved for three units at each edit of a GEMM); made when a
+        #: re-solve first visits the block, kept up to date for a changed block's edit
+        self.occurrences: dict[Block, dict[Key, list[Instruction]]] = {}
+        #: how long a block must be to be walked by its occurrences (shorter ones are walked
+        #: whole: their index would cost more than it saves)
+        self.index_min = 48
 
 
 def build_use_def_chain(func: Function, cfg: CfgInfo, chains: UseDefChains | None = None,
@@ -123,6 +132,7 @@ def build_use_def_chain(func: Function, cfg: CfgInfo, chains: UseDefChains | Non
             read |= reads
             st.block_keys[b] = frozenset(reads | defs)
         st.key_blocks = None
+        st.occurrences = {}
         _solve_units(rpo, cfg, st, None, (read, block_defs))
         for b in func.blocks:  # unreachable: no sources (the front end may reuse instructions)
             if b not in block_defs:
@@ -147,17 +157,37 @@ def build_use_def_chain(func: Function, cfg: CfgInfo, chains: UseDefChains | Non
                     key_blocks[k] = {b}
                 else:
                     kb.add(b)
+    occurrences = st.occurrences
+    if occurrences and scope:  # the instructions gone leave the indexed blocks' lists first
+        # (before any is found again in another block: the front end may move an object)
+        for b in changed:
+            occ = occurrences.get(b)
+            if occ is not None:
+                _drop_occurrences(occ, units, scope)
+    sourceless: list[Instruction] = []
+    src_defs = st.src_defs
     for b in changed:
         if b not in in_rpo:
             continue
+        fresh: list[Instruction] = []
         for inst in b.instrs:
             if inst.is_label or inst in units:
                 continue
             u = units[inst] = (_src_keys(inst, include_pseudo), _dst_keys(inst, include_pseudo))
             scope.update(u[0])
             scope.update(u[1])
+            fresh.append(inst)
+            if not u[0]:  # its (empty) row now: no walk need visit it (its block may have
+                # nothing in scope), so every analysed instruction has a row after a build
+                src_defs[inst] = []
+                sourceless.append(inst)
         old = st.block_keys.get(b, frozenset())
-        new = st.block_keys[b] = _block_keys(b, units)
+        occ = occurrences.get(b)
+        if occ is not None and len(b.instrs) >= st.index_min:
+            new = st.block_keys[b] = _add_occurrences(b, occ, units, fresh)
+        else:
+            occurrences.pop(b, None)  # (a block grown or shrunk across the threshold: made again)
+            new = st.block_keys[b] = _block_keys(b, units)
         for k in old - new:
             kb = key_blocks[k]
             kb.discard(b)
@@ -169,8 +199,59 @@ def build_use_def_chain(func: Function, cfg: CfgInfo, chains: UseDefChains | Non
                 key_blocks[k] = {b}
             else:
                 kb.add(b)
-    _solve_units(rpo, cfg, st, scope)
+    _solve_units(rpo, cfg, st, scope, sourceless=sourceless)
     return st
+
+
+def _occurrences_of(b: Block, units: dict) -> dict[Key, list[Instruction]]:
+    """Unit -> the block's instructions reading or defining it, in block order (each once)."""
+    occ: dict[Key, list[Instruction]] = {}
+    for inst in b.instrs:
+        u = units.get(inst)
+        if u is None:
+            continue
+        for k in u[0] + u[1]:
+            lst = occ.get(k)
+            if lst is None:
+                occ[k] = [inst]
+            elif lst[-1] is not inst:
+                lst.append(inst)
+    return occ
+
+
+def _drop_occurrences(occ: dict, units: dict, gone: set[Key]) -> None:
+    """The instructions no longer in `units` (dropped: their units are in `gone`) leave a
+    changed block's occurrence lists."""
+    for k in gone:
+        lst = occ.get(k)
+        if lst is not None:
+            kept = [i for i in lst if i in units]
+            if not kept:
+                del occ[k]
+            elif len(kept) != len(lst):
+                occ[k] = kept
+
+
+def _add_occurrences(b: Block, occ: dict, units: dict, fresh: list[Instruction]) -> frozenset:
+    """The block's new instructions (`fresh`) join its occurrence lists at their positions.
+    Returns the block's units (its `block_keys`)."""
+    if fresh:
+        instrs = b.instrs
+        pos = dict(zip(instrs, range(len(instrs))))
+        at = pos.__getitem__
+        grown: set[Key] = set()
+        for inst in fresh:
+            u = units[inst]
+            for k in u[0] + u[1]:
+                lst = occ.get(k)
+                if lst is None:
+                    occ[k] = [inst]
+                elif inst not in lst:
+                    lst.append(inst)
+                    grown.add(k)
+        for k in grown:
+            occ[k].sort(key=at)
+    return frozenset(occ)
 
 
 def _block_keys(b: Block, units: dict) -> frozenset:
@@ -185,9 +266,10 @@ def _block_keys(b: Block, units: dict) -> frozenset:
 
 
 def _solve_units(rpo: list, cfg: CfgInfo, st: UseDefChains, scope: set[Key] | None,
-                 summary: tuple = ((), {})) -> None:
+                 summary: tuple = ((), {}), sourceless: list = ()) -> None:
     """Re-solve the units in `scope`; all units when None, then `summary` = (units read
-    anywhere, units each block defines) comes from the full build's own pass."""
+    anywhere, units each block defines) comes from the full build's own pass.  `sourceless`:
+    a re-solve's new instructions reading nothing (their rows made, they are `touched`)."""
     in_rpo = set(rpo)
     units = st.units
     src_defs = st.src_defs
@@ -217,7 +299,32 @@ def _solve_units(rpo: list, cfg: CfgInfo, st: UseDefChains, scope: set[Key] | No
                 active |= kb
         rpo_index = cfg.rpo_index
         active = sorted((b for b in active if b in in_rpo), key=rpo_index.__getitem__)
+        occurrences = st.occurrences
+        index_min = st.index_min
         for b in active:
+            occ = occurrences.get(b)
+            if occ is None and len(b.instrs) >= index_min:
+                occ = occurrences[b] = _occurrences_of(b, units)
+            if occ is not None:  # a long block: only the occurrences of the units in scope
+                for k in scope:
+                    lst = occ.get(k)
+                    if lst is None:
+                        continue
+                    reads = k in read
+                    defined = False
+                    for inst in lst:
+                        sk, dk = units[inst]
+                        if not reads and k in sk:
+                            reads = True
+                            read.add(k)
+                        if not defined and k in dk:
+                            defined = True
+                            blst = def_blocks.setdefault(k, [])
+                            if not blst or blst[-1] is not b:
+                                blst.append(b)
+                        if reads and defined:
+                            break
+                continue
             for inst in b.instrs:
                 if inst.is_label:
                     continue
@@ -266,7 +373,7 @@ def _solve_units(rpo: list, cfg: CfgInfo, st: UseDefChains, scope: set[Key] | No
                     work.append(f)
     # 3. reaching definitions in RPO, each block starting from its idom's exit map
     exit_defs: dict = {}
-    readers: list[Instruction] = []
+    readers: list[Instruction] = list(sourceless)
     empty: dict = {}
     idom = cfg.idom
     if scope is None:
@@ -294,6 +401,11 @@ def _solve_units(rpo: list, cfg: CfgInfo, st: UseDefChains, scope: set[Key] | No
             for k, phi in bphis.items():
                 if scope is None or k in scope:
                     defs[k] = phi
+        occ = occurrences.get(b) if scope is not None else None
+        if occ is not None:
+            _walk_occurrences(occ, scope, units, src_defs, defs, readers)
+            exit_defs[b] = defs
+            continue
         for inst in b.instrs:
             if inst.is_label:
                 continue
@@ -373,6 +485,41 @@ def _solve_units(rpo: list, cfg: CfgInfo, st: UseDefChains, scope: set[Key] | No
     for b, per_block in phis.items():
         if per_block:
             b.instrs[0:0] = [per_block[k] for k in sorted(per_block)]
+
+
+def _walk_occurrences(occ: dict, scope: set[Key], units: dict, src_defs: dict, defs: dict,
+                      readers: list[Instruction]) -> None:
+    """Step 3 of a re-solve in a long block, unit by unit over the units' occurrences (a
+    unit's reaching definitions depend on that unit's definitions only): the same rows,
+    `readers` and exit map (`defs`, updated in place) as the walk of every instruction."""
+    hit: dict[Instruction, None] = {}
+    for k in scope:
+        lst = occ.get(k)
+        if lst is None:
+            continue
+        d = defs.get(k)
+        for inst in lst:
+            sk, dk = units[inst]
+            if k in sk:
+                row = src_defs.get(inst)
+                if row is None:  # a new instruction: every unit it reads is in scope
+                    row = src_defs[inst] = [None] * len(sk)
+                    hit[inst] = None
+                n = sk.index(k)
+                while True:  # (a unit read twice by one instruction: each of its slots)
+                    if row[n] is not d:
+                        row[n] = d
+                        hit[inst] = None
+                    if sk.count(k) == 1:
+                        break
+                    try:
+                        n = sk.index(k, n + 1)
+                    except ValueError:
+                        break
+            if k in dk:
+                d = inst
+                defs[k] = inst
+    readers.extend(hit)
 
 
 def _exit_of(b, exit_defs: dict, idom: dict, nearest: dict) -> dict:

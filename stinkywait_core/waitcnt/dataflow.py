@@ -78,8 +78,16 @@ class WaitDataflow(FunctionFacts, HazardCandidates, LdsQueries, Brackets, Requir
         #: (the hardware model only; the spec's model keeps every edge)
         self.routes: dict = {}
         if self.hw:
-            from ..analysis.exit_dispatch import dispatch_narrowing
-            self.routes = dispatch_narrowing(func)
+            from ..analysis.exit_dispatch import DispatchBlocks, dispatch_narrowing
+            known = None
+            if memo is not None:  # (the blocks with a jump or a dispatch head, kept by the chain)
+                known = memo.dispatch_blocks
+                if known is None or memo.changed_blocks is None:
+                    known = memo.dispatch_blocks = DispatchBlocks()
+                    known.update(func.blocks)
+                else:
+                    known.update(memo.changed_blocks)
+            self.routes = {} if known is not None and known.none() else dispatch_narrowing(func)
         self.route_sig = tuple(sorted(((id(e), id(h)), w) for (e, h), w in self.routes.items()))
         self.cap = min(256, max(64 + 8, 2 * len(self.rpo)))
         self.info: dict[Instruction, InstInfo] = {}

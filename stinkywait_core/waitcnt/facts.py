@@ -226,7 +226,14 @@ def entry_timelines(target: Target) -> tuple[int, ...]:
     return tuple(c for c in target.timelines if c not in (CK_STORE, CK_XV, CK_XS, CK_TENSOR, CK_ASYNC))
 
 
-def block_structure(blocks, info: dict[Instruction, InstInfo], target: Target, func=None) -> dict:
+def function_transfers(func) -> tuple[dict, tuple[set, set]]:
+    """(`jump_kinds`, `local_transfers`) of `func`: what `block_structure` reads of the whole
+    function (its indirect jumps, calls and returns)."""
+    return jump_kinds(func), local_transfers(func)
+
+
+def block_structure(blocks, info: dict[Instruction, InstInfo], target: Target, func=None,
+                    transfers: tuple | None = None) -> dict:
     """Clause groups, drains-after, next-instruction drains and the function's boundaries, which
     depend on an instruction's neighbours: {instruction: (after, clause, in_clause, drain,
     control, entry)} for the instructions that have any (`drain` / `control` None: the table's).
@@ -238,7 +245,8 @@ def block_structure(blocks, info: dict[Instruction, InstInfo], target: Target, f
     depends on the instruction after it (`Target.drain_before`: gfx1250 `s_set_vgpr_msb`
     under XNACK) gets it from that one, or from none when it ends its block.  With `func`: a tail
     call (`analysis/boundaries.py`) is a jump, not a return, and a callable function's first
-    instruction drains `entry_timelines` (the callee's side of the calling convention).
+    instruction drains `entry_timelines` (the callee's side of the calling convention);
+    `transfers`: `function_transfers(func)`, when the caller has it.
     """
     out: dict[Instruction, list] = {}
 
@@ -250,10 +258,10 @@ def block_structure(blocks, info: dict[Instruction, InstInfo], target: Target, f
 
     if func is not None:
         in_blocks = {id(b) for b in blocks}
-        for jump, (kind, _) in jump_kinds(func).items():
+        kinds, (calls, returns) = transfers if transfers is not None else function_transfers(func)
+        for jump, (kind, _) in kinds.items():
             if kind == JUMP_TAIL and id(jump.block) in in_blocks and jump in info:
                 entry(jump)[4] = CTL_JUMP
-        calls, returns = local_transfers(func)
         for t in calls | returns:  # a subroutine of the function: its code is on the CFG
             if id(t.block) in in_blocks and t in info:
                 entry(t)[4] = CTL_JUMP

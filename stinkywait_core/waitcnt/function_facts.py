@@ -11,7 +11,7 @@ from __future__ import annotations
 from ..ir import Block, Instruction
 from ..targets.model import CTL_JUMP
 from .candidates import hazard_relevant
-from .facts import HazardMaps, InstInfo, block_structure, has_trips, make_info, unit_keys
+from .facts import HazardMaps, InstInfo, block_structure, function_transfers, has_trips, make_info, unit_keys
 from .incremental import FunctionMemo, chunks_of
 
 
@@ -66,8 +66,11 @@ class FunctionFacts:
         self.maps = maps = memo.hazard_maps if memo.hazard_maps is not None else HazardMaps()
         gone = False
         units: set = set()
+        gone_infos: list[InstInfo] = []
         for inst in list(memo.dropped) + memo.ssa.old_phis:
             inf = info.pop(inst, None)
+            if inf is not None:
+                gone_infos.append(inf)
             gone = gone or (inf is not None and has_trips(inf))
             if inf is not None and self.hw and hazard_relevant(inf):
                 maps.discard(inst)
@@ -85,7 +88,7 @@ class FunctionFacts:
             if phi not in info:
                 info[phi] = self._fresh_info(phi)
                 fresh.append(phi)
-        restructured = self._structure(changed)
+        restructured = self._structure(changed, self._edited)
         if gone:
             self.track_trips = any(has_trips(inf) for inf in info.values())
         else:
@@ -96,7 +99,7 @@ class FunctionFacts:
                     maps.add(inst, info[inst])
                     units.update(unit_keys(inst.dsts))
                     units.update(unit_keys(inst.srcs))
-        self._lds_timelines()
+        self._lds_timelines((gone_infos, [info[i] for i in fresh]))
         linked = set()
         for inst in fresh:
             self._link_sources(inst, info[inst])
@@ -124,19 +127,40 @@ class FunctionFacts:
             self._chunk_block(b)
         self._remember(memo)
 
-    def _structure(self, blocks) -> list[Instruction]:
+    def _boundaries(self, edited: list[Instruction] | None) -> tuple[list[Block], tuple]:
+        """The blocks that end the function or end in a call, return or indirect jump, and
+        `function_transfers`: scans of every block's terminator (3,750 per edit of a 30k-line
+        kernel), so the last version's are kept while they must hold: the CFG is kept, no
+        edited (`edited`: new or gone) instruction is a transfer, no changed block is one of
+        those blocks and the function is as callable as it was (`classify_jump` reads a
+        return's block, the function's calls and `callable`).  `edited` None: made afresh."""
+        func = self.func
+        memo = self.memo
+        old = memo.boundaries if memo is not None else None
+        if old is not None and edited is not None and old[0] == func.callable \
+                and memo.changed_blocks is not None and old[2].isdisjoint(memo.changed_blocks) \
+                and not any(i.mnemonic.startswith(_TRANSFERS) for i in edited):
+            return old[1], old[3]
+        ends = [b for b in func.blocks
+                if not b.succs or ((t := b.terminator()) is not None and t.mnemonic.startswith(_TRANSFERS))]
+        transfers = function_transfers(func)
+        if memo is not None:
+            memo.boundaries = (func.callable, ends, set(ends), transfers)
+        return ends, transfers
+
+    def _structure(self, blocks, edited: list[Instruction] | None = None) -> list[Instruction]:
         """Clause groups, drains-after and next-instruction drains of `blocks` (neighbour-
         dependent facts: `block_structure`); an info whose fields change is replaced by an
-        unlinked copy (shared facts are never mutated).  Returns the instructions replaced."""
+        unlinked copy (shared facts are never mutated).  Returns the instructions replaced.
+        `edited`: the instructions an edit added or removed (None: a full build)."""
         out: list[Instruction] = []
         if not self.hw:
             return out
         info = self.info
         # (the function's boundaries depend on its entry and its calls and jumps: their blocks always go)
-        ends = [b for b in self.func.blocks
-                if not b.succs or ((t := b.terminator()) is not None and t.mnemonic.startswith(_TRANSFERS))]
+        ends, transfers = self._boundaries(edited)
         blocks = list(blocks) + [b for b in self.func.blocks[:1] + ends if b not in blocks]
-        want = block_structure(blocks, info, self.target, self.func)
+        want = block_structure(blocks, info, self.target, self.func, transfers)
         for b in blocks:
             for inst in b.instrs:
                 inf = info.get(inst)

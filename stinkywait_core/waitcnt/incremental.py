@@ -182,6 +182,14 @@ class FunctionMemo:
         self.block_sig: dict = {}
         #: register unit -> late writers / source lockers (waitcnt.facts.HazardMaps)
         self.hazard_maps: Any = None
+        #: the blocks with a jump or a dispatch head (analysis/exit_dispatch.DispatchBlocks)
+        self.dispatch_blocks: Any = None
+        #: (callable, end blocks, as a set, function_transfers) of the last version's facts
+        #: (waitcnt/function_facts.py `_boundaries`)
+        self.boundaries: Any = None
+        #: (the facts dict, {(timeline, LDS engine): how many of its ops carry it}) of the last
+        #: version (waitcnt/lds_queries.py `_lds_timelines`)
+        self.lds_counts: Any = None
         #: the target the facts were derived for (a different target starts afresh)
         self.target: Any = None
         #: barrier publish answers and segments by what they rest on (waitcnt/publish.py)

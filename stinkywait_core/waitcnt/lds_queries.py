@@ -16,14 +16,38 @@ from .lds_reuse import remember, reusable
 class LdsQueries:
     """LDS timelines and disjointness answers (see the module doc)."""
 
-    def _lds_timelines(self) -> None:
+    def _lds_timelines(self, delta: tuple | None = None) -> None:
+        """`lds_cks` and `lds_engines` from how many LDS ops of each engine each timeline
+        carries, counted over every instruction's facts, or, with `delta` = (the facts gone,
+        the facts new) since the previous version, from the counts it left (`memo.lds_counts`,
+        kept with the facts dict they count): an edit costs its instructions, not the function."""
         if not self.hw:
             return
+        memo = self.memo
+        kept = memo.lds_counts if memo is not None and delta is not None else None
+        if kept is not None and kept[0] is memo.infos:
+            counts = dict(kept[1])
+            gone, new = delta
+            for inf in gone:
+                if inf.lds:
+                    for c in inf.results:
+                        counts[c, inf.engine] -= 1
+            for inf in new:
+                if inf.lds:
+                    for c in inf.results:
+                        counts[c, inf.engine] = counts.get((c, inf.engine), 0) + 1
+        else:
+            counts = {}
+            for inf in self.info.values():
+                if inf.lds:
+                    for c in inf.results:
+                        counts[c, inf.engine] = counts.get((c, inf.engine), 0) + 1
+        if memo is not None:
+            memo.lds_counts = (self.info, counts)
         engines: dict[int, set[str]] = {}
-        for inf in self.info.values():
-            if inf.lds:
-                for c in inf.results:
-                    engines.setdefault(c, set()).add(inf.engine)
+        for (c, engine), n in counts.items():
+            if n:
+                engines.setdefault(c, set()).add(engine)
         self.lds_cks = tuple(c for c in self.cks if c in engines)
         #: the LDS engines whose ops each of those timelines carries (a scan for an access of
         #: engine e skips a timeline that carries e only: one engine is ordered with itself)
