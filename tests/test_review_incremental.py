@@ -11,7 +11,11 @@ wrong is not carried: a relaxation offered on one version is withdrawn on the ne
 read it would leave unprotected appears, and offered again when the read goes.  The
 wait-stripped plan is reused after an edit that only retunes hand-written waits
 (api._strip_waits): the walks with retuned waits and renamed loads check that plan too,
-and fail when the reuse skips its object check.
+and fail when the reuse skips its object check.  The FIFO snapshots at the hand-written
+waits are kept in a block's finalize record while it holds (waitcnt/finalize.py), and the
+wave-specialised publish answers carried across VALU edits (waitcnt/publish_reuse.py): the
+walks compare those snapshots warm and cold, and a walk over a small wave-specialised kernel
+compares its plans.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from stinkywait_core.api import analyze
 from stinkywait_core.cache import AnalysisCache
 from stinkywait_core.results import Options
 from test_incremental_regions import _edit
+from test_publish_waves import HEAD, SPLIT
 
 REPO = Path(__file__).resolve().parents[1]
 ASM = REPO.parent / "shared" / "corpus" / "asm"
@@ -54,12 +59,32 @@ def _walk(name: str, steps: int, rng: random.Random, edit, stripped: Options | N
     for step in range(steps):
         lines = edit(lines, rng)
         text = "".join(lines)
-        warm = _findings(analyze(text, path, Options(), cache=cache).check_diagnostics())
-        cold = _findings(analyze(text, path, Options()).check_diagnostics())
+        warm_an, cold_an = analyze(text, path, Options(), cache=cache), analyze(text, path, Options())
+        # the FIFO snapshots the review reads at each hand-written wait (kept in a block's
+        # finalize record while it holds: finalize.Finalizer._block_snapshots)
+        assert _wait_snapshots(warm_an) == _wait_snapshots(cold_an), f"{name}, edit {step}: the snapshots"
+        warm = _findings(warm_an.check_diagnostics())
+        cold = _findings(cold_an.check_diagnostics())
         assert warm == cold, f"{name}, edit {step}"
         if stripped is not None:
             assert _plan(analyze(text, path, stripped, cache=cache)) == _plan(analyze(text, path, stripped)), \
                 f"{name}, edit {step}: the wait-stripped plan"
+
+
+def _wait_snapshots(an) -> list[tuple]:
+    """(line, the queues per timeline: each its ops' lines and mnemonics, saturation) at every
+    hand-written wait of every function."""
+    out = []
+    for po in an.outputs:
+        for b in po.func.blocks:
+            for inst in b.instrs:
+                if inst.is_label or inst.is_phi or inst.span is None or not po.df.info[inst].is_wait:
+                    continue
+                snap = po.df.snapshot_at(inst)
+                out.append((inst.span.line, None if snap is None else tuple(
+                    tuple((tuple((e.op.span.line if e.op.span else 0, e.op.mnemonic, e.trips) for e in q.ops), len(q.sat))
+                          for q in queues) for queues in snap)))
+    return out
 
 
 _TARGET = '.amdgcn_target "amdgcn-amd-amdhsa--gfx1250"\nk:\n'
@@ -167,3 +192,58 @@ def test_random_versions_of_a_small_kernel_review_as_a_cold_review():
         assert warm == cold, f"version {k}:\n{text}"
         seen.add(tuple(code for code, *_ in cold))
     assert len(seen) > 1  # the versions' findings differ (the comparison can fail)
+
+
+#: a kernel specialised by wave index (tests/test_publish_waves.py's): wave 0 stores at v1 and
+#: the other waves read v2 after the first barrier, v1 after the second; a VALU line between
+#: wave 0's barriers
+_SPLIT = HEAD + SPLIT.replace("  s_nop 0\n", "  v_mov_b32 v10, v3\n")
+
+#: line (0-based in `_SPLIT`'s lines) -> the texts it takes: the store's and the read's
+#: addresses (an edit the publish answer rests on), and two VALU lines no address reads
+_SPLIT_CHOICES = {3: ("  v_mov_b32 v1, 0x100\n", "  v_mov_b32 v1, 0x2000\n"),
+                  4: ("  v_mov_b32 v2, 0x2000\n", "  v_mov_b32 v2, 0x3000\n"),
+                  20: ("  v_mov_b32 v10, v3\n", "  v_mov_b32 v11, v3\n", "  v_add_nc_u32 v1, v3, v3\n"),
+                  25: ("  v_add_nc_u32 v6, v4, v4\n", "  v_add_nc_u32 v9, v4, v4\n")}
+
+
+def test_publish_answers_of_a_wave_specialised_kernel_carried_across_edits_equal_cold_ones(monkeypatch):
+    """The wave-specialised publish answers are carried to the next version when the edit
+    added or removed only vector ALU lines writing units no address analysis asked about
+    (waitcnt/publish_reuse.py).  A random walk over versions that move the store's or the
+    read's LDS address (the answer at the first barrier of wave 0's path changes: the other
+    waves read the stored bytes right after it, or not) and edit VALU lines no address reads:
+    each version's plan, wait-stripped plan and review from the document's cache equal cold
+    ones, and answers were carried on some versions.  With `inert` ignoring the keys (any
+    VALU edit carries), the walk fails (a stale "no drain" at the barrier)."""
+    import stinkywait_core.waitcnt.publish as publish
+    carried_counts = []
+    real = publish.Publish._carried
+
+    def counting(self):
+        first = self._wave_carry is None
+        got = real(self)
+        if first:
+            carried_counts.append(len(got))
+        return got
+
+    monkeypatch.setattr(publish.Publish, "_carried", counting)
+    assert "0x2000" in _SPLIT and _SPLIT.splitlines()[3] == "  v_mov_b32 v1, 0x100"
+    rng = random.Random(57)
+    lines = _SPLIT.splitlines(keepends=True)
+    cache = AnalysisCache()
+    stripped = Options().replace(replace_waits=True, coalesce_window=0)
+    plans = set()
+    for k in range(30):
+        if k:
+            at = rng.choice(sorted(_SPLIT_CHOICES))
+            lines[at] = rng.choice([t for t in _SPLIT_CHOICES[at] if t != lines[at]])
+        text = "".join(lines)
+        for opts in (Options(), stripped):
+            warm, cold = _plan(analyze(text, "k.s", opts, cache=cache)), _plan(analyze(text, "k.s", opts))
+            assert warm == cold, f"version {k}, replace_waits={opts.replace_waits}:\n{text}"
+            plans.add(tuple(cold))
+        warm = _findings(analyze(text, "k.s", Options(), cache=cache).check_diagnostics())
+        assert warm == _findings(analyze(text, "k.s", Options()).check_diagnostics()), f"version {k}:\n{text}"
+    assert len(plans) > 1  # the answers differ between versions (the comparison can fail)
+    assert any(carried_counts)  # and some were carried

@@ -54,6 +54,9 @@ class LdsFacts:
         #: each wave index's own view (analysis/wave_roles.py), made on the first query the
         #: path-insensitive analysis cannot answer; False: not made yet, None: none applies
         self._roles: list | None | bool = False
+        #: the register units the views' restrictions asked about (their probes' values decide
+        #: the branches each wave takes: waitcnt/publish_reuse.py reads them)
+        self.role_keys: set = set()
 
     # --- per wave index ------------------------------------------------------------------------
     def roles(self) -> list[tuple[WaveRestriction, "LdsFacts"]] | None:
@@ -64,7 +67,7 @@ class LdsFacts:
             fl = self.flow
             if fl.launch is not None and fl.role is None:
                 try:
-                    rs = restrictions(self.func, fl.cfg, fl.launch, fl.chains, fl.text_hint)
+                    rs = restrictions(self.func, fl.cfg, fl.launch, fl.chains, fl.text_hint, self.role_keys)
                 except (RecursionError, ArithmeticError, LookupError, TypeError, ValueError, AttributeError):
                     fl.depth = 0
                     rs = None

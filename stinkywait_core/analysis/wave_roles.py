@@ -70,9 +70,10 @@ def has_wave_index(launch: "LaunchInfo | None") -> bool:
 
 
 def restrictions(func: Function, cfg: "CfgInfo", launch: "LaunchInfo", chains: "UseDefChains | None",
-                 text: str | None) -> list[WaveRestriction] | None:
+                 text: str | None, keys: set | None = None) -> list[WaveRestriction] | None:
     """Each wave index's view of `func`, or None when no wave's view differs from the whole
-    CFG (no branch is decided by the wave index: the views would add nothing)."""
+    CFG (no branch is decided by the wave index: the views would add nothing).  `keys`, when
+    given, collects the register units the probes' value analyses asked about."""
     from .value_flow import ValueFlow
     if not func.blocks or not has_wave_index(launch):
         return None
@@ -93,6 +94,8 @@ def restrictions(func: Function, cfg: "CfgInfo", launch: "LaunchInfo", chains: "
     execs: set | None = None  # (the same in every wave's view: EXEC at launch is not the index's)
     for w in range(launch.waves_per_group):
         probe = ValueFlow(func, cfg, launch, chains, text, WaveRestriction(w, frozenset(cfg.rpo), frozenset()))
+        if keys is not None:
+            probe.read_keys = keys
         dead: set = set()
         for b in branches:
             got = _scc_branch(b)

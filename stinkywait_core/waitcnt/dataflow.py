@@ -147,6 +147,9 @@ class WaitDataflow(FunctionFacts, HazardCandidates, LdsQueries, Brackets, Requir
         #: blocks replayed so far
         self._snap_planned: dict[Instruction, list[int]] | None = None
         self._snap_blocks: dict[Block, dict[Instruction, tuple]] = {}
+        #: block -> its finalize record, when the last finalize reused or made one per block
+        #: (its snapshots are kept there: finalize.Finalizer._block_snapshots)
+        self._snap_records: dict | None = None
         #: the solve's last walk of each block (cold solve, no memo): the queues right before
         #: each anchor, and the exit before the tensor freeze restores it
         self.anchor_before: dict[Block, dict[Instruction, tuple]] = {}

@@ -70,14 +70,23 @@ class Finalizer:
 
     def _block_snapshots(self, bb: Block) -> dict[Instruction, tuple]:
         """The snapshots of one block: made on first use (one replay walk of the block from
-        its final entry under the applied plan), then kept with the analysis."""
+        its final entry under the applied plan), then kept with the analysis.  A block whose
+        finalize record of the last version held (`_finalize_with_memo`: the same entry state
+        and solver plan objects, an equal signature, its LDS answers this version's) walks
+        exactly as it did then, so the snapshots made then are this version's; they are kept
+        in that record once made."""
         got = self._snap_blocks.get(bb)
         if got is None:
-            got = {}
-            entry = self.final_entry.get(bb)
-            if entry is not None:
-                emit = [CounterEmitState() for _ in range(CK_COUNT)]
-                self._replay(bb.instrs, entry.copy(), emit, self._snap_planned or {}, [], got)
+            rec = self._snap_records.get(bb) if self._snap_records is not None else None
+            got = rec.parts[3] if rec is not None else None
+            if not got:
+                got = {}
+                entry = self.final_entry.get(bb)
+                if entry is not None:
+                    emit = [CounterEmitState() for _ in range(CK_COUNT)]
+                    self._replay(bb.instrs, entry.copy(), emit, self._snap_planned or {}, [], got)
+                if rec is not None:
+                    rec.parts = rec.parts[:3] + (got,)
             self._snap_blocks[bb] = got
         return got
 
@@ -87,6 +96,7 @@ class Finalizer:
         self._snapshots = None
         self._snap_blocks = {}
         self._snap_planned = planned
+        self._snap_records = None
 
     def finalize_plan(self, plan: WaitInsertionPlan, unchanged: bool = False) -> None:
         """Replay the whole dataflow with the post-optimizer plan (min of planned, computed).
@@ -203,6 +213,7 @@ class Finalizer:
         now = memo.final_blocks
         pause = self.pause
         hits = 0
+        held: dict = {}  # block -> its record this version (its snapshots, `_block_snapshots`)
         for bb in self.rpo:
             if pause is not None:
                 pause()  # (api.analyze's: a background document yields here)
@@ -223,6 +234,7 @@ class Finalizer:
                 self._replay_walk(bb, st, planned, *parts)
                 # (its snapshots are not stored: made again when asked for)
                 rec = memo.store_final_block(bb, entry, sig, ep, st, parts[:3] + ({},), self.done(flog))
+            held[bb] = rec
             final_exit[bb] = rec.exit
             anchors, toks, why = rec.parts[:3]
             if anchors:
@@ -232,6 +244,7 @@ class Finalizer:
                     tokens.update(toks)
         memo.hits += hits
         self._one_walk_done(plan, planned, new_anchors, tokens, why_all)
+        self._snap_records = held
 
     def _one_walk_done(self, plan: WaitInsertionPlan, planned: dict, anchors: dict, tokens: dict,
                        why_all: dict) -> None:

@@ -64,6 +64,8 @@ class LdsQueries:
         """Leave this version's disjointness answers to the next (waitcnt/lds_reuse.py)."""
         if self.memo is not None:
             self.memo.lds_answers = remember(self._pairs, self._reused, self.memo.lds_answers, self._lds or None)
+            if self._publish is None and self.memo.publish is not None:
+                self.memo.publish.wave = None  # (no publish question this version: nothing to carry)
 
     def lds_disjoint(self, a: Instruction, b: Instruction, same_trip: bool) -> bool:
         """The address analysis proves the LDS accesses of `a` and `b` disjoint (the answer is
@@ -99,7 +101,7 @@ class LdsQueries:
                     if self.memo is not None:
                         cache = self.memo.publish = self.memo.publish or PublishCache()
                     waves = 1 if self.options.num_waves == 1 else facts.launch.waves_per_group
-                    self._publish = Publish(self.func, self.cfg, facts, self.info, cache, waves)
+                    self._publish = Publish(self.func, self.cfg, facts, self.info, cache, waves, self._edited)
                 ans = self._publish.published(p, barrier, same_trip)
             self._pairs[key] = ans
         return ans

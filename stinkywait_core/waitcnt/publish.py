@@ -35,7 +35,9 @@ segment's access; otherwise across trips.
 
 Answers are cached across versions (`PublishCache` in the function's memo) by what they
 depend on: the segment (the CFG's edges and the positions of barriers, calls and LDS accesses
-in it), the alignment verdict, and the LDS bytes of the accesses involved.
+in it), the alignment verdict, and the LDS bytes of the accesses involved.  In a function
+specialised by wave index an answer is reused while the edit cannot have changed what it read
+(waitcnt/publish_reuse.py).
 """
 
 from __future__ import annotations
@@ -44,6 +46,8 @@ from functools import lru_cache
 
 from ..analysis.boundaries import local_transfers
 from ..ir import Block, Function, Instruction, Reg
+from .lds_reuse import basis_of
+from .publish_reuse import WaveAnswers, carried
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -263,7 +267,10 @@ class Segment:
     __slots__ = ("accesses", "opaque", "key", "seen")
 
     def __init__(self, barrier: Instruction, cfg: "CfgInfo", is_lds, local: frozenset = frozenset(),
-                 narrow: dict | None = None) -> None:
+                 narrow: dict | None = None, marks_of=None) -> None:
+        if marks_of is None:
+            def marks_of(b: Block) -> tuple:
+                return _marks(b, is_lds)
         self.accesses: dict[Instruction, bool] = {}
         self.opaque = ""
         order: list = []
@@ -277,7 +284,7 @@ class Segment:
         while work:
             b, pos, signalled, crossed = work.pop()
             instrs = b.instrs
-            self.seen[b] = _marks(b, is_lds)
+            self.seen[b] = marks_of(b)
             stop = False
             for k in range(pos, len(instrs)):
                 inst = instrs[k]
@@ -308,7 +315,7 @@ class Segment:
                     # (analysis/exit_dispatch.py): only the epilogues it selects
                     walked, nexts = way
                     for d in walked:
-                        self.seen[d] = _marks(d, is_lds)
+                        self.seen[d] = marks_of(d)
                         c = c or any(cfg.is_back_edge(d, t) for t in d.succs)
                 for t in nexts:
                     st = (t, signalled, c)
@@ -328,7 +335,8 @@ class PublishCache:
     """What carries across versions: segments by (barrier, CFG signature) and answers by
     the facts they rest on (kept in the function's memo)."""
 
-    __slots__ = ("segments", "answers", "alignment", "edges", "old_segments", "old_answers", "match", "classes")
+    __slots__ = ("segments", "answers", "alignment", "edges", "old_segments", "old_answers", "match", "classes",
+                 "wave", "match_parts")
 
     def __init__(self) -> None:
         self.edges: tuple | None = None
@@ -340,13 +348,19 @@ class PublishCache:
         self.match: tuple | None = None
         #: (the pairing's signature and the classes of wave views, their `ClassPairing`)
         self.classes: tuple | None = None
+        #: the last version's wave-specialised answers (publish_reuse.WaveAnswers; None when
+        #: that version asked none)
+        self.wave = None
+        #: the lane slice's units and, per block, its instructions and its part of the
+        #: pairing's signature (`Publish._match_signature`)
+        self.match_parts: tuple | None = None
 
 
 class Publish:
     """The publish answers of one version of a function (made on the first question)."""
 
     def __init__(self, func: Function, cfg: "CfgInfo", facts: "LdsFacts", info: dict, cache: PublishCache | None,
-                 waves: int) -> None:
+                 waves: int, edited: list | None = None) -> None:
         self.func, self.cfg, self.facts, self.info = func, cfg, facts, info
         #: answers are kept for the next version only with a memo (a cold plan skips the keys)
         self.persist = cache is not None
@@ -354,11 +368,22 @@ class Publish:
         # only the last version's entries carry over (dropped instructions are let go)
         self.cache.old_answers, self.cache.answers = self.cache.answers, {}
         self.cache.old_segments, self.cache.segments = self.cache.segments, {}
+        #: the instructions the edit added or removed (None: not an adopted version), and the
+        #: last version's wave-specialised answers, sorted out on the first such question
+        self.edited = edited
+        self._wave_prev = self.cache.wave
+        self._wave_carry: dict | None = None
+        self._wave: WaveAnswers | None = None
+        if self.persist:
+            self._wave = self.cache.wave = WaveAnswers((facts.flow.read_keys, facts.role_keys), basis_of(facts))
+        else:
+            self.cache.wave = None
         self.waves = waves
         self._align: Alignment | None = None
         self._match = None
         self._classes: object = False
         self._segs: dict[Instruction, Segment] = {}
+        self._marks: dict[Block, tuple] = {}
         self._sig: tuple | None = None
         self._bytes: dict[Instruction, object] = {}
         self._token: object | None = None
@@ -380,6 +405,14 @@ class Publish:
             calls, returns = local_transfers(self.func)
             self._transfers = frozenset(calls | returns)
         return self._transfers
+
+    def _block_marks(self, b: Block) -> tuple:
+        """`_marks` of a block, made once per version (the segments of a function's barriers
+        walk the same blocks: 41 segments over most of the GEMM's loop)."""
+        got = self._marks.get(b)
+        if got is None:
+            got = self._marks[b] = _marks(b, self._is_lds)
+        return got
 
     def _is_lds(self, inst: Instruction) -> bool:
         inf = self.info.get(inst)
@@ -419,7 +452,7 @@ class Publish:
         seg = self._segs.get(key)
         narrow = self._narrowing() if narrowed else None
         if seg is None and not self.persist:
-            seg = self._segs[key] = Segment(barrier, self.cfg, self._is_lds, self._local(), narrow)
+            seg = self._segs[key] = Segment(barrier, self.cfg, self._is_lds, self._local(), narrow, self._block_marks)
         if seg is None:
             edges = self._signature()[0]
             if narrow:
@@ -427,10 +460,10 @@ class Publish:
                 edges = (edges, tuple(sorted(((id(e), id(h)), w) for (e, h), w in narrow.items())))
             got = self.cache.old_segments.get(key)
             if got is not None and got[0] == edges and all(
-                    _marks(b, self._is_lds) == old for b, old in got[1].seen.items()):
+                    self._block_marks(b) == old for b, old in got[1].seen.items()):
                 seg = got[1]
             else:
-                seg = Segment(barrier, self.cfg, self._is_lds, self._local(), narrow)
+                seg = Segment(barrier, self.cfg, self._is_lds, self._local(), narrow, self._block_marks)
             self.cache.segments[key] = (edges, seg)
             self._segs[key] = seg
         return seg
@@ -483,9 +516,22 @@ class Publish:
                     or any(type(r) is Reg and r.kind not in ("v", "a") for r in i.dsts)
                     or (bool(units) and any(u in units for r in i.dsts if type(r) is Reg and r.kind in ("v", "a")
                                             for u in vector_units(r))))
-        return (self._signature()[0], self.facts.launch.arch,
-                tuple((tuple(i for i in b.instrs if not i.is_label and not i.is_phi and reads(i)), b.terminator())
-                      for b in self.cfg.rpo))
+        # a block's part is the last version's while the lane slice's units and the block's
+        # instructions (by identity, in order) are (an edit changes one block or two)
+        old = self.cache.match_parts if self.persist else None
+        old_parts = old[1] if old is not None and old[0] == units else {}
+        parts: dict = {}
+        out = []
+        for b in self.cfg.rpo:
+            got = old_parts.get(b)
+            if got is None or got[0] != b.instrs:  # (list ==: identity per element, C-level)
+                got = (list(b.instrs), (tuple(i for i in b.instrs if not i.is_label and not i.is_phi and reads(i)),
+                                        b.terminator()))
+            parts[b] = got
+            out.append(got[1])
+        if self.persist:
+            self.cache.match_parts = (units, parts)
+        return (self._signature()[0], self.facts.launch.arch, tuple(out))
 
     def published(self, p: Instruction, barrier: Instruction, same_trip: bool) -> bool:
         """`p`, in flight at `barrier`, may stay in flight across it (no other wave touches
@@ -512,15 +558,47 @@ class Publish:
     def _published_specialised(self, p: Instruction, barrier: Instruction) -> bool:
         """Not aligned: another wave is after one of the barriers it may meet as the same
         instance (`WaveMatch`), or has ended; none of their segments' accesses may touch
-        `p`'s bytes.  Compared across trips (the waves' loops are different loops)."""
-        if self._published_abstract(p, barrier):
-            return True
-        pairing = self._class_pairing()  # (per class of wave views: waitcnt/wave_classes.py)
-        return pairing is not None and pairing.published(p, barrier, self.segment, lambda i: "w" in self.info[i].lds,
-                                                         self.facts.may_overlap_waves_in)
+        `p`'s bytes.  Compared across trips (the waves' loops are different loops).  The last
+        version's answer is taken where the edit cannot have changed it (publish_reuse.py)."""
+        key = (p, barrier)
+        old = self._carried().get(key)
+        if old is not None and all(self.segment(*at) is seg for at, seg in old[1]):
+            self._wave.answers[key] = old  # (its segments are this version's: it holds on)
+            return old[0]
+        read: list = []
 
-    def _published_abstract(self, p: Instruction, barrier: Instruction) -> bool:
+        def segment_of(x: Instruction, narrowed: bool = False) -> Segment:
+            seg = self.segment(x, narrowed)
+            read.append(((x, narrowed), seg))
+            return seg
+
+        ans = self._published_abstract(p, barrier, segment_of)
+        if not ans:
+            pairing = self._class_pairing()  # (per class of wave views: waitcnt/wave_classes.py)
+            ans = pairing is not None and pairing.published(p, barrier, segment_of, lambda i: "w" in self.info[i].lds,
+                                                            self.facts.may_overlap_waves_in)
+        if self._wave is not None:
+            self._wave.answers[key] = (ans, tuple(read))
+        return ans
+
+    def _carried(self) -> dict:
+        """The last version's wave-specialised answers that may hold on this one (each still
+        checked against its segments), sorted out once per version."""
+        if self._wave_carry is None:
+            self._wave_carry = {}
+            if self._wave is not None:
+                match = self.matched()
+                self._wave.match = match
+                prev = self._wave_prev
+                self._wave_carry = carried(prev, self.edited, self._wave.basis, match)
+                if self._wave_carry:  # (their keys are this version's too)
+                    self._wave.keys += (frozenset().union(*prev.keys),)
+        return self._wave_carry
+
+    def _published_abstract(self, p: Instruction, barrier: Instruction, segment_of=None) -> bool:
         """`_published_specialised` by the pairing of two abstract waves."""
+        if segment_of is None:
+            segment_of = self.segment
         met = self.matched().met
         if met is None:
             return False
@@ -531,7 +609,7 @@ class Publish:
         for x in others:
             if x is None:
                 continue  # that wave has ended
-            seg = self.segment(x, narrowed=True)
+            seg = segment_of(x, narrowed=True)
             if seg.opaque:
                 return False
             for q in seg.accesses:
