@@ -29,22 +29,21 @@ def _unit_reg(kind: str, unit: int) -> Reg:
     return Reg(kind, unit, unit)
 
 
-def _keys(ops: list, pseudo: bool = True) -> list[Key]:
+def _keys(ops: list, pseudo: bool = True) -> tuple[Key, ...]:
+    """The units of an operand list; each key the one object `_range_keys` keeps for it, so
+    the tables of a 30k-instruction function hold one tuple per unit, not one per mention."""
     keys: list[Key] = []
     for op in ops:
         if type(op) is Reg and op.kind != "null" and (pseudo or op.kind != "LDS"):
-            if op.lo == op.hi:
-                keys.append((op.kind, op.lo))
-            else:
-                keys.extend(_range_keys(op.kind, op.lo, op.hi))
-    return keys
+            keys.extend(_range_keys(op.kind, op.lo, op.hi))
+    return tuple(keys)
 
 
-def _src_keys(inst: Instruction, pseudo: bool = True) -> list[Key]:
+def _src_keys(inst: Instruction, pseudo: bool = True) -> tuple[Key, ...]:
     return _keys(inst.srcs, pseudo)
 
 
-def _dst_keys(inst: Instruction, pseudo: bool = True) -> list[Key]:
+def _dst_keys(inst: Instruction, pseudo: bool = True) -> tuple[Key, ...]:
     return _keys(inst.dsts, pseudo)
 
 
@@ -68,7 +67,7 @@ class UseDefChains:
 
     def __init__(self) -> None:
         #: every analysed (non-PHI, non-label) instruction -> (source units, destination units)
-        self.units: dict[Instruction, tuple[list[Key], list[Key]]] = {}
+        self.units: dict[Instruction, tuple[tuple[Key, ...], tuple[Key, ...]]] = {}
         #: reaching definition of each source unit, aligned with `units[inst][0]`
         self.src_defs: dict[Instruction, list] = {}
         #: live PHIs: block -> unit -> PHI (only the blocks that have one)
@@ -119,18 +118,25 @@ def build_use_def_chain(func: Function, cfg: CfgInfo, chains: UseDefChains | Non
         old = chains.units if chains is not None else {}
         block_defs: dict[Block, set] = {}
         read: set[Key] = set()
+        # equal unit pairs and block unit sets are one object each (instructions and blocks
+        # of a kernel repeat the same registers); both are only read once made
+        pairs: dict[tuple, tuple] = {}
+        sets: dict[frozenset, frozenset] = {}
         for b in rpo:
             reads: set[Key] = set()
             defs: set[Key] = set()
             for inst in b.instrs:
                 if not inst.is_label:
-                    u = units[inst] = old.get(inst) or (_src_keys(inst, include_pseudo),
-                                                        _dst_keys(inst, include_pseudo))
+                    u = old.get(inst)
+                    if u is None:
+                        u = (_src_keys(inst, include_pseudo), _dst_keys(inst, include_pseudo))
+                    u = units[inst] = pairs.setdefault(u, u)
                     reads.update(u[0])
                     defs.update(u[1])
             block_defs[b] = defs
             read |= reads
-            st.block_keys[b] = frozenset(reads | defs)
+            keys = frozenset(reads | defs)
+            st.block_keys[b] = sets.setdefault(keys, keys)
         st.key_blocks = None
         st.occurrences = {}
         _solve_units(rpo, cfg, st, None, (read, block_defs))

@@ -11,7 +11,8 @@ from __future__ import annotations
 from ..ir import Instruction
 from ..targets.model import CK_TENSOR, CK_XS, CK_XV, CTL_CALL
 from .facts import InstInfo
-from .state import CounterEmitState, DataflowState, PerPredQueue, QOp, append_to_all_paths, new_spec, trim_queues
+from .state import (CounterEmitState, DataflowState, PerPredQueue, QOp, append_to_all_paths, new_spec,
+                    shared_empty, trim_queues)
 
 XCNT_TIMELINES = frozenset({CK_XV, CK_XS})
 
@@ -54,7 +55,7 @@ class Brackets:
             return
         qs = state.queues[c]
         if qs:
-            state.queues[c] = trim_queues(qs, keep)
+            state.queues[c] = trim_queues(qs, keep, self.empties)
 
     def credited(self, inst: Instruction) -> list[tuple[int, int]]:
         """[(timeline, value)] a pre-existing wait enforces (every timeline of each counter)."""
@@ -94,8 +95,9 @@ class Brackets:
                     keep = tuple(e for e in ops if self.still_in_flight(e.op, queues))
                 if keep is not ops and len(keep) != len(ops):
                     changed = True
-                    out.append(PerPredQueue(q.pred, keep, q.sat, q.ring_sat, q.empty_origin,
-                                            tuple(e.op for e in keep), q.route))
+                    nq = PerPredQueue(q.pred, keep, q.sat, q.ring_sat, q.empty_origin,
+                                      tuple(e.op for e in keep), q.route)
+                    out.append(nq if keep else shared_empty(self.empties, nq))
                 else:
                     out.append(q)
             if changed:

@@ -43,7 +43,7 @@ from .producer_join import MAX_JOIN_SWEEPS, WHOLE_PATH_TIMELINES, join_by_produc
 from .rules import RequiredWaits
 from .sparse_solve import STEP_CHANGED, STEP_WALKED, SolveTrace, SparseSolve
 from .state import (EMPTY, K_MAX_TRIPS_BACK, CounterEmitState, DataflowState, PerPredQueue, QOp,
-                    WaitInsertionPlan, new_spec)
+                    WaitInsertionPlan, new_spec, share_equal_lists, shared_empty)
 
 
 class WaitDataflow(FunctionFacts, HazardCandidates, LdsQueries, Brackets, RequiredWaits, Widening,
@@ -103,6 +103,10 @@ class WaitDataflow(FunctionFacts, HazardCandidates, LdsQueries, Brackets, Requir
         #: blocks holding an instruction whose facts were re-derived (their signature changes)
         self._relinked: set[Block] = set()
         self.maps = HazardMaps()
+        #: one object per value of a queue with nothing in flight (state.py `shared_empty`):
+        #: most queues a join makes and a wait drains are empty, and the states kept per
+        #: block, the memo's records and the replays would otherwise each hold a copy
+        self.empties: dict[PerPredQueue, PerPredQueue] = memo.empties if memo is not None else {}
         #: WAW/WAR candidate sets by (block, destination ranges, order class, VMEM)
         self._cands: dict[tuple, tuple] = {}
         #: the candidate sets before the liveness filter, by (destination ranges, order
@@ -185,6 +189,7 @@ class WaitDataflow(FunctionFacts, HazardCandidates, LdsQueries, Brackets, Requir
         seen: list[set] = [set() for _ in range(CK_COUNT)]
         work = 0
         routes = self.routes if not self.by_producer else None
+        empties = self.empties
         for p in bb.preds:
             ps = exits.get(p)
             if ps is None:
@@ -198,6 +203,7 @@ class WaitDataflow(FunctionFacts, HazardCandidates, LdsQueries, Brackets, Requir
                 if self.keep_empty and not ps.queues[c]:
                     q = PerPredQueue(p, (), EMPTY, False, True, (), (p, bb) if enter is not None else None)
                     if q not in have:
+                        q = empties.setdefault(q, q)
                         have.add(q)
                         dst.append(q)
                     continue
@@ -219,6 +225,8 @@ class WaitDataflow(FunctionFacts, HazardCandidates, LdsQueries, Brackets, Requir
                             ops, insts = deduped, tuple(e.op for e in deduped)
                     q = PerPredQueue(p, ops, pq.sat, pq.ring_sat, False, insts, route)
                     if q not in have:
+                        if not ops:
+                            q = shared_empty(empties, q)
                         have.add(q)
                         dst.append(q)
         self.work += work
@@ -231,6 +239,7 @@ class WaitDataflow(FunctionFacts, HazardCandidates, LdsQueries, Brackets, Requir
                     self._force_entry_drain(bb, c, n)
         elif self.by_producer and join:
             join_by_producer(entry.queues, self.producer_cks)
+        share_equal_lists(entry.queues)
         return entry
 
     def _advances(self, p: Block) -> list[tuple[int, int]]:

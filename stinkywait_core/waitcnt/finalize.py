@@ -162,7 +162,7 @@ class Finalizer:
                             if keep_n > 0 and not self.in_order[c]:
                                 continue
                             st.queues[c] = [q for q in st.queues[c] if q.pred is not p] + \
-                                trim_queues([q for q in st.queues[c] if q.pred is p], keep_n)
+                                trim_queues([q for q in st.queues[c] if q.pred is p], keep_n, self.empties)
                 if self.by_producer:  # (after the tail drains, which act on one path each)
                     join_by_producer(st.queues, self.producer_cks)
                 if freeze and it > 0 and bb in final_entry:

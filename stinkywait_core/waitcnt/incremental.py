@@ -147,6 +147,10 @@ class FunctionMemo:
         self.coalesce_layout: Any = None
         #: this version's CoalesceWaits filled `folds` (and `coalesce_layout` is this version's)
         self.folds_made = False
+        #: the solver's pool of queues with nothing in flight (waitcnt/state.py
+        #: `shared_empty`), kept across versions: a re-plan's drained queues are then the
+        #: previous version's objects, which the records both versions hold share
+        self.empties: dict = {}
         #: the def-use chains, re-solved only for the register units an edit touches
         self.ssa = UseDefChains()
         self.solve: dict[Chunk, list[WalkRecord]] = {}

@@ -65,20 +65,59 @@ def count_from(q: PerPredQueue, op: Instruction, newest: bool = False) -> int:
         return 0
 
 
-def trim_queues(queues: list[PerPredQueue], keep: int) -> list[PerPredQueue]:
-    """Model `s_wait_<c> keep` on every per-pred queue of one counter."""
-    out = []
-    for q in queues:
+def trim_queues(queues: list[PerPredQueue], keep: int, empties: dict | None = None) -> list[PerPredQueue]:
+    """Model `s_wait_<c> keep` on every per-pred queue of one counter.
+
+    A queue the wait leaves as it was is kept (the same object), and `queues` itself is
+    returned when no queue changed: the states a solve keeps per block then share them
+    instead of holding equal copies.  `empties`, when given, is the solve's pool of drained
+    queues (`shared_empty`): a queue the wait drains becomes the pool's object of that value."""
+    out = None
+    for i, q in enumerate(queues):
         n = len(q.ops)
         if keep <= 0:
-            ops: tuple[QOp, ...] = ()
-            insts: tuple = ()
+            if not n and not q.sat and not q.ring_sat:
+                if out is not None:
+                    out.append(q)
+                continue
+            nq = PerPredQueue(q.pred, (), EMPTY, False, q.empty_origin, (), q.route)
+            if empties is not None:
+                nq = empties.setdefault(nq, nq)
         elif n > keep:
-            ops, insts = q.ops[n - keep:], q.insts[n - keep:]
+            nq = PerPredQueue(q.pred, q.ops[n - keep:], EMPTY, False, q.empty_origin, q.insts[n - keep:], q.route)
+        elif not q.sat and not q.ring_sat:
+            if out is not None:
+                out.append(q)
+            continue
         else:
-            ops, insts = q.ops, q.insts
-        out.append(PerPredQueue(q.pred, ops, EMPTY, False, q.empty_origin, insts, q.route))
-    return out
+            nq = PerPredQueue(q.pred, q.ops, EMPTY, False, q.empty_origin, q.insts, q.route)
+        if out is None:
+            out = queues[:i]
+        out.append(nq)
+    return queues if out is None else out
+
+
+def shared_empty(empties: dict, q: PerPredQueue) -> PerPredQueue:
+    """`q`, or the pool's equal queue when nothing is in flight on it (see `trim_queues`):
+    a join tags every predecessor's queues with that predecessor, so without the pool each
+    block's entry, exit and memo records would hold their own copy of the same empty queue."""
+    if q.ops or q.sat or q.ring_sat:
+        return q
+    return empties.setdefault(q, q)
+
+
+def share_equal_lists(queues: list[list[PerPredQueue]]) -> None:
+    """Make the per-counter lists of one state that hold the same queue objects one list.
+
+    A join tags every predecessor's queues with that predecessor, so the timelines with
+    nothing in flight all get the same pooled queues (`shared_empty`): one list for all of
+    them instead of one per timeline, and one empty list for the timelines the target does not
+    have.  Safe because a per-counter list is never changed in place once its state is built
+    (a walk replaces it: trim, push, credit, freeze; only the join builds one, on a state of its
+    own, before this)."""
+    same: dict[tuple, list[PerPredQueue]] = {}
+    for c, qs in enumerate(queues):
+        queues[c] = same.setdefault(tuple(map(id, qs)), qs)
 
 
 def append_to_all_paths(queues: list[PerPredQueue], qop: QOp,
