@@ -59,6 +59,11 @@ class LdsFacts:
         self.role_keys: set = set()
 
     # --- per wave index ------------------------------------------------------------------------
+    @property
+    def views_made(self) -> bool:
+        """Whether the per-wave views exist (some answer of this version may rest on them)."""
+        return bool(self._roles)
+
     def roles(self) -> list[tuple[WaveRestriction, "LdsFacts"]] | None:
         """(restriction, facts of that wave's view) per wave index, when the wave index decides
         a branch of this kernel (the per-path wave-index restriction); None otherwise."""

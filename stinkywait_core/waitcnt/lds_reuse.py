@@ -20,6 +20,14 @@ the instructions defining them.  So an answer of the previous version is this ve
   evaluated definition writes an asked unit, so editing it is such a write), and none is a
   branch, a call or an EXEC write (control and the EXEC state are read function-wide).
 
+- where the answers were made with the per-wave views (analysis/wave_roles.py: the wave index
+  decides a branch), every instruction the edit added or removed is also *inert* as
+  `publish_reuse.inert` defines it (a vector ALU instruction writing only VGPR/AGPR units no
+  analysis asked about, the views' own probes included, `LdsFacts.role_keys`): a view rests on
+  the SCC and VCC writers before branches and on the wave-index units, which a scalar edit such
+  as `s_cmp_eq_u32 s2, 1` -> `2` changes without writing a unit the address analysis asked
+  about (an answer decided in the old views was reused, stale, before this rule).
+
 Otherwise every answer is asked again.  The units asked about accumulate over the versions
 an answer survives, so a surviving answer's dependencies are always in the set checked.
 """
@@ -27,6 +35,7 @@ an answer survives, so a surviving answer's dependencies are always in the set c
 from __future__ import annotations
 
 from ..ir import Instruction, Reg
+from .publish_reuse import inert
 
 #: mnemonics whose edit may change what the value analysis reads function-wide
 _CONTROL = ("s_cbranch", "s_branch", "s_setpc", "s_swappc", "s_call", "s_getpc", "s_rfe", "v_cmpx")
@@ -35,12 +44,14 @@ _CONTROL = ("s_cbranch", "s_branch", "s_setpc", "s_swappc", "s_call", "s_getpc",
 class LdsAnswers:
     """One version's disjointness answers and what they rest on (see the module doc)."""
 
-    __slots__ = ("answers", "read_keys", "basis")
+    __slots__ = ("answers", "read_keys", "basis", "views")
 
-    def __init__(self, answers: dict, read_keys: frozenset, basis: tuple) -> None:
+    def __init__(self, answers: dict, read_keys: frozenset, basis: tuple, views: bool = False) -> None:
         self.answers = answers
         self.read_keys = read_keys
         self.basis = basis
+        #: some answer may have been decided in the per-wave views (then only inert edits keep them)
+        self.views = views
 
 
 def basis_of(facts) -> tuple | None:
@@ -80,6 +91,8 @@ def reusable(prev: LdsAnswers | None, edited: list | None, facts) -> dict:
     for inst in edited:
         if not inst.is_label and _touches(inst, keys):
             return {}
+    if prev.views and not all(inert(inst, (keys,)) for inst in edited):
+        return {}
     return prev.answers
 
 
@@ -93,7 +106,9 @@ def remember(pairs: dict, reused: dict, prev: LdsAnswers | None, facts) -> LdsAn
     if basis is None:
         return None
     answers = {k: v for k, v in pairs.items() if len(k) == 3}
-    keys = frozenset(facts.flow.read_keys)
+    keys = frozenset(facts.flow.read_keys) | frozenset(facts.role_keys)
+    views = facts.views_made
     if reused and prev is not None:
         keys = keys | prev.read_keys
-    return LdsAnswers(answers, keys, basis)
+        views = views or prev.views
+    return LdsAnswers(answers, keys, basis, views)
