@@ -289,6 +289,11 @@ def _exit_test(b: Block) -> tuple[int, int] | None:
     return None
 
 
+def _has_jump(b: Block) -> bool:
+    """`b` holds a call, return or computed jump (`dispatch_narrowing` is then empty)."""
+    return any(i.mnemonic.startswith(_JUMPS) for i in b.instrs if not i.is_label)
+
+
 class DispatchBlocks:
     """The blocks of one function holding a call, return or computed jump, and its dispatch
     heads: the two facts that make `dispatch_narrowing` empty (any of the first, none of the
@@ -305,7 +310,7 @@ class DispatchBlocks:
     def update(self, blocks) -> None:
         """Look at `blocks` (again)."""
         for b in blocks:
-            if any(i.mnemonic.startswith(_JUMPS) for i in b.instrs if not i.is_label):
+            if _has_jump(b):
                 self.jumps.add(b)
             else:
                 self.jumps.discard(b)
@@ -313,7 +318,6 @@ class DispatchBlocks:
                 self.heads.add(b)
             else:
                 self.heads.discard(b)
-
 
     def none(self) -> bool:
         """`dispatch_narrowing` of the function is empty (a jump, or no dispatch head)."""
@@ -325,7 +329,7 @@ def dispatch_narrowing(func: Function) -> dict[tuple[Block, Block], tuple]:
     blocks a wave walks from H, the blocks it may go on to).  Empty with any call, return or
     computed jump (a subroutine's blocks run more than once per path; a computed jump's
     edges are not all in the CFG)."""
-    if any(i.mnemonic.startswith(_JUMPS) for b in func.blocks for i in b.instrs if not i.is_label):
+    if any(_has_jump(b) for b in func.blocks):
         return {}
     heads = [h for h in (_head(b) for b in func.blocks) if h is not None]
     out: dict[tuple[Block, Block], tuple] = {}

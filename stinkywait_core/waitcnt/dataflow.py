@@ -203,7 +203,7 @@ class WaitDataflow(FunctionFacts, HazardCandidates, LdsQueries, Brackets, Requir
                 if self.keep_empty and not ps.queues[c]:
                     q = PerPredQueue(p, (), EMPTY, False, True, (), (p, bb) if enter is not None else None)
                     if q not in have:
-                        q = empties.setdefault(q, q)
+                        q = shared_empty(empties, q)
                         have.add(q)
                         dst.append(q)
                     continue

@@ -28,20 +28,11 @@ class LdsQueries:
         if kept is not None and kept[0] is memo.infos:
             counts = dict(kept[1])
             gone, new = delta
-            for inf in gone:
-                if inf.lds:
-                    for c in inf.results:
-                        counts[c, inf.engine] -= 1
-            for inf in new:
-                if inf.lds:
-                    for c in inf.results:
-                        counts[c, inf.engine] = counts.get((c, inf.engine), 0) + 1
+            _tally(counts, gone, -1)
+            _tally(counts, new, 1)
         else:
             counts = {}
-            for inf in self.info.values():
-                if inf.lds:
-                    for c in inf.results:
-                        counts[c, inf.engine] = counts.get((c, inf.engine), 0) + 1
+            _tally(counts, self.info.values(), 1)
         if memo is not None:
             memo.lds_counts = (self.info, counts)
         engines: dict[int, set[str]] = {}
@@ -160,3 +151,11 @@ class LdsQueries:
         if queries and self._qlogs:
             for log in self._qlogs:
                 log.extend(queries)
+
+
+def _tally(counts: dict, infos, step: int) -> None:
+    """Add `step` to `counts[(timeline, engine)]` for each LDS op's timeline among `infos`."""
+    for inf in infos:
+        if inf.lds:
+            for c in inf.results:
+                counts[c, inf.engine] = counts.get((c, inf.engine), 0) + step

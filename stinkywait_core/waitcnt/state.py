@@ -82,7 +82,7 @@ def trim_queues(queues: list[PerPredQueue], keep: int, empties: dict | None = No
                 continue
             nq = PerPredQueue(q.pred, (), EMPTY, False, q.empty_origin, (), q.route)
             if empties is not None:
-                nq = empties.setdefault(nq, nq)
+                nq = shared_empty(empties, nq)
         elif n > keep:
             nq = PerPredQueue(q.pred, q.ops[n - keep:], EMPTY, False, q.empty_origin, q.insts[n - keep:], q.route)
         elif not q.sat and not q.ring_sat:
