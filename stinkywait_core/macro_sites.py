@@ -150,7 +150,6 @@ def place_at_call_sites(po: "PassOutput", sites: CallSites) -> list[Diagnostic]:
     macro body could hold."""
     target = po.df.target
     res = po.result
-    anchors = po.plan.anchor_waits
     why_of = po.df.why
     errors: list[Diagnostic] = []
     kept: list[PlannedWait] = []

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 
-import pytest
 
 from stinkywait_core.analysis.classify import CK_ASYNC, CK_DS, CK_KM, CK_LOAD, CK_TENSOR
 from stinkywait_core.results import Options

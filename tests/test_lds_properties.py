@@ -294,7 +294,7 @@ class Gen:
         if self.draw(st.booleans()):
             self.emit(f"s_bfe_u32 {w}, ttmp8, 0x50019")
         else:
-            self.emit(f"v_lshrrev_b32 v11, 5, v0")
+            self.emit("v_lshrrev_b32 v11, 5, v0")
             self.emit(f"v_readfirstlane_b32 {w}, v11")
             if "v11" not in self.vdef:
                 self.vdef.append("v11")

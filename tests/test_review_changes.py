@@ -8,7 +8,6 @@ need may appear.  This re-applies the changes independently of how the review ve
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest

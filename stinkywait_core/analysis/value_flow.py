@@ -16,6 +16,7 @@ resolved as a loop:
    accesses in the same trip compare residue by residue.
 2. *Otherwise* a wave-uniform register becomes a loop `Atom` (one instance per trip) whose
    range is found by iteration with widening; a lane-varying one becomes its range.
+   (`loop_values.LoopSolver` does both; this module owns the memos it fills.)
 
 Soundness of symbols (why one atom may stand for one value in two places): an atom is
 created where a value is defined (an instruction, or a join of differing values), and two
@@ -31,7 +32,7 @@ Writes under a partial EXEC mask keep the old value in the inactive lanes, so a 
 definition that may run with some lanes off is joined with the register's previous value.
 EXEC is tracked as "the launch mask" or "maybe partial" (saves by ``s_*_saveexec`` and their
 restores are recognised; ``exec = -1`` counts as the launch mask: kernels are assumed to be
-launched with whole waves).
+launched with whole waves; `exec_mask.ExecMask`).
 """
 
 from __future__ import annotations
@@ -39,15 +40,19 @@ from __future__ import annotations
 from bisect import bisect_left
 import re
 
-from ..ir import Block, FloatImm, Function, Imm, Instruction, Reg
+from ..ir import Block, Function, Imm, Instruction, Reg
 from . import intervals as I
 from .calls import CALLS, call_info
 from .cfg import CfgInfo
+from .exec_mask import ExecMask
 from .launch import LaunchInfo
+from .loop_values import PENDING, LoopSolver, LoopTrip
+from .value_defs import ENTRY, CalleeEntry, VPhi
+from .value_operands import SCALAR_KINDS, Operands
 from .value_ops import base_mnemonic, semantics
 from .value_sdwa import low16_key, sdwa_values, semantics16
-from .values import (BOTTOM, Atom, Val, atom_val, collapse_phase, const_val, join_vals, lin_add, lin_atom,
-                     lin_mul_const, si_val, top_val, v_and)
+from .values import (Atom, Val, atom_val, collapse_phase, const_val, join_vals, lin_add, lin_atom,
+                     lin_mul_const, si_val, top_val, unit_name, v_and)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -58,8 +63,8 @@ if TYPE_CHECKING:
 
 Key = tuple
 
-#: reaching definition "the value the register had when the function started"
-ENTRY = object()
+#: the longest chain of nested evaluations
+_MAX_DEPTH = 400
 
 
 def _low_mask(n: int) -> int:
@@ -67,18 +72,6 @@ def _low_mask(n: int) -> int:
     return (1 << n.bit_length()) - 1
 
 
-class CalleeEntry:
-    """Reaching definition "the state at the entry of a subroutine this function calls"."""
-
-    __slots__ = ("block",)
-
-    def __init__(self, block: Block) -> None:
-        self.block = block
-_PENDING = object()
-#: trips simulated when looking for a period; longest chain of nested evaluations
-_TRIPS = 6
-_MAX_DEPTH = 400
-_SCALAR = ("s", "ttmp", "m")
 _SHUFFLE = re.compile(r'row_|quad_perm|dpp|bound_ctrl|_sel:|fi:|wave_shr|wave_ror|row_bcast')
 def _HIGH_HALF(d: Instruction) -> bool:
     """An operand names a 16-bit register half ``.h`` (gfx11+ true16 syntax)."""
@@ -87,280 +80,6 @@ def _HIGH_HALF(d: Instruction) -> bool:
 
 #: lane shuffles and half selects other than SDWA's own selectors
 _SHUFFLE_NOT_SDWA = re.compile(r'row_|quad_perm|dpp|bound_ctrl|op_sel|fi:|wave_shr|wave_ror|row_bcast')
-
-
-class VPhi:
-    """A join made by the on-demand walk: the block, the unit, (pred, def) operands
-    (pred None: the function's entry edge); `forward` when all operands were one def."""
-
-    __slots__ = ("block", "key", "ops", "forward")
-
-    def __init__(self, block: Block, key: Key) -> None:
-        self.block = block
-        self.key = key
-        self.ops: list = []
-        self.forward: Any = None
-
-    def __repr__(self) -> str:
-        return f"<vphi {self.key} @{self.block.name}>"
-
-
-class _Ctx:
-    """One simulated trip of the loop at `header`: its joins bound by `solver` (trip `k`, or
-    the range iteration when k is None); the loop `body`'s instructions evaluated into
-    `memo`."""
-
-    __slots__ = ("header", "solver", "k", "memo", "body", "parent")
-
-    def __init__(self, header: Block, solver: "_LoopSolver", k: int | None, body: frozenset,
-                 parent: "_Ctx | None") -> None:
-        self.header = header
-        self.solver = solver
-        self.k = k
-        self.memo: dict = {}
-        self.body = body
-        self.parent = parent
-
-    def bind(self, phi: Any) -> Val:
-        return self.solver.bind(phi, self.k)
-
-
-class _LoopSolver:
-    """The joins of one loop header, solved together; a join met while evaluating a trip
-    joins the group then (its earlier trips are filled in on demand).
-
-    An irreducible cycle (a header that does not dominate its back edges) is solved as one
-    region: its strongly connected component, with the joins at all its headers in one group
-    and only the range iteration (a "trip" has no single start there)."""
-
-    def __init__(self, flow: "ValueFlow", h: Block, scope: "_Ctx | None", finals: dict) -> None:
-        self.flow = flow
-        self.h = h
-        self.scope = scope
-        self.finals = finals
-        self.body, self.headers = flow._region(h)
-        self.periodic = len(self.headers) == 1 and not flow._is_irreducible(h)
-        self.group: list = []
-        self.fwd: dict = {}
-        self.back: dict = {}
-        self.states: list = []
-        self.ctxs: list = []
-        self.mode = "trips"
-        self.binds: dict = {}
-        self.uni: dict = {}
-        self.rng: dict = {}
-        self.atoms: dict = {}
-        self.period = 1
-        for v in finals.values():
-            if v.phase is not None and v.phase[0] is h:
-                self.period = self.period * v.phase[1] // _gcd(self.period, v.phase[1])
-
-    def join(self, phi: Any) -> None:
-        """Add a join to the group: its operands and its trip-0 value."""
-        fl = self.flow
-        key = fl._phi_key(phi)
-        ops = fl._phi_ops(phi)
-        self.group.append(phi)
-        fl._memo_of(self.scope)[phi] = _PENDING
-        body = self.body
-        self.back[phi] = [d for p, d in ops if p is not None and p in body]
-        fvals = [fl._def_val(d, key, self.scope) for p, d in ops if p is None or p not in body]
-        # no operand from outside the region: the join only ever holds values made inside it
-        self.fwd[phi] = join_vals(fvals) if fvals else None
-        if self.mode == "ranges":
-            self._range_member(phi)
-
-    def ctx(self, k: int | None) -> _Ctx:
-        if k is None:
-            return _Ctx(self.h, self, None, self.body, self.scope)
-        while len(self.ctxs) <= k:
-            self.ctxs.append(_Ctx(self.h, self, len(self.ctxs), self.body, self.scope))
-        return self.ctxs[k]
-
-    def back_value(self, phi: Any, ctx: _Ctx) -> Val:
-        key = self.flow._phi_key(phi)
-        return join_vals([self.flow._def_val(d, key, ctx) for d in self.back[phi]])
-
-    def bind(self, phi: Any, k: int | None) -> Val:
-        f = self.finals.get(phi)
-        if f is not None:
-            return self.flow._final_bind(f, self.h, k)
-        if phi not in self.fwd:
-            self.join(phi)
-        if k is None:
-            return self.binds[phi]
-        while len(self.states) <= k:
-            self.states.append({})
-        st = self.states[k]
-        v = st.get(phi)
-        if v is None:
-            v = self.fwd[phi] if k == 0 else self.back_value(phi, self.ctx(k - 1))
-            if v is None:  # only reducible single-header loops simulate trips: always entered
-                v = self.flow._entry_value(self.flow._phi_key(phi))
-            st[phi] = v
-        return v
-
-    def solve(self, phi0: Any) -> dict:
-        self.join(phi0)
-        # 1. periodic trips
-        for p in range(1, (max(_TRIPS, self.period) if self.periodic else 0) + 1):
-            if p % self.period:
-                continue
-            while True:  # the group may grow while a trip is evaluated: check it all again
-                n = len(self.group)
-                same = all(self.bind(phi, p) == self.bind(phi, 0) for phi in list(self.group))
-                if len(self.group) == n:
-                    break
-            if same:
-                return {phi: self.flow._phased(self.h, [self.bind(phi, j) for j in range(p)])
-                        for phi in self.group}
-        # 2. a symbol per trip, its range by widening, then narrowed
-        self.mode = "ranges"
-        for phi in self.group:
-            self._range_member(phi)
-        return self._ranges()
-
-    def _range_member(self, phi: Any) -> None:
-        f = self.fwd[phi]
-        if f is None:  # nothing from outside: no value until a trip gives it one
-            self.uni[phi] = True
-            self.rng[phi] = None
-        else:
-            f = collapse_phase(f)
-            self.uni[phi] = f.uniform
-            self.rng[phi] = f.concrete()
-        key = self.flow._phi_key(phi)
-        self.atoms[phi] = self.flow.new_atom(self.rng[phi] or I.FULL32, max(1, self.flow.variant(self.h)),
-                                             f"{_reg_name(key)} at the loop header {self.h.name}")
-        self._set_bind(phi)
-
-    def _set_bind(self, phi: Any) -> None:
-        if self.rng[phi] is None:
-            self.binds[phi] = BOTTOM
-        elif self.uni[phi]:
-            self.atoms[phi].range = self.rng[phi]
-            self.binds[phi] = atom_val(self.atoms[phi])
-        else:
-            self.binds[phi] = si_val(self.rng[phi], False)
-
-    def _trip(self) -> dict:
-        """One trip with every join bound to its current range: the back-edge values."""
-        for phi in self.group:
-            self._set_bind(phi)
-        ctx = self.ctx(None)
-        out = {}
-        i = 0
-        while i < len(self.group):  # the group may grow while evaluating
-            phi = self.group[i]
-            out[phi] = collapse_phase(self.back_value(phi, ctx))
-            i += 1
-        return out
-
-    def _widen(self) -> bool:
-        """Iterate the ranges (widening after a few rounds) to a post-fixpoint."""
-        rounds: dict = {}
-        for _ in range(16):
-            back = self._trip()
-            changed = False
-            for phi in self.group:
-                b = back.get(phi)
-                if b is None:
-                    changed = True
-                    continue
-                if b.bottom:
-                    continue
-                if self.uni[phi] and not b.uniform:
-                    self.uni[phi] = False
-                    changed = True
-                cur = self.rng[phi]
-                if cur is None:
-                    self.rng[phi] = b.concrete()
-                    changed = True
-                    continue
-                new = I.join(cur, b.concrete())
-                if new != cur:
-                    n = rounds[phi] = rounds.get(phi, 0) + 1
-                    if n > 5:  # any value, but the bits no version changes stay known
-                        new = _widen(I.FULL32, I.bits(0, I.MASK32, 1, I.known_zeros(new), I.known_ones(new))
-                                     if I.in_u32(new) else I.FULL32)
-                    elif n > 2:
-                        new = _widen(cur, new)
-                    self.rng[phi] = new
-                    changed = True
-            if not changed:
-                return True
-        return False
-
-    def _narrow(self) -> None:
-        """The entry values joined with one trip from an invariant is an invariant too, when
-        the trip from it stays inside it (checked by `_invariant` afterwards)."""
-        for _ in range(2):
-            back = self._trip()
-            if any(phi not in back or back[phi].bottom or self.rng[phi] is None
-                   or (self.uni[phi] and not back[phi].uniform) for phi in self.group):
-                return
-            cand = {phi: (I.join(collapse_phase(self.fwd[phi]).concrete(), back[phi].concrete())
-                          if self.fwd[phi] is not None else back[phi].concrete()) for phi in self.group}
-            if all(cand[phi] == self.rng[phi] for phi in self.group) or \
-                    not all(I.subset(cand[phi], self.rng[phi]) for phi in self.group):
-                return
-            old = dict(self.rng)
-            self.rng.update(cand)
-            if not self._invariant():
-                self.rng = old
-                return
-
-    def _invariant(self) -> bool:
-        """Every range holds its entry values and one trip's back-edge values from the ranges."""
-        n = len(self.group)
-        back = self._trip()
-        if len(self.group) != n:
-            return False
-        for phi in self.group:
-            b = back.get(phi)
-            if b is None:
-                return False
-            if self.rng[phi] is None or b.bottom:
-                if self.rng[phi] is None and b.bottom:
-                    continue  # still no value from anywhere
-                if b.bottom:
-                    continue
-                return False
-            if self.uni[phi] and not b.uniform:
-                return False
-            f = self.fwd[phi]
-            if not ((f is None or I.subset(collapse_phase(f).concrete(), self.rng[phi]))
-                    and I.subset(b.concrete(), self.rng[phi])):
-                return False
-        return True
-
-    def _ranges(self) -> dict:
-        for _ in range(4):
-            if self._widen():
-                self._narrow()
-            if self._invariant():
-                break
-        else:
-            for phi in self.group:
-                self.rng[phi] = I.FULL32
-                self.uni[phi] = False
-        out = {}
-        for phi in self.group:
-            key = self.flow._phi_key(phi)
-            rng = self.rng[phi] if self.rng[phi] is not None else I.FULL32
-            why = None
-            if I.size(rng) > 1 << 24:
-                why = f"{_reg_name(key)} changes every trip of the loop at {self.h.name} without a bound"
-            if self.uni[phi]:
-                self.atoms[phi].range = rng
-                out[phi] = Val((lin_atom(self.atoms[phi]),), True, None, why)
-            else:
-                out[phi] = si_val(rng, False, why)
-        return out
-
-
-def _reg_name(key: Key) -> str:
-    return f"{key[0]}{key[1]}" if key[0] != "m" else "m0"
 
 
 _NO_VALUE = frozenset(("null", "LDS"))
@@ -396,105 +115,6 @@ def _dst_keys(inst: Instruction) -> list:
     return out
 
 
-class Operands:
-    """One instruction's (or one VOPD half's) operands, as `value_ops` reads them."""
-
-    __slots__ = ("flow", "inst", "ctx", "mnemonic", "srcs", "defs", "dsts", "suffix")
-
-    def __init__(self, flow: "ValueFlow", inst: Instruction, ctx: _Ctx | None, mnemonic: str, srcs: list,
-                 defs: list, dsts: list, suffix: str) -> None:
-        self.flow = flow
-        self.inst = inst
-        self.ctx = ctx
-        self.mnemonic = mnemonic
-        self.srcs = srcs
-        self.defs = defs
-        self.dsts = dsts
-        self.suffix = suffix
-
-    @property
-    def nsrc(self) -> int:
-        return len(self.srcs)
-
-    def dst_key(self, n: int) -> Key:
-        for op in self.dsts:
-            if type(op) is Reg:
-                return (op.kind, op.lo + n)
-        return ("none", n)
-
-    def src(self, i: int) -> Val:
-        return self.src_unit(i, 0)
-
-    def src_unit(self, i: int, j: int) -> Val:
-        if i >= len(self.srcs):
-            return top_val(True, f"{self.mnemonic}: missing operand")
-        op = self.srcs[i]
-        t = type(op)
-        if t is Imm:
-            v = op.value
-            if j == 1 and 0x80000000 <= v <= 0xFFFFFFFF:
-                return top_val(True, None)  # zero- or sign-extended: not needed for addresses
-            return Val((((), I.const((v >> (32 * j)) & I.MASK32)),), True)
-        if t is Reg:
-            if op.kind == "null":
-                return Val((((), (0, 0, 0)),), True)
-            if op.neg or j > op.hi - op.lo:
-                return top_val(False, f"{op.text()} in {self.mnemonic} at line {self.inst.line}")
-            d = self.defs[i]
-            if d is None:
-                return top_val(False, None)
-            return self.flow._def_val(d[j], (op.kind, op.lo + j), self.ctx)
-        if t is FloatImm:
-            return top_val(True, None)
-        return top_val(False, f"operand {op.text()} of {self.mnemonic} at line {self.inst.line}")
-
-    def const(self, i: int) -> int | None:
-        return self.src(i).const()
-
-    def src_low16(self, i: int) -> Val:
-        """The low 16 bits of source `i` (zero-extended): exact for a 16-bit result whose
-        upper half is not known (`value_sdwa`), else the value masked."""
-        v = self.src(i)
-        op = self.srcs[i] if i < len(self.srcs) else None
-        if type(op) is Reg and op.kind not in ("null",) and not op.neg:
-            d = self.defs[i]
-            if d is not None:
-                low = self.flow._low16(d[0], (op.kind, op.lo), self.ctx)
-                if low is not None:
-                    return low
-        return v_and(v, const_val(0xFFFF))
-
-    def exec_is_launch_mask(self) -> bool:
-        """EXEC is the launch mask when this instruction runs (so not empty)."""
-        return not self.flow._exec_partial(self.inst)
-
-    def new_flag(self) -> Val:
-        """A new wave-uniform symbol in {0, 1}: this instruction's condition."""
-        f = self.flow
-        return atom_val(f.new_atom(I.make(0, 1, 1), f.variant(self.inst.block),
-                                   f"the condition of {self.mnemonic} at line {self.inst.line}"))
-
-    def old(self, key: Key) -> Val:
-        return self.flow.value_at(self.inst, key, self.ctx)
-
-    def uniform_of(self, v: Val) -> Val:
-        """What a lane read returns: one lane's value, the same in every lane."""
-        return Val(v.lins, True, v.phase, v.why)
-
-    def unknown(self, what: str) -> Val:
-        return top_val(self.dst_key(0)[0] in _SCALAR, f"{what} ({self.mnemonic} at line {self.inst.line})")
-
-    def clamped(self) -> bool:
-        return "clamp" in self.suffix
-
-    def has_op_sel(self) -> bool:
-        return "op_sel" in self.suffix
-
-    def modifier_int(self, name: str) -> int | None:
-        m = re.search(name + r':\s*(0x[0-9a-fA-F]+|\d+)', self.suffix)
-        return int(m.group(1), 0) if m else None
-
-
 class ValueFlow:
     """Abstract values of register units at instructions of one function.
 
@@ -526,9 +146,8 @@ class ValueFlow:
         self._opdefs: dict = {}
         self._bodies: dict = {}
         self._in_loops: set | None = None
-        self._exec: dict | None = None
-        self._exec_inside: dict = {}
-        self._exec_events: dict = {}
+        #: where EXEC may be narrower than the launch mask (computed when first asked)
+        self.exec_mask = ExecMask(self)
         self._v0: Val | None = None
         self._irreducible: dict = {}
         self._sources: dict = {}
@@ -541,7 +160,7 @@ class ValueFlow:
         self.read_keys: set = set()
 
     # --- public --------------------------------------------------------------------------------
-    def value_at(self, inst: Instruction, key: Key, ctx: _Ctx | None = None) -> Val:
+    def value_at(self, inst: Instruction, key: Key, ctx: LoopTrip | None = None) -> Val:
         """The value unit `key` holds just before `inst` runs."""
         return self._def_val(self._before(inst, key), key, ctx)
 
@@ -786,7 +405,7 @@ class ValueFlow:
         return out
 
     # --- evaluation --------------------------------------------------------------------------------
-    def _scope(self, block: Block | None, ctx: _Ctx | None) -> _Ctx | None:
+    def _scope(self, block: Block | None, ctx: LoopTrip | None) -> LoopTrip | None:
         c = ctx
         while c is not None:
             if block in c.body:
@@ -794,7 +413,7 @@ class ValueFlow:
             c = c.parent
         return None
 
-    def _def_val(self, d: Any, key: Key, ctx: _Ctx | None) -> Val:
+    def _def_val(self, d: Any, key: Key, ctx: LoopTrip | None) -> Val:
         while type(d) is VPhi and d.forward is not None:
             d = d.forward
         if d is ENTRY:
@@ -813,7 +432,7 @@ class ValueFlow:
         vals = memo.get(d)
         if vals is None:
             if self.depth > _MAX_DEPTH:
-                return top_val(key[0] in _SCALAR, f"address computation deeper than {_MAX_DEPTH} steps")
+                return top_val(key[0] in SCALAR_KINDS, f"address computation deeper than {_MAX_DEPTH} steps")
             self.depth += 1
             try:
                 vals = self._evaluate(d, scope)
@@ -823,10 +442,10 @@ class ValueFlow:
         v = vals.get(key)
         return v if v is not None else self._unknown(d, key)
 
-    def _operands(self, inst: Instruction, ctx: _Ctx | None) -> Operands:
+    def _operands(self, inst: Instruction, ctx: LoopTrip | None) -> Operands:
         return Operands(self, inst, ctx, inst.mnemonic, inst.srcs, self._operand_defs(inst), inst.dsts, inst.suffix)
 
-    def _evaluate(self, d: Instruction, ctx: _Ctx | None) -> dict:
+    def _evaluate(self, d: Instruction, ctx: LoopTrip | None) -> dict:
         keys = _dst_keys(d)
         if not keys:
             return {}
@@ -854,7 +473,7 @@ class ValueFlow:
             out[("SCC", 0)] = out[keys[0]]  # the flag is the result itself (its symbols too)
         return out
 
-    def _vopd(self, d: Instruction, ctx: _Ctx | None) -> dict:
+    def _vopd(self, d: Instruction, ctx: LoopTrip | None) -> dict:
         """A VOPD pair: both halves read their sources before either writes."""
         code = d.text
         for c in ("//", ";"):
@@ -883,12 +502,12 @@ class ValueFlow:
 
     def _clobbered(self, call: Instruction | None, key: Key) -> Val:
         """A unit after a call that may change it, or at a subroutine's entry."""
-        why = (f"{_reg_name(key)} may be changed by the call at line {call.line}" if call is not None
-               else f"{_reg_name(key)} at the entry of a subroutine (its callers' state)")
+        why = (f"{unit_name(key)} may be changed by the call at line {call.line}" if call is not None
+               else f"{unit_name(key)} at the entry of a subroutine (its callers' state)")
         memo = self.memo
         v = memo.get(("clobber", id(call), key))
         if v is None:
-            if key[0] in _SCALAR:
+            if key[0] in SCALAR_KINDS:
                 v = Val((lin_atom(self.new_atom(I.FULL32, 2, why)),), True, None, why)
             else:
                 v = top_val(False, why)
@@ -898,21 +517,21 @@ class ValueFlow:
     def _unknown(self, d: Instruction, key: Key) -> Val:
         if key[0] == "SCC":
             return si_val((0, 1, 1), True)
-        why = f"{_reg_name(key)} from {d.mnemonic} at line {d.line}"
-        if key[0] in _SCALAR:
+        why = f"{unit_name(key)} from {d.mnemonic} at line {d.line}"
+        if key[0] in SCALAR_KINDS:
             a = self.new_atom(I.FULL32, self.variant(d.block), why)
             return Val((lin_atom(a),), True, None, why + " (not a modelled address computation)")
         return top_val(False, why + " (not a modelled address computation)")
 
-    def _finish_low16(self, d: Instruction, key: Key, low: Val, ctx: _Ctx | None) -> Val:
+    def _finish_low16(self, d: Instruction, key: Key, low: Val, ctx: LoopTrip | None) -> Val:
         """The exact low half of a 16-bit result, with the old low half in lanes a partial
         EXEC leaves."""
-        if low.bottom or not self._exec_partial(d):
+        if low.bottom or not self.exec_mask.partial(d):
             return low
         old = self.value_at(d, key, ctx)
         return join_vals([low, v_and(old, const_val(0xFFFF))])
 
-    def _low16(self, d, key: Key, ctx: _Ctx | None) -> Val | None:
+    def _low16(self, d, key: Key, ctx: LoopTrip | None) -> Val | None:
         """The low half a 16-bit result left in unit `key` at definition `d`, when `d` is an
         instruction that keeps one (`value_sdwa.low16_key`); None otherwise."""
         while type(d) is VPhi and d.forward is not None:
@@ -926,22 +545,22 @@ class ValueFlow:
         vals = (scope.memo if scope is not None else self.memo).get(d)
         return vals.get(low16_key(key)) if vals else None
 
-    def _finish(self, d: Instruction, key: Key, v: Val, ctx: _Ctx | None) -> Val:
+    def _finish(self, d: Instruction, key: Key, v: Val, ctx: LoopTrip | None) -> Val:
         if v.bottom:
             return v
         kind = key[0]
-        if kind in _SCALAR:
+        if kind in SCALAR_KINDS:
             if not v.uniform:
                 v = Val(v.lins, True, v.phase, v.why)
-        elif kind in ("v", "a") and self._exec_partial(d):
+        elif kind in ("v", "a") and self.exec_mask.partial(d):
             old = self.value_at(d, key, ctx)
             j = join_vals([v, old])
-            v = Val(j.lins, False, j.phase, j.why or f"{_reg_name(key)} written under a partial EXEC at line {d.line}")
+            v = Val(j.lins, False, j.phase, j.why or f"{unit_name(key)} written under a partial EXEC at line {d.line}")
         if v.uniform and kind != "SCC":
             v = self._atomize(v, d, key, ctx)
         return v
 
-    def _atomize(self, v: Val, d: Instruction, key: Key, ctx: _Ctx | None = None) -> Val:
+    def _atomize(self, v: Val, d: Instruction, key: Key, ctx: LoopTrip | None = None) -> Val:
         """Name the unknown part of a wave-uniform value, so that later uses correlate.
 
         Value numbering: an operation that a second instruction repeats on the same exact
@@ -954,7 +573,7 @@ class ValueFlow:
             got = self._numbered.get(vn[0])
             if got is not None:
                 return got
-        origin = f"{_reg_name(key)} from {d.mnemonic} at line {d.line}"
+        origin = f"{unit_name(key)} from {d.mnemonic} at line {d.line}"
         variant = self.variant(d.block) if vn is None else vn[1]
         lins = []
         for terms, s in v.lins:
@@ -973,7 +592,7 @@ class ValueFlow:
             self._numbered[vn[0]] = out
         return out
 
-    def _derivation(self, d: Instruction, ctx: _Ctx | None) -> tuple | None:
+    def _derivation(self, d: Instruction, ctx: LoopTrip | None) -> tuple | None:
         """(root atom, f) when the numbered result of `d` is ``f(root)``: a mask, a right
         shift or a bit-field extract by constants of ``c*root + k`` (one symbol, exact, no
         trip phase)."""
@@ -996,7 +615,7 @@ class ValueFlow:
         op = spec[2]
         return root, (lambda r, c=coeff, k=k, a=tuple(consts), op=op: op((c * r + k) & I.MASK32, *a))
 
-    def _number(self, d: Instruction, key: Key, ctx: _Ctx | None, v: Val) -> tuple | None:
+    def _number(self, d: Instruction, key: Key, ctx: LoopTrip | None, v: Val) -> tuple | None:
         """(value-number key, symbol variant) of the wave-uniform result `key` of `d`, or None
         when `d` cannot be numbered.
 
@@ -1055,12 +674,12 @@ class ValueFlow:
             return si_val((0, 1, 1), True)
         if key == ("ttmp", 8) and self.launch is not None and self.launch.arch.startswith("gfx12"):
             return self._ttmp8()
-        if kind in _SCALAR:
+        if kind in SCALAR_KINDS:
             a = self._entry_atoms.get(key)
             if a is None:
-                a = self._entry_atoms[key] = self.new_atom(I.FULL32, 0, f"{_reg_name(key)} at kernel entry")
+                a = self._entry_atoms[key] = self.new_atom(I.FULL32, 0, f"{unit_name(key)} at kernel entry")
             return atom_val(a)
-        return top_val(True, f"{_reg_name(key)} at entry")
+        return top_val(True, f"{unit_name(key)} at entry")
 
     def _ttmp8(self) -> Val:
         """TTMP8 on gfx12/gfx1250 (architected SGPRs): bits 29:25 are the wave's index in its
@@ -1122,7 +741,7 @@ class ValueFlow:
     def _is_back(self, p: Block | None, h: Block) -> bool:
         return p is not None and self.cfg.is_back_edge(p, h)
 
-    def _phi_val(self, phi: Any, key: Key, ctx: _Ctx | None) -> Val:
+    def _phi_val(self, phi: Any, key: Key, ctx: LoopTrip | None) -> Val:
         h = phi.block
         c = ctx
         while c is not None:
@@ -1132,7 +751,7 @@ class ValueFlow:
         scope = self._scope(h, ctx)
         memo = scope.memo if scope is not None else self.memo
         v = memo.get(phi)
-        if v is _PENDING:
+        if v is PENDING:
             return self._cyclic(h, key)
         if v is not None:
             return v
@@ -1154,7 +773,7 @@ class ValueFlow:
             return v
         return self._resolve(h, phi, memo, scope)
 
-    def _gated(self, h: Block, ops: list, vals: list, scope: _Ctx | None) -> Val | None:
+    def _gated(self, h: Block, ops: list, vals: list, scope: LoopTrip | None) -> Val | None:
         """A two-way join decided by a wave-uniform flag, kept as a form in the flag.
 
         Kernels swap registers on a condition such as "this wave is odd" (``s_and_b32 s, w,
@@ -1226,7 +845,7 @@ class ValueFlow:
             return None
         return t, int(t.mnemonic[-1]), lab
 
-    def _nestable(self, h: Block, scope: _Ctx) -> bool:
+    def _nestable(self, h: Block, scope: LoopTrip) -> bool:
         depth = 0
         c = scope
         while c is not None:
@@ -1275,7 +894,7 @@ class ValueFlow:
     def _atomize_join(self, v: Val, h: Block, key: Key) -> Val:
         if v.bottom or all(x[1][2] == 0 for x in v.lins):
             return v
-        origin = f"{_reg_name(key)} after the join at {h.name}"
+        origin = f"{unit_name(key)} after the join at {h.name}"
         lins = []
         for terms, s in v.lins:
             if s[2] == 0:
@@ -1285,8 +904,8 @@ class ValueFlow:
         return Val(tuple(lins), True, v.phase, v.why)
 
     def _cyclic(self, h: Block, key: Key) -> Val:
-        why = f"{_reg_name(key)} is carried around the loop at {h.name} inside another loop (not analysed)"
-        if key[0] in _SCALAR:
+        why = f"{unit_name(key)} is carried around the loop at {h.name} inside another loop (not analysed)"
+        if key[0] in SCALAR_KINDS:
             return Val((lin_atom(self.new_atom(I.FULL32, max(1, self.variant(h)), why)),), True, None, why)
         return top_val(False, why)
 
@@ -1305,12 +924,12 @@ class ValueFlow:
             body = self._bodies[h] = frozenset(seen)
         return body
 
-    def _memo_of(self, scope: _Ctx | None) -> dict:
+    def _memo_of(self, scope: LoopTrip | None) -> dict:
         return scope.memo if scope is not None else self.memo
 
-    def _resolve(self, h: Block, phi: Any, memo: dict, scope: _Ctx | None) -> Val:
+    def _resolve(self, h: Block, phi: Any, memo: dict, scope: LoopTrip | None) -> Val:
         finals = memo.setdefault(("finals", self._region(h)[1]), {})
-        solver = _LoopSolver(self, h, scope, finals)
+        solver = LoopSolver(self, h, scope, finals)
         try:
             res = solver.solve(phi)
         except BaseException:
@@ -1336,137 +955,9 @@ class ValueFlow:
         if all(x == lins[0] for x in lins[1:]):
             return Val((lins[0],), uniform, None, why)
         return Val(lins, uniform, (h, len(lins)), why)
-
-    # --- EXEC ------------------------------------------------------------------------------------
     def exec_is_launch_mask(self, inst: Instruction) -> bool:
         """EXEC is the launch mask (never empty) when `inst` runs (`wave_vcc.exec_branch`)."""
-        return not self._exec_partial(inst)
-
-    def _exec_partial(self, inst: Instruction) -> bool:
-        """EXEC may be narrower than the launch mask when `inst` runs."""
-        if self._exec is None:
-            self._exec = self._exec_states()
-        if not self._exec:
-            return False
-        b = inst.block
-        per = self._exec_inside.get(b)
-        if per is None:
-            per = self._exec_inside[b] = self._block_exec(b, self._exec.get(b, False))
-        pos = self._block_defs(b)[0]
-        i = pos.get(inst, 0)
-        return not per[1][bisect_left(per[0], i + 1) - 1] if per[0] else not per[1][0]
-
-    def _events(self) -> dict:
-        """Block -> indices of the instructions that write EXEC (in order)."""
-        out: dict = {}
-        for b in self.func.blocks:
-            for i, inst in enumerate(b.instrs):
-                if inst.is_label or inst.is_phi:
-                    continue
-                mn = inst.mnemonic
-                if "saveexec" in mn or mn.startswith("v_cmpx") or (
-                        "exec" in inst.text and any(type(op) is Reg and op.kind == "exec" for op in inst.dsts)):
-                    out.setdefault(b, []).append(i)
-        return out
-
-    def _block_exec(self, b: Block, full: bool) -> tuple[list, list]:
-        """(change positions, state from each) within one block: position 0 holds the entry
-        state; after event i the state is the second list's entry."""
-        positions = [0]
-        states = [full]
-        for i in self._exec_events.get(b, ()):
-            full = self._exec_step(b.instrs[i], full)
-            positions.append(i + 1)
-            states.append(full)
-        return positions, states
-
-    def _exec_states(self) -> dict:
-        """Block -> EXEC is the launch mask at its entry (a must property: the greatest
-        fixpoint, starting from "yes"); empty when nothing in the function writes EXEC."""
-        if self.text_hint is not None and "exec" not in self.text_hint and "cmpx" not in self.text_hint:
-            self._exec_events = {}
-            return {}
-        self._exec_events = self._events()
-        if not self._exec_events:
-            return {}
-        rpo = self.cfg.rpo
-        states: dict = {b: True for b in rpo}
-        self._exec = states
-        for _ in range(len(rpo) + 2):
-            changed = False
-            for b in rpo:
-                preds = self._preds(b)
-                full = all(self._state_before(p, len(p.instrs)) for p in preds)
-                if states[b] != full:
-                    states[b] = full
-                    changed = True
-            if not changed:
-                break
-        return states
-
-    def _state_before(self, b: Block, idx: int) -> bool:
-        full = self._exec.get(b, False)
-        for j in self._exec_events.get(b, ()):
-            if j >= idx:
-                break
-            full = self._exec_step(b.instrs[j], full)
-        return full
-
-    def _all_ones(self, inst: Instruction, unit: int) -> bool:
-        """SGPR `unit` holds 0xffffffff at `inst`: its one reaching definition is a move of
-        -1 (``s_mov_b32`` of the unit, or ``s_mov_b64`` of the pair)."""
-        d = self._before(inst, ("s", unit))
-        while type(d) is VPhi and d.forward is not None:
-            d = d.forward
-        if d is ENTRY or type(d) is VPhi or d.is_phi or not d.mnemonic.startswith("s_mov_b"):
-            return False
-        return bool(d.srcs) and _is_minus_one(d.srcs[0]) and bool(d.dsts) and type(d.dsts[0]) is Reg \
-            and d.dsts[0].kind == "s" and d.dsts[0].lo <= unit <= d.dsts[0].hi
-
-    def _exec_step(self, inst: Instruction, full: bool) -> bool:
-        """EXEC after one EXEC-writing instruction."""
-        mn = inst.mnemonic
-        if mn.startswith("v_cmpx"):
-            return False
-        srcs = [op for op in inst.srcs if type(op) in (Reg, Imm)]
-        if "saveexec" in mn:
-            return mn.startswith("s_or_saveexec") and any(self._holds_launch_mask(inst, op) for op in srcs)
-        if mn.startswith("s_mov_b"):
-            s = srcs[0] if srcs else None
-            if type(s) is Imm and s.value in (-1, 0xFFFFFFFF, 0xFFFFFFFFFFFFFFFF):
-                return True  # assumed: kernels are launched with whole waves
-            return s is not None and self._holds_launch_mask(inst, s)
-        if mn.startswith("s_or_b"):
-            return any(self._holds_launch_mask(inst, op) for op in srcs)
-        return False
-
-    def _holds_launch_mask(self, inst: Instruction, op) -> bool:
-        """`op` holds the launch EXEC mask at `inst`: saved from EXEC (by an ``s_*_saveexec``
-        or a move from EXEC) where EXEC was the launch mask, or all ones, each half moved
-        from -1 (aiter's ``s_mov_b32 s98, -1; s_mov_b32 s99, -1; ...; s_mov_b64 exec,
-        s[98:99]``: the same assumption as a move of -1, whole waves launched)."""
-        if type(op) is not Reg or op.kind != "s":
-            return False
-        if all(self._all_ones(inst, u) for u in range(op.lo, op.hi + 1)):
-            return True
-        for u in range(op.lo, op.hi + 1):
-            d = self._before(inst, ("s", u))
-            while type(d) is VPhi and d.forward is not None:
-                d = d.forward
-            if d is ENTRY or type(d) is VPhi or d.is_phi:
-                return False
-            saves = "saveexec" in d.mnemonic or (d.mnemonic.startswith("s_mov_b") and d.srcs and type(d.srcs[0]) is Reg
-                                                 and d.srcs[0].kind == "exec")
-            if not saves or not d.dsts or type(d.dsts[0]) is not Reg or d.dsts[0].kind != "s":
-                return False
-            pos = self._block_defs(d.block)[0]
-            if not self._state_before(d.block, pos.get(d, 0)):
-                return False
-        return True
-
-
-def _is_minus_one(op) -> bool:
-    return type(op) is Imm and op.value in (-1, 0xFFFFFFFF, 0xFFFFFFFFFFFFFFFF)
+        return not self.exec_mask.partial(inst)
 
 
 def _reach(start: Block, step, within) -> set:
@@ -1479,20 +970,3 @@ def _reach(start: Block, step, within) -> set:
                 seen.add(n)
                 work.append(n)
     return seen
-
-
-def _gcd(a: int, b: int) -> int:
-    while b:
-        a, b = b, a % b
-    return a
-
-
-def _widen(old: I.SI, new: I.SI) -> I.SI:
-    """Bounds that moved jump to the 32-bit limits; the step and the known bits (which can
-    only be lost, finitely often) are kept."""
-    lo = old[0] if new[0] >= old[0] else 0
-    hi = old[1] if new[1] <= old[1] else I.MASK32
-    st = _gcd(old[2], new[2]) if (old[2] or new[2]) else 1
-    if I.in_u32(new):
-        return I.bits(lo, hi, st, I.known_zeros(new), I.known_ones(new))
-    return I.make(lo, hi, st)

@@ -20,7 +20,7 @@ import re
 
 from ..ir import Imm
 from . import intervals as I
-from .values import (Lin, Val, const_val, join_vals, lift, lin_const, lin_neg, top_val, v_add, v_and, v_bfe,
+from .values import (Lin, Val, const_val, join_vals, lift, lin_const, lin_neg, v_add, v_and, v_bfe,
                      v_concrete_op, v_lshr, v_mul, v_mul_const, v_or, v_shl, v_sub, v_xor)
 
 TYPE_CHECKING = False

@@ -32,7 +32,7 @@ from . import intervals as I
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Callable
+    from typing import Callable
 
 #: A linear form: (terms, s) with terms a tuple of (Atom, coeff) sorted by atom id, coeff != 0
 #: in the signed 32-bit range, and s a strided interval.
@@ -264,6 +264,11 @@ class _Bottom(Val):
 #: "no value": what a loop join holds before any value reached it; every operation on it
 #: gives BOTTOM again and a join ignores it
 BOTTOM = _Bottom((((), (0, 0, 0)),), True)
+
+
+def unit_name(key: tuple) -> str:
+    """A register unit as the user spells it (``s4``, ``v17``, ``m0``), for the `why` texts."""
+    return f"{key[0]}{key[1]}" if key[0] != "m" else "m0"
 
 
 def const_val(c: int) -> Val:
