@@ -587,6 +587,11 @@ def _build_result(out: PassOutput, options: Options) -> None:
             for barrier, text in published_notes(df._publish):
                 res.diagnostics.append(Diagnostic(INFO, "lds-published", text, *_loc(barrier),
                                                   function=out.func.name))
+        from .launch_note import launch_note
+        note = launch_note(df._lds or None, res)
+        if note is not None:
+            res.diagnostics.append(Diagnostic(INFO, "launch-undeclared", note[1], note[0].line, note[0].column,
+                                              function=out.func.name))
     res.fifo = FifoView(df)
     res.producers = ProducerView(out.func, df)
 

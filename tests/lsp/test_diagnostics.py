@@ -124,3 +124,20 @@ async def test_kmaxinflight_overflow_is_reported(nvim):
     assert [(d.range.start.line, d.message, d.severity) for d in got] == \
         [(d.line - 1, d.message, T.DiagnosticSeverity.Warning) for d in want]
     assert {"block": "k", "counter": "ds"}.items() <= got[0].data.items()
+
+
+async def test_undeclared_launch_note_is_shown_at_the_drain(nvim):
+    """The launch-shape note of the core (waitcnt/launch_note.py) reaches the editor as an
+    Information diagnostic at the barrier drain it explains, in the plan tier's push."""
+    import importlib.util
+    from pathlib import Path
+    spec = importlib.util.spec_from_file_location("launch_note_kernel",
+                                                  Path(__file__).resolve().parent.parent / "test_launch_note.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    text = mod.kernel()
+    uri = (DATA / "undeclared_launch.s").as_uri()
+    nvim.open(uri, text, "amdgpu-asm")
+    got = [d for d in await nvim.diagnostics(uri) if d.code == "launch-undeclared"]
+    assert [(d.range.start.line + 1, d.severity) for d in got] == [(mod.BARRIER_LINE, T.DiagnosticSeverity.Information)]
+    assert "workgroup-size N 1 1" in got[0].message
