@@ -17,6 +17,8 @@ reaching beyond it is treated as touching everything.
 
 from __future__ import annotations
 
+from math import gcd
+
 from ..diagnostics import WARNING, Diagnostic
 from ..ir import Function, Instruction, Module
 from . import intervals as I
@@ -469,7 +471,7 @@ def _piece_pairs(pa: Piece, pb: Piece, same_trip: bool) -> list | None:
     va, vb = pa.addr, pb.addr
     if same_trip and va.phase is not None and vb.phase is not None and va.phase[0] is vb.phase[0]:
         p, q = va.phase[1], vb.phase[1]
-        n = p * q // _gcd(p, q)
+        n = p * q // gcd(p, q)
         return [(va.lins[k % p], vb.lins[k % q]) for k in range(n)]
     return [(x, y) for x in va.lins for y in vb.lins]
 
@@ -559,12 +561,6 @@ def _pieces_meet_waves(pa: Piece, pb: Piece, same_trip: bool) -> bool:
                                                for x in sa for y in sb):
                 return True
     return False
-
-
-def _gcd(a: int, b: int) -> int:
-    while b:
-        a, b = b, a % b
-    return a
 
 
 def lds_facts(func: Function, module: Module | None = None, arch: str | None = None,

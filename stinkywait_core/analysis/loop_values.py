@@ -10,6 +10,8 @@ value it evaluates (`_def_val`, `_phi_ops`, `_region`, ...): the flow owns the m
 
 from __future__ import annotations
 
+from math import gcd
+
 from . import intervals as I
 from .values import BOTTOM, Val, atom_val, collapse_phase, join_vals, lin_atom, si_val, unit_name
 
@@ -74,7 +76,7 @@ class LoopSolver:
         self.period = 1
         for v in finals.values():
             if v.phase is not None and v.phase[0] is h:
-                self.period = self.period * v.phase[1] // _gcd(self.period, v.phase[1])
+                self.period = self.period * v.phase[1] // gcd(self.period, v.phase[1])
 
     def join(self, phi: Any) -> None:
         """Add a join to the group: its operands and its trip-0 value."""
@@ -280,18 +282,12 @@ class LoopSolver:
         return out
 
 
-def _gcd(a: int, b: int) -> int:
-    while b:
-        a, b = b, a % b
-    return a
-
-
 def widen(old: I.SI, new: I.SI) -> I.SI:
     """Bounds that moved jump to the 32-bit limits; the step and the known bits (which can
     only be lost, finitely often) are kept."""
     lo = old[0] if new[0] >= old[0] else 0
     hi = old[1] if new[1] <= old[1] else I.MASK32
-    st = _gcd(old[2], new[2]) if (old[2] or new[2]) else 1
+    st = gcd(old[2], new[2]) if (old[2] or new[2]) else 1
     if I.in_u32(new):
         return I.bits(lo, hi, st, I.known_zeros(new), I.known_ones(new))
     return I.make(lo, hi, st)

@@ -955,6 +955,7 @@ class ValueFlow:
         if all(x == lins[0] for x in lins[1:]):
             return Val((lins[0],), uniform, None, why)
         return Val(lins, uniform, (h, len(lins)), why)
+
     def exec_is_launch_mask(self, inst: Instruction) -> bool:
         """EXEC is the launch mask (never empty) when `inst` runs (`wave_vcc.exec_branch`)."""
         return not self.exec_mask.partial(inst)

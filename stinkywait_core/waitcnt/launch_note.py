@@ -21,20 +21,21 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from ..analysis.lds_facts import LdsFacts
     from ..results import FunctionResult, PlannedWait
 
 #: the reason prefix of a barrier drain the publish rule could not clear (hazards.py)
 BARRIER_FALLBACK = "fallback-barrier"
 
 
-def launch_note(facts: object, res: FunctionResult) -> tuple[PlannedWait, str] | None:
+def launch_note(facts: LdsFacts | None, res: FunctionResult) -> tuple[PlannedWait, str] | None:
     """(the first unproven barrier drain, the sentence) when `facts` (this version's
     `LdsFacts`, or None) belong to a kernel whose launch shape is not known to be
     one-dimensional, that enables only the X work-item id, and whose plan keeps barrier
     drains the analysis could not clear; None otherwise."""
-    launch = getattr(facts, "launch", None)
-    if launch is None or getattr(getattr(facts, "flow", None), "launch", None) is None:
-        return None  # not a kernel (a callable function has no work-item id)
+    if facts is None or facts.flow.launch is None:
+        return None  # no address analysis, or not a kernel (a callable function has no work-item id)
+    launch = facts.launch
     if launch.reqd is not None:
         return None  # the shape is given, by the metadata or a 3-D declaration (a 2-D one is right)
     if launch.workitem_id != 0:
